@@ -1,0 +1,191 @@
+"""Elementwise graph ops: unary math, `clip`, and binary ops with numpy broadcasting."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import Float32Type, FloatAttr
+from xdsl.ir import SSAValue
+from xdsl.irdl import irdl_op_definition, prop_def
+
+from fusion_dialects.graph.base import BinaryBroadcastOp, UnaryElementwiseOp, float_attr
+
+
+@irdl_op_definition
+class ReluOp(UnaryElementwiseOp):
+    """`max(x, 0)`."""
+
+    name = "graph.relu"
+
+
+@irdl_op_definition
+class ExpOp(UnaryElementwiseOp):
+    """`e^x`."""
+
+    name = "graph.exp"
+
+
+@irdl_op_definition
+class LogOp(UnaryElementwiseOp):
+    """Natural logarithm."""
+
+    name = "graph.log"
+
+
+@irdl_op_definition
+class SqrtOp(UnaryElementwiseOp):
+    """Square root."""
+
+    name = "graph.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryElementwiseOp):
+    """`1 / sqrt(x)`."""
+
+    name = "graph.rsqrt"
+
+
+@irdl_op_definition
+class TanhOp(UnaryElementwiseOp):
+    """Hyperbolic tangent."""
+
+    name = "graph.tanh"
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryElementwiseOp):
+    """`1 / (1 + e^-x)`."""
+
+    name = "graph.sigmoid"
+
+
+@irdl_op_definition
+class NegOp(UnaryElementwiseOp):
+    """`-x`."""
+
+    name = "graph.neg"
+
+
+@irdl_op_definition
+class AbsOp(UnaryElementwiseOp):
+    """`|x|`."""
+
+    name = "graph.abs"
+
+
+@irdl_op_definition
+class ErfOp(UnaryElementwiseOp):
+    """The error function."""
+
+    name = "graph.erf"
+
+
+@irdl_op_definition
+class GeluOp(UnaryElementwiseOp):
+    """`0.5 x (1 + erf(x / sqrt(2)))`."""
+
+    name = "graph.gelu"
+
+
+@irdl_op_definition
+class GeluTanhOp(UnaryElementwiseOp):
+    """`0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`."""
+
+    name = "graph.gelu_tanh"
+
+
+@irdl_op_definition
+class SiluOp(UnaryElementwiseOp):
+    """`x * sigmoid(x)`."""
+
+    name = "graph.silu"
+
+
+@irdl_op_definition
+class ClipOp(UnaryElementwiseOp):
+    """`min(max(x, min), max)`.
+
+    ```mlir
+    %y = graph.clip %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<4xf32>
+    ```
+    """
+
+    name = "graph.clip"
+    min = prop_def(FloatAttr[Float32Type])
+    max = prop_def(FloatAttr[Float32Type])
+
+    def __init__(self, input: SSAValue, min: float, max: float):
+        super().__init__(input)
+        self.properties["min"] = float_attr(min)
+        self.properties["max"] = float_attr(max)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return self.min.value.data, self.max.value.data
+
+
+@irdl_op_definition
+class AddOp(BinaryBroadcastOp):
+    """`a + b`."""
+
+    name = "graph.add"
+
+
+@irdl_op_definition
+class SubOp(BinaryBroadcastOp):
+    """`a - b`."""
+
+    name = "graph.sub"
+
+
+@irdl_op_definition
+class MulOp(BinaryBroadcastOp):
+    """`a * b`."""
+
+    name = "graph.mul"
+
+
+@irdl_op_definition
+class DivOp(BinaryBroadcastOp):
+    """`a / b`."""
+
+    name = "graph.div"
+
+
+@irdl_op_definition
+class MaxOp(BinaryBroadcastOp):
+    """Elementwise maximum."""
+
+    name = "graph.max"
+
+
+@irdl_op_definition
+class MinOp(BinaryBroadcastOp):
+    """Elementwise minimum."""
+
+    name = "graph.min"
+
+
+@irdl_op_definition
+class PowOp(BinaryBroadcastOp):
+    """`a ** b`."""
+
+    name = "graph.pow"
+
+
+UNARY_OPS = (
+    ReluOp,
+    ExpOp,
+    LogOp,
+    SqrtOp,
+    RsqrtOp,
+    TanhOp,
+    SigmoidOp,
+    NegOp,
+    AbsOp,
+    ErfOp,
+    GeluOp,
+    GeluTanhOp,
+    SiluOp,
+    ClipOp,
+)
+BINARY_OPS = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)

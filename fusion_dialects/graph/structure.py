@@ -1,0 +1,104 @@
+"""Graph ops that are not computations: constants and the call of a `loop.func` kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, SymbolRefAttr, TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    prop_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+from fusion_dialects.graph.base import GraphOp, check_tensor
+from fusion_dialects.shape_rules import Shape, fmt
+
+
+@irdl_op_definition
+class ConstantOp(GraphOp):
+    """A tensor given by its elements.
+
+    ```mlir
+    %c = graph.constant dense<1.0> : tensor<1x64x1x1xf32>
+    ```
+    """
+
+    name = "graph.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(TensorType)
+    assembly_format = "$value attr-dict `:` type($result)"
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(result_types=[value.type], properties={"value": value})
+
+    def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
+        value_type = self.value.type
+        if value_type != self.result.type:
+            raise VerifyException(
+                f"{self.name}: the value has type {value_type}, the result {self.result.type}"
+            )
+        return [check_tensor(self.name, "value", value_type)]
+
+
+@irdl_op_definition
+class CallLoopOp(GraphOp):
+    """Call of a `loop.func` kernel on tensors (Relax's `call_tir`).
+
+    The kernel takes a buffer per operand, then one per result, and writes the results.
+
+    ```mlir
+    %y = graph.call_loop @relu(%x) : (tensor<8xf32>) -> tensor<8xf32>
+    ```
+    """
+
+    name = "graph.call_loop"
+    callee = prop_def(SymbolRefAttr)
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    assembly_format = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)"
+
+    def __init__(
+        self,
+        callee: str | SymbolRefAttr,
+        inputs: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+    ):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(
+            operands=[inputs], result_types=[list(result_types)], properties={"callee": callee}
+        )
+
+    def verify_(self) -> None:
+        # Kernels may take any tensor types; the shapes are checked against the callee.
+        from fusion_dialects.loop import FuncOp as KernelOp
+
+        kernel = SymbolTable.lookup_symbol(self, self.callee)
+        if kernel is None:
+            raise VerifyException(f"{self.name}: no kernel named {self.callee}")
+        if not isinstance(kernel, KernelOp):
+            raise VerifyException(f"{self.name}: {self.callee} is a {kernel.name}, not a loop.func")
+        _check_signature(self, kernel.function_type.inputs.data, self.inputs, "operand")
+        _check_signature(self, kernel.function_type.outputs.data, self.outputs, "result")
+
+
+def _check_signature(op: CallLoopOp, buffers, values, what: str) -> None:
+    if len(buffers) != len(values):
+        raise VerifyException(
+            f"{op.name}: {op.callee} takes {len(buffers)} {what} buffers, got {len(values)} {what}s"
+        )
+    for index, (buffer, value) in enumerate(zip(buffers, values, strict=True)):
+        assert isinstance(buffer, MemRefType)
+        tensor = value.type
+        assert isinstance(tensor, TensorType)
+        if buffer.get_shape() != tensor.get_shape() or buffer.element_type != tensor.element_type:
+            raise VerifyException(
+                f"{op.name}: {what} #{index} has type {tensor}, but {op.callee} expects "
+                f"{fmt(buffer.get_shape())}x{buffer.element_type}"
+            )

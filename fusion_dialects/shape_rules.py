@@ -1,0 +1,262 @@
+"""Shape rules of the graph ops: the one place that knows how result shapes are computed.
+
+Op constructors infer their result types from these functions, verifiers compare against
+them, legalization reads them, and tests call them directly. Every function takes and returns
+plain tuples of ints and raises `ShapeError` with a message that names the expected and the
+actual shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+Shape = tuple[int, ...]
+
+
+class ShapeError(ValueError):
+    """The operands of an op have shapes (or parameters) that the op does not accept."""
+
+
+def fmt(shape: Sequence[int]) -> str:
+    """A shape the way it is written in a tensor type: `2x3x4`, or `scalar` for rank 0."""
+    return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """`axis` in `[-rank, rank)` as a non-negative index."""
+    if not -rank <= axis < rank:
+        raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def normalize_axes(axes: Sequence[int], rank: int, what: str = "axes") -> tuple[int, ...]:
+    """Distinct axes in `[-rank, rank)` as sorted non-negative indices."""
+    result = sorted(normalize_axis(a, rank, what) for a in axes)
+    if len(set(result)) != len(result):
+        raise ShapeError(f"{what} {list(axes)} repeat an axis")
+    return tuple(result)
+
+
+def broadcast(a: Shape, b: Shape) -> Shape:
+    """numpy broadcasting of two shapes."""
+    rank = max(len(a), len(b))
+    pa = (1,) * (rank - len(a)) + tuple(a)
+    pb = (1,) * (rank - len(b)) + tuple(b)
+    out = []
+    for da, db in zip(pa, pb, strict=True):
+        if da != db and da != 1 and db != 1:
+            raise ShapeError(f"shapes {fmt(a)} and {fmt(b)} are not broadcast-compatible")
+        out.append(max(da, db) if min(da, db) != 0 else 0)
+    return tuple(out)
+
+
+def broadcast_to(source: Shape, target: Shape) -> Shape:
+    """`source` broadcast to exactly `target`."""
+    if len(source) > len(target) or broadcast(source, target) != tuple(target):
+        raise ShapeError(f"shape {fmt(source)} cannot be broadcast to {fmt(target)}")
+    return tuple(target)
+
+
+def matmul(a: Shape, b: Shape) -> Shape:
+    """`np.matmul` of operands of rank >= 2, with batch broadcasting."""
+    if len(a) < 2 or len(b) < 2:
+        raise ShapeError(f"matmul needs operands of rank >= 2, got {fmt(a)} and {fmt(b)}")
+    if a[-1] != b[-2]:
+        raise ShapeError(
+            f"contracting dimensions differ: {fmt(a)} has {a[-1]} columns, "
+            f"{fmt(b)} has {b[-2]} rows"
+        )
+    try:
+        batch = broadcast(a[:-2], b[:-2])
+    except ShapeError:
+        raise ShapeError(
+            f"batch dimensions of {fmt(a)} and {fmt(b)} are not broadcast-compatible"
+        ) from None
+    return (*batch, a[-2], b[-1])
+
+
+def window_output(size: int, kernel: int, stride: int, pad_lo: int, pad_hi: int, dilation=1) -> int:
+    """Output length of a sliding window along one axis."""
+    effective = (kernel - 1) * dilation + 1
+    span = size + pad_lo + pad_hi - effective
+    if span < 0:
+        raise ShapeError(
+            f"window of {effective} does not fit an input of {size} padded by {pad_lo}+{pad_hi}"
+        )
+    return span // stride + 1
+
+
+def _check_pairs(name: str, values: Sequence[int], length: int, minimum: int) -> None:
+    if len(values) != length:
+        raise ShapeError(f"'{name}' needs {length} values, got {len(values)}")
+    if any(v < minimum for v in values):
+        raise ShapeError(f"'{name}' values must be >= {minimum}, got {list(values)}")
+
+
+def _check_window_params(
+    strides: Sequence[int], padding: Sequence[int], dilation: Sequence[int] = (1, 1)
+) -> None:
+    _check_pairs("strides", strides, 2, 1)
+    _check_pairs("padding", padding, 4, 0)
+    _check_pairs("dilation", dilation, 2, 1)
+
+
+def conv2d(
+    x: Shape,
+    w: Shape,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+) -> Shape:
+    """NCHW input, OIHW weight → NCHW output. `padding` is top, left, bottom, right."""
+    if len(x) != 4 or len(w) != 4:
+        raise ShapeError(f"conv2d needs a rank-4 input and weight, got {fmt(x)} and {fmt(w)}")
+    _check_window_params(strides, padding, dilation)
+    if groups < 1 or x[1] % groups or w[0] % groups:
+        raise ShapeError(
+            f"groups = {groups} must divide the input channels ({x[1]}) and the output "
+            f"channels ({w[0]})"
+        )
+    if w[1] * groups != x[1]:
+        raise ShapeError(
+            f"weight {fmt(w)} expects {w[1] * groups} input channels "
+            f"({w[1]} per group x {groups} groups), input {fmt(x)} has {x[1]}"
+        )
+    oh = window_output(x[2], w[2], strides[0], padding[0], padding[2], dilation[0])
+    ow = window_output(x[3], w[3], strides[1], padding[1], padding[3], dilation[1])
+    return (x[0], w[0], oh, ow)
+
+
+def pool2d(
+    x: Shape, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int]
+) -> Shape:
+    """Max or average pooling of an NCHW input."""
+    if len(x) != 4:
+        raise ShapeError(f"pooling needs a rank-4 NCHW input, got {fmt(x)}")
+    _check_pairs("kernel", kernel, 2, 1)
+    _check_window_params(strides, padding)
+    if (
+        padding[0] >= kernel[0]
+        or padding[2] >= kernel[0]
+        or padding[1] >= kernel[1]
+        or (padding[3] >= kernel[1])
+    ):
+        raise ShapeError(f"padding {list(padding)} must be smaller than the kernel {list(kernel)}")
+    oh = window_output(x[2], kernel[0], strides[0], padding[0], padding[2])
+    ow = window_output(x[3], kernel[1], strides[1], padding[1], padding[3])
+    return (x[0], x[1], oh, ow)
+
+
+def global_pool2d(x: Shape) -> Shape:
+    if len(x) != 4:
+        raise ShapeError(f"global pooling needs a rank-4 NCHW input, got {fmt(x)}")
+    return (x[0], x[1], 1, 1)
+
+
+def channel_parameter(x: Shape, param: Shape, what: str) -> None:
+    """A per-channel parameter (batch_norm) is a vector of length C = x[1]."""
+    if len(x) < 2:
+        raise ShapeError(f"the input needs a channel axis 1, got {fmt(x)}")
+    if tuple(param) != (x[1],):
+        raise ShapeError(
+            f"{what} must have shape {x[1]} (the channels of {fmt(x)}), got {fmt(param)}"
+        )
+
+
+def layer_norm_parameter(x: Shape, param: Shape, axis: int, what: str) -> None:
+    """`gamma`/`beta` of layer_norm have the shape of the normalised trailing axes."""
+    start = normalize_axis(axis, len(x))
+    if tuple(param) != tuple(x[start:]):
+        raise ShapeError(
+            f"{what} must have shape {fmt(x[start:])} (axes {start}.. of {fmt(x)}), got {fmt(param)}"
+        )
+
+
+def reduce(x: Shape, axes: Sequence[int], keepdims: bool) -> Shape:
+    """Reduction over `axes` (all axes when empty)."""
+    reduced = normalize_axes(axes, len(x)) if axes else tuple(range(len(x)))
+    if keepdims:
+        return tuple(1 if i in reduced else d for i, d in enumerate(x))
+    return tuple(d for i, d in enumerate(x) if i not in reduced)
+
+
+def transpose(x: Shape, perm: Sequence[int]) -> Shape:
+    if sorted(perm) != list(range(len(x))):
+        raise ShapeError(f"perm {list(perm)} is not a permutation of the {len(x)} axes of {fmt(x)}")
+    return tuple(x[p] for p in perm)
+
+
+def reshape(x: Shape, target: Shape) -> Shape:
+    if _count(x) != _count(target):
+        raise ShapeError(
+            f"cannot reshape {fmt(x)} ({_count(x)} elements) to {fmt(target)} "
+            f"({_count(target)} elements)"
+        )
+    return tuple(target)
+
+
+def squeeze(x: Shape, axes: Sequence[int]) -> Shape:
+    """Drop `axes` (every unit axis when empty); each dropped axis must have size 1."""
+    dropped = normalize_axes(axes, len(x)) if axes else tuple(i for i, d in enumerate(x) if d == 1)
+    for axis in dropped:
+        if x[axis] != 1:
+            raise ShapeError(f"cannot squeeze axis {axis} of {fmt(x)}: its size is {x[axis]}")
+    return tuple(d for i, d in enumerate(x) if i not in dropped)
+
+
+def expand_dims(x: Shape, axes: Sequence[int]) -> Shape:
+    """Insert unit axes at `axes`, which are positions in the result (like ONNX Unsqueeze)."""
+    rank = len(x) + len(axes)
+    inserted = normalize_axes(axes, rank)
+    rest = iter(x)
+    return tuple(1 if i in inserted else next(rest) for i in range(rank))
+
+
+def concat(shapes: Sequence[Shape], axis: int) -> Shape:
+    if not shapes:
+        raise ShapeError("concat needs at least one operand")
+    first = shapes[0]
+    dim = normalize_axis(axis, len(first))
+    for index, shape in enumerate(shapes[1:], start=1):
+        same_rank = len(shape) == len(first)
+        if not same_rank or any(a != b for i, (a, b) in enumerate(zip(shape, first)) if i != dim):
+            raise ShapeError(
+                f"operand #{index} has shape {fmt(shape)}, which differs from {fmt(first)} "
+                f"outside the concatenation axis {dim}"
+            )
+    return tuple(sum(s[dim] for s in shapes) if i == dim else d for i, d in enumerate(first))
+
+
+def split(x: Shape, axis: int, sections: Sequence[int]) -> list[Shape]:
+    dim = normalize_axis(axis, len(x))
+    if any(s < 0 for s in sections) or sum(sections) != x[dim]:
+        raise ShapeError(
+            f"sections {list(sections)} must be non-negative and add up to {x[dim]}, "
+            f"the size of axis {dim} of {fmt(x)}"
+        )
+    return [tuple(s if i == dim else d for i, d in enumerate(x)) for s in sections]
+
+
+def slice_bounds(size: int, start: int, end: int, step: int) -> range:
+    """The indices that `x[start:end:step]` selects along an axis of `size` (numpy semantics)."""
+    if step == 0:
+        raise ShapeError("slice step must not be 0")
+    return range(*slice(start, end, step).indices(size))
+
+
+def slice_(x: Shape, starts: Sequence[int], ends: Sequence[int], steps: Sequence[int]) -> Shape:
+    """numpy basic slicing with one start/end/step per axis."""
+    if not len(starts) == len(ends) == len(steps) == len(x):
+        raise ShapeError(
+            f"starts, ends and steps need one entry per axis of {fmt(x)}, got "
+            f"{len(starts)}, {len(ends)} and {len(steps)}"
+        )
+    return tuple(len(slice_bounds(*args)) for args in zip(x, starts, ends, steps, strict=True))
+
+
+def _count(shape: Shape) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
