@@ -1,0 +1,150 @@
+"""Reference semantics of the elementwise graph ops (unary, `clip`, broadcasting binary).
+
+Every function takes float32 arrays (anything `np.asarray` accepts), computes in float64 and returns
+a float32 array. Results follow IEEE semantics without warnings: `log(0)` is `-inf`, `sqrt(-1)` is
+`nan`, `1 / 0` is `inf`; `maximum`, `minimum` and `clip` propagate NaN. Binary ops broadcast their
+operands with numpy's rules.
+"""
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from fusion_dialects.reference._precision import F32Array, F64Array, as_f64, to_f32
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_TANH_CUBIC = 0.044715
+_ERF_F64 = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf_f64(x: F64Array) -> F64Array:
+    """math.erf applied elementwise to a float64 array (correctly rounded to float64)."""
+    return np.asarray(_ERF_F64(x), dtype=np.float64)
+
+
+def _sigmoid_f64(x: F64Array) -> F64Array:
+    """1 / (1 + exp(-x)) written as exp(-log(1 + exp(-x))), which never overflows."""
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
+# --- unary ------------------------------------------------------------------------------------
+
+
+def relu(x: npt.ArrayLike) -> F32Array:
+    """max(x, 0); NaN stays NaN."""
+    x64 = as_f64(x)
+    return to_f32(np.where(x64 < 0.0, 0.0, x64))
+
+
+def exp(x: npt.ArrayLike) -> F32Array:
+    """e**x (overflows to inf in float32 above ~88.7)."""
+    with np.errstate(over="ignore"):
+        return to_f32(np.exp(as_f64(x)))
+
+
+def log(x: npt.ArrayLike) -> F32Array:
+    """Natural logarithm: -inf at 0, NaN below 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return to_f32(np.log(as_f64(x)))
+
+
+def sqrt(x: npt.ArrayLike) -> F32Array:
+    """Square root: NaN below 0."""
+    with np.errstate(invalid="ignore"):
+        return to_f32(np.sqrt(as_f64(x)))
+
+
+def rsqrt(x: npt.ArrayLike) -> F32Array:
+    """1 / sqrt(x): inf at 0, NaN below 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return to_f32(1.0 / np.sqrt(as_f64(x)))
+
+
+def tanh(x: npt.ArrayLike) -> F32Array:
+    """Hyperbolic tangent."""
+    return to_f32(np.tanh(as_f64(x)))
+
+
+def sigmoid(x: npt.ArrayLike) -> F32Array:
+    """Logistic function 1 / (1 + exp(-x)), evaluated without overflow."""
+    return to_f32(_sigmoid_f64(as_f64(x)))
+
+
+def neg(x: npt.ArrayLike) -> F32Array:
+    """-x."""
+    return to_f32(-as_f64(x))
+
+
+def abs(x: npt.ArrayLike) -> F32Array:  # noqa: A001 - the graph op is called `abs`
+    """|x|."""
+    return to_f32(np.abs(as_f64(x)))
+
+
+def erf(x: npt.ArrayLike) -> F32Array:
+    """Gauss error function, from `math.erf` in float64."""
+    return to_f32(_erf_f64(as_f64(x)))
+
+
+def gelu(x: npt.ArrayLike) -> F32Array:
+    """Exact GELU: 0.5 * x * (1 + erf(x / sqrt(2)))."""
+    x64 = as_f64(x)
+    return to_f32(0.5 * x64 * (1.0 + _erf_f64(x64 / math.sqrt(2.0))))
+
+
+def gelu_tanh(x: npt.ArrayLike) -> F32Array:
+    """Tanh-approximated GELU: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))."""
+    x64 = as_f64(x)
+    inner = _SQRT_2_OVER_PI * (x64 + _GELU_TANH_CUBIC * x64**3)
+    return to_f32(0.5 * x64 * (1.0 + np.tanh(inner)))
+
+
+def silu(x: npt.ArrayLike) -> F32Array:
+    """SiLU (swish): x * sigmoid(x)."""
+    x64 = as_f64(x)
+    return to_f32(x64 * _sigmoid_f64(x64))
+
+
+def clip(x: npt.ArrayLike, min: float, max: float) -> F32Array:  # noqa: A002 - property names
+    """min(max(x, `min`), `max`) as in ONNX Clip: if `min` > `max` every element becomes `max`."""
+    return to_f32(np.minimum(np.maximum(as_f64(x), min), max))
+
+
+# --- binary (numpy broadcasting) ---------------------------------------------------------------
+
+
+def add(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
+    """a + b."""
+    return to_f32(as_f64(a) + as_f64(b))
+
+
+def sub(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
+    """a - b."""
+    return to_f32(as_f64(a) - as_f64(b))
+
+
+def mul(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
+    """a * b."""
+    return to_f32(as_f64(a) * as_f64(b))
+
+
+def div(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
+    """a / b: ±inf for a nonzero numerator over 0, NaN for 0 / 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return to_f32(as_f64(a) / as_f64(b))
+
+
+def maximum(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
+    """Elementwise maximum (graph.max); NaN if either side is NaN."""
+    return to_f32(np.maximum(as_f64(a), as_f64(b)))
+
+
+def minimum(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
+    """Elementwise minimum (graph.min); NaN if either side is NaN."""
+    return to_f32(np.minimum(as_f64(a), as_f64(b)))
+
+
+def pow(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:  # noqa: A001 - the graph op is `pow`
+    """a ** b: NaN for a negative base with a non-integer exponent, inf for 0 ** negative."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return to_f32(np.power(as_f64(a), as_f64(b)))

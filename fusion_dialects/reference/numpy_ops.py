@@ -1,0 +1,97 @@
+"""Numpy reference semantics of every graph op: the oracle for tests, `fusion-run --check` and
+"fused vs. unfused" comparisons.
+
+Plain functions over numpy arrays and Python values (no IR); an evaluator maps each graph op class
+to one of them and passes the op's properties as keyword arguments of the same name.
+
+Precision: numeric ops take float32 arrays, compute in float64 and round once to float32, so every
+result carries a single float32 rounding error and kernels can be checked with tight tolerances.
+Data-movement ops (reshape, transpose, slice, ...) keep their input dtype. Results are fresh arrays
+that never alias an input.
+
+The functions live in one module per op family; this module re-exports them all.
+"""
+
+from fusion_dialects.reference.elementwise import (
+    abs,
+    add,
+    clip,
+    div,
+    erf,
+    exp,
+    gelu,
+    gelu_tanh,
+    log,
+    maximum,
+    minimum,
+    mul,
+    neg,
+    pow,
+    relu,
+    rsqrt,
+    sigmoid,
+    silu,
+    sqrt,
+    sub,
+    tanh,
+)
+from fusion_dialects.reference.linalg import conv2d, matmul
+from fusion_dialects.reference.normalization import batch_norm, layer_norm, lrn, softmax
+from fusion_dialects.reference.pooling import avg_pool2d, global_avg_pool2d, max_pool2d
+from fusion_dialects.reference.reductions import reduce_max, reduce_mean, reduce_sum
+from fusion_dialects.reference.shape import (
+    broadcast_to,
+    concat,
+    constant,
+    expand_dims,
+    reshape,
+    slice,
+    split,
+    squeeze,
+    transpose,
+)
+
+__all__ = [
+    "abs",
+    "add",
+    "avg_pool2d",
+    "batch_norm",
+    "broadcast_to",
+    "clip",
+    "concat",
+    "constant",
+    "conv2d",
+    "div",
+    "erf",
+    "exp",
+    "expand_dims",
+    "gelu",
+    "gelu_tanh",
+    "global_avg_pool2d",
+    "layer_norm",
+    "log",
+    "lrn",
+    "matmul",
+    "max_pool2d",
+    "maximum",
+    "minimum",
+    "mul",
+    "neg",
+    "pow",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_sum",
+    "relu",
+    "reshape",
+    "rsqrt",
+    "sigmoid",
+    "silu",
+    "slice",
+    "softmax",
+    "split",
+    "sqrt",
+    "squeeze",
+    "sub",
+    "tanh",
+    "transpose",
+]
