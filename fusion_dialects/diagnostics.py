@@ -1,0 +1,121 @@
+"""Source locations and user-facing errors.
+
+Every op parsed from a file carries a `loc("file":line:col)` location (`LocatedParser`); ops
+created by passes inherit the location of the op they replace. Every stage of the compiler
+reports a problem in the input as a `CompileError` naming the op; the tools print it as
+
+    file:line:col: error: message
+      %r = graph.add %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x3xf32>
+      ^
+
+and exit non-zero, without a Python traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+
+@dataclass(frozen=True)
+class SourcePosition:
+    filename: str
+    line: int
+    column: int
+
+
+class CompileError(Exception):
+    """A problem with the program being compiled (not a bug of the compiler)."""
+
+    def __init__(self, message: str, op: Operation | None = None, position=None):
+        super().__init__(message)
+        self.message = message
+        self.op = op
+        self.position: SourcePosition | None = position or (op_position(op) if op else None)
+
+    def format(self, sources: dict[str, str] | None = None) -> str:
+        """`file:line:col: error: message`, then the source line and a caret when known."""
+        if self.position is None:
+            return f"error: {self.message}"
+        pos = self.position
+        text = f"{pos.filename}:{pos.line}:{pos.column}: error: {self.message}"
+        line = _source_line(sources or {}, pos)
+        if line is not None:
+            text += f"\n{line}\n{' ' * (pos.column - 1)}^"
+        return text
+
+
+def op_position(op: Operation) -> SourcePosition | None:
+    """Where `op` (or its nearest located ancestor) came from, if known."""
+    current: Operation | None = op
+    while current is not None:
+        loc = current.location
+        if isinstance(loc, FileLineColLoc):
+            return SourcePosition(loc.filename.data, loc.line.data, loc.column.data)
+        current = current.parent_op()
+    return None
+
+
+def _source_line(sources: dict[str, str], pos: SourcePosition) -> str | None:
+    text = sources.get(pos.filename)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    return lines[pos.line - 1] if 0 < pos.line <= len(lines) else None
+
+
+class LocatedParser(Parser):
+    """A parser that records, on every op without an explicit `loc(...)`, where it starts.
+
+    `line_offset` is the number of lines before this text in its file (for
+    `--split-input-file` chunks), so that positions are those of the whole file.
+    """
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._filename = StringAttr(name)
+        self._line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        span = self._current_token.span
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            where = span.get_location()
+            op.location = FileLineColLoc(
+                self._filename, IntAttr(where.line + self._line_offset), IntAttr(where.col)
+            )
+        return op
+
+
+def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -> ModuleOp:
+    """Parse `text` (from `filename`), raising `CompileError` at the position of a syntax error."""
+    try:
+        return LocatedParser(ctx, text, filename, line_offset).parse_module()
+    except ParseError as err:
+        where = err.span.get_location()
+        position = SourcePosition(filename, where.line + line_offset, where.col)
+        raise CompileError(err.msg, position=position) from None
+
+
+def _ops_in_order(module: ModuleOp) -> Iterator[Operation]:
+    yield from module.walk()
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Verify every op, raising a `CompileError` at the first op that does not verify."""
+    for op in _ops_in_order(module):
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, DiagnosticException) as err:
+            raise CompileError(_first_line(err), op) from None
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err.args[0]) if err.args else str(err)
+    return text.strip().splitlines()[0] if text.strip() else type(err).__name__

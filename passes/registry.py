@@ -1,0 +1,56 @@
+"""Every pass of the project by its command-line name (imported lazily, like xDSL's registry)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def _legalize_ops() -> type[ModulePass]:
+    from passes.legalize_ops import LegalizeOpsPass
+
+    return LegalizeOpsPass
+
+
+def _annotate_pattern() -> type[ModulePass]:
+    from passes.annotate_pattern import AnnotatePatternPass
+
+    return AnnotatePatternPass
+
+
+def _fuse_ops() -> type[ModulePass]:
+    from passes.fuse_ops import FuseOpsPass
+
+    return FuseOpsPass
+
+
+def _fuse_tir() -> type[ModulePass]:
+    from passes.fuse_tir import FuseTIRPass
+
+    return FuseTIRPass
+
+
+def _convert_loop_to_llvm() -> type[ModulePass]:
+    from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
+
+    return ConvertLoopToLLVMPass
+
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "legalize-ops": _legalize_ops,
+    "annotate-pattern": _annotate_pattern,
+    "fuse-ops": _fuse_ops,
+    "fuse-tir": _fuse_tir,
+    "convert-loop-to-llvm": _convert_loop_to_llvm,
+}
+"""The project's passes in pipeline order; each factory imports its pass on first use."""
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The project's passes, then xDSL's own (a project pass wins a name clash)."""
+    from xdsl.universe import Universe
+
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(PASSES)
+    return passes

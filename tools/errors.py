@@ -1,0 +1,35 @@
+"""How the command-line tools end: a clear message and an exit status, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from fusion_dialects.diagnostics import CompileError
+
+TRACEBACK_VARIABLE = "FUSION_TRACEBACK"
+"""Set this environment variable to 1 to let internal errors show their Python traceback."""
+
+
+def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
+    """Run a tool's body; report user errors and internal errors on stderr with a status."""
+    try:
+        return body() or 0
+    except CompileError as err:
+        print(err.format(), file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"{program}: error: {err.strerror}: '{err.filename}'", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:
+        if os.environ.get(TRACEBACK_VARIABLE) == "1":
+            raise
+        print(
+            f"{program}: internal error: {type(err).__name__}: {err}\n"
+            f"(this is a bug in {program}; set {TRACEBACK_VARIABLE}=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        return 3

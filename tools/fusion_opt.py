@@ -1,0 +1,131 @@
+"""`fusion-opt`: xDSL's opt driver with the graph and loop dialects and the fusion passes.
+
+Every flag of `xdsl-opt` keeps working (`-p`, `--split-input-file`, `--verify-diagnostics`,
+`--print-op-generic`, `-t llvm`, `--print-between-passes`, `--time-passes`, ...). Differences:
+
+- parse and verify errors print `file:line:col: error: message` with the source line and a
+  caret, on stderr, and the exit status is 1 (with `--verify-diagnostics` they go to stdout and
+  the status is 0, as in xdsl-opt, so lit tests can check them);
+- the IR is verified after every pass and a failure names the pass;
+- `--print-between-passes` and `--time-passes` are served by the project's pass manager.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from itertools import accumulate
+
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from fusion_dialects.context import DIALECTS
+from fusion_dialects.diagnostics import CompileError, parse_source, verify_module
+from passes.pipeline import PassManager, PassTimer, PrintIRAfterPass
+from passes.registry import PASSES
+from tools.errors import run_without_traceback
+
+SPLIT_MARKER = "// -----"
+
+
+class FusionOptMain(xDSLOptMain):
+    """The opt driver of the project."""
+
+    pass_manager: PassManager | None = None
+    pipeline_error: CompileError | None = None
+
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description="fusion-opt: the fusion compiler's modular optimizer", args=args)
+
+    def register_all_dialects(self):
+        super().register_all_dialects()
+        registered = set(self.ctx.registered_dialect_names)
+        for dialect in DIALECTS:
+            if dialect.name not in registered:
+                self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
+
+    def register_all_passes(self):
+        super().register_all_passes()
+        for name, factory in PASSES.items():
+            self.register_pass(name, factory)
+
+    def setup_pipeline(self):
+        instruments = []
+        self.timer = PassTimer() if self.args.time_passes else None
+        if self.timer is not None:
+            instruments.append(self.timer)
+        if self.args.print_between_passes:
+            instruments.append(PrintIRAfterPass(sys.stdout))
+        try:
+            self.pass_manager = PassManager(
+                self.args.passes,
+                verify_each=not self.args.disable_verify,
+                instruments=instruments,
+                ctx=self.ctx,
+            )
+        except CompileError as err:
+            self.pipeline_error = err
+
+    def run(self) -> int:  # type: ignore[override]
+        if self.pipeline_error is not None:
+            print(self.pipeline_error.format(), file=sys.stderr)
+            return 2
+        name = self.get_input_name()
+        text = self._read_input()
+        output = self.prepare_output()
+        try:
+            status = self._run_chunks(text, name, output)
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if self.timer is not None:
+            print(self.timer.report(), file=sys.stderr)
+        return status
+
+    def _read_input(self) -> str:
+        stream, _ = self.get_input_stream()
+        with stream:
+            return stream.read().decode("utf-8")
+
+    def _chunks(self, text: str) -> list[tuple[str, int]]:
+        if not self.args.split_input_file:
+            return [(text, 0)]
+        pieces = text.split(SPLIT_MARKER)
+        offsets = accumulate([0, *[piece.count("\n") for piece in pieces[:-1]]])
+        return list(zip(pieces, offsets, strict=True))
+
+    def _run_chunks(self, text: str, name: str, output) -> int:
+        for index, (chunk, line_offset) in enumerate(self._chunks(text)):
+            if index > 0:
+                output.write(f"{SPLIT_MARKER}\n")
+            try:
+                output.write(self._process(chunk, name, line_offset))
+            except CompileError as err:
+                if self.args.verify_diagnostics or self.args.parsing_diagnostics:
+                    print(err.format({name: text}))
+                    continue
+                print(err.format({name: text}), file=sys.stderr)
+                return 1
+            output.flush()
+        return 0
+
+    def _process(self, chunk: str, name: str, line_offset: int) -> str:
+        module = parse_source(self.ctx, chunk, name, line_offset)
+        if not self.args.disable_verify:
+            verify_module(module)
+        assert self.pass_manager is not None
+        self.pass_manager.run(module)
+        try:
+            return self.output_resulting_program(module)
+        except CompileError:
+            raise
+        except Exception as err:  # a target that cannot print this IR
+            raise CompileError(f"cannot emit target '{self.args.target}': {err}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_without_traceback(lambda: FusionOptMain(argv).run(), "fusion-opt")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
