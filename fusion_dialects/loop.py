@@ -254,6 +254,8 @@ class FuncOp(IRDLOperation):
         attributes = parser.parse_optional_attr_dict_with_keyword()
         args = [*inputs, *outputs]
         body = parser.parse_region(args)
+        if not body.block.ops or not isinstance(body.block.last_op, ReturnOp):
+            body.block.add_op(ReturnOp())
         op = cls(
             name,
             [arg.type for arg in inputs],

@@ -220,7 +220,9 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     dim = normalize_axis(axis, len(first))
     for index, shape in enumerate(shapes[1:], start=1):
         same_rank = len(shape) == len(first)
-        if not same_rank or any(a != b for i, (a, b) in enumerate(zip(shape, first)) if i != dim):
+        if not same_rank or any(
+            a != b for i, (a, b) in enumerate(zip(shape, first, strict=True)) if i != dim
+        ):
             raise ShapeError(
                 f"operand #{index} has shape {fmt(shape)}, which differs from {fmt(first)} "
                 f"outside the concatenation axis {dim}"

@@ -34,7 +34,9 @@ class FusionOptMain(xDSLOptMain):
     pipeline_error: CompileError | None = None
 
     def __init__(self, args: Sequence[str] | None = None):
-        super().__init__(description="fusion-opt: the fusion compiler's modular optimizer", args=args)
+        super().__init__(
+            description="fusion-opt: the fusion compiler's modular optimizer", args=args
+        )
 
     def register_all_dialects(self):
         super().register_all_dialects()
@@ -128,4 +130,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -12,6 +12,7 @@ from fusion_dialects.graph.nn import *  # noqa: F403
 from fusion_dialects.graph.nn import NN_OPS
 from fusion_dialects.graph.reduction import *  # noqa: F403
 from fusion_dialects.graph.reduction import REDUCTION_OPS
+from fusion_dialects.graph.structure import PRIMITIVE_ATTR as PRIMITIVE_ATTR
 from fusion_dialects.graph.structure import CallLoopOp, ConstantOp
 from fusion_dialects.graph.transform import *  # noqa: F403
 from fusion_dialects.graph.transform import TRANSFORM_OPS

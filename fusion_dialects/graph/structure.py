@@ -102,3 +102,8 @@ def _check_signature(op: CallLoopOp, buffers, values, what: str) -> None:
                 f"{op.name}: {what} #{index} has type {tensor}, but {op.callee} expects "
                 f"{fmt(buffer.get_shape())}x{buffer.element_type}"
             )
+
+
+PRIMITIVE_ATTR = "graph.primitive"
+"""Marks a `func.func` that fuse-ops outlined from a group of kernel calls (Relax's
+`Primitive`); fuse-tir turns each such function into one `loop.func`."""

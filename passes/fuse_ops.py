@@ -1,0 +1,288 @@
+"""`fuse-ops`: partition each graph-level function into fusion groups and outline each group.
+
+The decision of what fuses is the read-only analysis in `passes/analysis/` (TVM's
+post-dominator partition, `graph_partition.py`, over the function's dataflow graph,
+`function_graph.py`). This module only rewrites:
+
+    %c = graph.call_loop @conv2d(%x, %w)           %r = func.call @fused_conv2d_add_relu(%x, %w, %b)
+    %a = graph.call_loop @add(%c, %b)        ==>
+    %r = graph.call_loop @relu(%a)                 func.func private @fused_conv2d_add_relu(...)
+                                                       attributes {graph.primitive} { <the 3 calls> }
+
+A group of two or more ops becomes a private primitive function whose arguments are the values
+the group uses from outside (in order of first use) and whose results are the group's values
+used outside it (in op order). Structurally identical groups share one function. Names are
+`fused_` + the member kernels' names; a name longer than `MAX_NAME_LENGTH` is cut and given a
+stable hash suffix; a different function with a name already taken gets `_1`, `_2`, ....
+A group none of whose results is used is dead and is removed, as TVM does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint
+
+from fusion_dialects.graph import PRIMITIVE_ATTR
+from passes.analysis.function_graph import FunctionGraph, build_function_graph, op_label
+from passes.analysis.graph_partition import DEFAULT_MAX_FUSE_DEPTH, Partition, partition
+
+MAX_NAME_LENGTH = 64
+"""Longest fused-function name kept as is; longer names end in a hash of the full name."""
+
+# ---------------------------------------------------------------------------------------------
+# Pure helpers
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutlinedGroup:
+    """A group of ops of one block, with the values crossing its boundary."""
+
+    ops: tuple[Operation, ...]
+    inputs: tuple[SSAValue, ...]
+    outputs: tuple[SSAValue, ...]
+
+
+def describe_group(ops: Sequence[Operation]) -> OutlinedGroup:
+    """The inputs (first-use order) and outputs (op order) of a group of ops."""
+    members = set(ops)
+    inputs: list[SSAValue] = []
+    for op in ops:
+        for operand in op.operands:
+            if operand.owner not in members and operand not in inputs:
+                inputs.append(operand)
+    outputs = [
+        result
+        for op in ops
+        for result in op.results
+        if any(use.operation not in members for use in result.uses)
+    ]
+    return OutlinedGroup(tuple(ops), tuple(inputs), tuple(outputs))
+
+
+def fused_name(ops: Sequence[Operation]) -> str:
+    """`fused_` + the member kernels' names, cut to `MAX_NAME_LENGTH` with a stable suffix."""
+    name = "fused_" + "_".join(op_label(op) for op in ops)
+    if len(name) <= MAX_NAME_LENGTH:
+        return name
+    digest = hashlib.sha1(name.encode()).hexdigest()[:8]
+    return f"{name[: MAX_NAME_LENGTH - 9]}_{digest}"
+
+
+def structural_key(function: func.FuncOp) -> str:
+    """The function's generic text with its name left out: equal keys, identical functions."""
+    clone = function.clone()
+    clone.properties["sym_name"] = StringAttr("_")
+    for op in clone.walk():
+        for result in op.results:
+            result.name_hint = None
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    arg.name_hint = None
+    printer_stream = _StringSink()
+    Printer(stream=printer_stream, print_generic_format=True).print_op(clone)
+    return printer_stream.text
+
+
+class _StringSink:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def schedule_units(units: Sequence[tuple[Operation, ...]]) -> list[int]:
+    """A topological order of `units` (groups of ops), as close to block order as possible.
+
+    Groups are convex, so the quotient graph is acyclic; ties go to the unit whose first op
+    comes first in the block.
+    """
+    unit_of = {op: index for index, unit in enumerate(units) for op in unit}
+    successors: list[set[int]] = [set() for _ in units]
+    indegree = [0] * len(units)
+    for index, unit in enumerate(units):
+        producers = {unit_of[v.owner] for op in unit for v in op.operands if v.owner in unit_of}
+        producers.discard(index)
+        for producer in sorted(producers):
+            successors[producer].add(index)
+            indegree[index] += 1
+    ready = [index for index in range(len(units)) if indegree[index] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        index = heapq.heappop(ready)
+        order.append(index)
+        for successor in sorted(successors[index]):
+            indegree[successor] -= 1
+            if indegree[successor] == 0:
+                heapq.heappush(ready, successor)
+    assert len(order) == len(units), "fusion groups form a cycle"
+    return order
+
+
+# ---------------------------------------------------------------------------------------------
+# Transformation
+# ---------------------------------------------------------------------------------------------
+
+
+def build_primitive_function(name: str, group: OutlinedGroup) -> func.FuncOp:
+    """A private primitive `func.func` computing `group` from its inputs."""
+    function = func.FuncOp(
+        name,
+        ([v.type for v in group.inputs], [v.type for v in group.outputs]),
+        visibility="private",
+    )
+    function.attributes[PRIMITIVE_ATTR] = UnitAttr()
+    function.location = group.ops[0].location
+    block = function.body.block
+    mapping: dict[SSAValue, SSAValue] = {}
+    for value, arg in zip(group.inputs, block.args, strict=True):
+        mapping[value] = arg
+        arg.name_hint = value.name_hint
+    for op in group.ops:
+        block.add_op(op.clone(value_mapper=mapping))
+    block.add_op(func.ReturnOp(*[mapping[v] for v in group.outputs]))
+    return function
+
+
+@dataclass
+class _FunctionTable:
+    """The primitive functions created so far in a module, by structure and by name."""
+
+    by_key: dict[str, func.FuncOp]
+    names: set[str]
+
+    def intern(self, function: func.FuncOp, insert_before: Operation, rewriter) -> func.FuncOp:
+        key = structural_key(function)
+        if key in self.by_key:
+            return self.by_key[key]
+        base = function.sym_name.data
+        name, suffix = base, 0
+        while name in self.names:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        function.properties["sym_name"] = StringAttr(name)
+        self.names.add(name)
+        self.by_key[key] = function
+        rewriter.insert_op(function, InsertPoint.before(insert_before))
+        return function
+
+
+class FuseFunction(RewritePattern):
+    """Partition one graph-level function and outline its fused groups."""
+
+    def __init__(self, options: FuseOpsPass, table: _FunctionTable):
+        self.options = options
+        self.table = table
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if PRIMITIVE_ATTR in op.attributes or not op.body.blocks:
+            return
+        info = build_function_graph(op)
+        result = partition(
+            info.graph,
+            max_fuse_depth=self.options.max_depth,
+            opt_level=self.options.opt_level,
+            max_function_args=self.options.max_args,
+        )
+        if self.options.explain:
+            print(f"fuse-ops: @{op.sym_name.data}\n{result.describe()}", file=sys.stderr)
+        units = _units(info, result)
+        if all(len(unit) == 1 for unit in units):
+            return
+        self._rewrite_block(op, units, rewriter)
+
+    def _rewrite_block(
+        self, function: func.FuncOp, units: list[tuple[Operation, ...]], rewriter
+    ) -> None:
+        terminator = function.body.block.last_op
+        assert terminator is not None
+        for index in schedule_units(units):
+            unit = units[index]
+            if len(unit) == 1:
+                unit[0].detach()
+                rewriter.insert_op(unit[0], InsertPoint.before(terminator))
+                continue
+            self._outline(function, unit, terminator, rewriter)
+
+    def _outline(self, function, unit, terminator, rewriter) -> None:
+        group = describe_group(unit)
+        if group.outputs:
+            primitive = build_primitive_function(fused_name(unit), group)
+            primitive = self.table.intern(primitive, function, rewriter)
+            call = func.CallOp(
+                primitive.sym_name.data, list(group.inputs), primitive.function_type.outputs.data
+            )
+            call.location = unit[-1].location
+            rewriter.insert_op(call, InsertPoint.before(terminator))
+            for old, new in zip(group.outputs, call.results, strict=True):
+                rewriter.replace_uses_with_if(old, new, lambda use: use.operation not in unit)
+        for op in reversed(unit):
+            rewriter.erase_op(op)
+
+
+def _units(info: FunctionGraph, result: Partition) -> list[tuple[Operation, ...]]:
+    """The block's ops grouped by the partition, ordered by each unit's first op."""
+    members: dict[int, list[Operation]] = {}
+    order: list[int] = []
+    for index, op in enumerate(info.ops):
+        group_id = result.group_of[info.node_of_op(index)]
+        if group_id not in members:
+            members[group_id] = []
+            order.append(group_id)
+        members[group_id].append(op)
+    return [tuple(members[group_id]) for group_id in order]
+
+
+@dataclass(frozen=True)
+class FuseOpsPass(ModulePass):
+    """Group kernel calls into fusion groups and outline each group as a primitive function.
+
+    Pre-conditions: graph-level functions call kernels through `graph.call_loop`; kernels carry
+    their pattern kind (annotate-pattern); a call of a kernel without one is opaque.
+    Post-conditions: every group of two or more ops of each non-primitive `func.func` is a
+    `func.call` of a `func.func private @fused_* attributes {graph.primitive}`; each op is in
+    exactly one group; the IR verifies.
+    Options: `max-depth` (most ops in a group, default 256), `opt-level` (0 disables fusion),
+    `max-args` (most inputs + outputs of a group, unlimited by default), `explain` (print the
+    groups and, for each edge not fused, the rule that refused it, on stderr).
+    Follow-up: fuse-tir.
+    """
+
+    name = "fuse-ops"
+
+    max_depth: int = DEFAULT_MAX_FUSE_DEPTH
+    opt_level: int = 2
+    max_args: int | None = None
+    explain: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        table = _FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})
+        PatternRewriteWalker(
+            FuseFunction(self, table), apply_recursively=False, walk_regions_first=False
+        ).rewrite_module(op)

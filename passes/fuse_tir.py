@@ -1,0 +1,201 @@
+"""`fuse-tir`: each primitive function becomes one `loop.func` kernel (TVM's FuseTIR).
+
+fuse-ops leaves every fused group as a primitive function whose body is a sequence of kernel
+calls:
+
+    func.func private @fused_add_relu(%a, %b) -> tensor attributes {graph.primitive} {
+      %s = graph.call_loop @add(%a, %b)        loop.func @fused_add_relu(%a, %b) outs(%out) {
+      %r = graph.call_loop @relu(%s)     ==>     %s = loop.alloc      <- intermediate
+      func.return %r                             <loop nests of @add, writing %s>
+    }                                            <loop nests of @relu, reading %s, writing %out>
+                                               }
+
+The fused kernel takes the function's arguments as input buffers and its results as output
+buffers; its body is the member kernels' loop nests in call order, each member's buffers
+bound to the fused kernel's arguments or, for values passed between members, to full-size
+kernel-local buffers (`loop.alloc`), as TVM does: loop fusion and inlining are left to the
+scheduling passes. The `func.call`s of primitive functions become `graph.call_loop`s of the
+fused kernels, and kernels no longer called are removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.traits import SymbolTable
+
+from fusion_dialects import loop
+from fusion_dialects.diagnostics import CompileError
+from fusion_dialects.graph import PRIMITIVE_ATTR, CallLoopOp
+
+
+def buffer_type(tensor: TensorType) -> MemRefType:
+    """The buffer that holds a tensor of this type."""
+    return MemRefType(tensor.element_type, tensor.get_shape())
+
+
+def is_primitive(op: Operation) -> bool:
+    return isinstance(op, func.FuncOp) and PRIMITIVE_ATTR in op.attributes
+
+
+# ---------------------------------------------------------------------------------------------
+# Transformation functions
+# ---------------------------------------------------------------------------------------------
+
+
+def _member_calls(function: func.FuncOp) -> tuple[list[CallLoopOp], func.ReturnOp]:
+    """The kernel calls of a primitive function, and its return; anything else is an error."""
+    calls: list[CallLoopOp] = []
+    for op in function.body.block.ops:
+        match op:
+            case CallLoopOp():
+                calls.append(op)
+            case func.ReturnOp():
+                return calls, op
+            case _:
+                raise CompileError(
+                    f"fuse-tir: primitive function @{function.sym_name.data} may only call "
+                    f"kernels, found {op.name}",
+                    op,
+                )
+    raise CompileError(f"fuse-tir: @{function.sym_name.data} has no return", function)
+
+
+def _kernel_of(call: CallLoopOp) -> loop.FuncOp:
+    kernel = SymbolTable.lookup_symbol(call, call.callee)
+    if not isinstance(kernel, loop.FuncOp):
+        raise CompileError(f"fuse-tir: {call.callee} is not a loop.func kernel", call)
+    return kernel
+
+
+def _inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp) -> None:
+    """Append a copy of `kernel`'s body to `fused`, its arguments bound to `buffers`."""
+    mapping: dict[SSAValue, SSAValue] = dict(zip(kernel.body.block.args, buffers, strict=True))
+    terminator = fused.body.block.last_op
+    assert terminator is not None
+    for op in kernel.body.block.ops:
+        if isinstance(op, loop.ReturnOp):
+            continue
+        fused.body.block.insert_op_before(op.clone(value_mapper=mapping), terminator)
+
+
+def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
+    """The `loop.func` that computes the primitive function `function`."""
+    calls, ret = _member_calls(function)
+    input_types = [buffer_type(t) for t in function.function_type.inputs.data]
+    output_types = [buffer_type(t) for t in function.function_type.outputs.data]
+    fused = loop.FuncOp(function.sym_name.data, input_types, output_types)
+    fused.body.block.add_op(loop.ReturnOp())
+    fused.location = function.location
+    block = fused.body.block
+    buffer_of: dict[SSAValue, SSAValue] = dict(
+        zip(function.body.block.args, block.args[: len(input_types)], strict=True)
+    )
+    outputs = block.args[len(input_types) :]
+    for source, arg in zip(function.body.block.args, block.args, strict=False):
+        arg.name_hint = source.name_hint
+    for value, arg in zip(ret.arguments, outputs, strict=True):
+        arg.name_hint = value.name_hint
+    for index, value in enumerate(ret.arguments):
+        if value in buffer_of:
+            raise CompileError(
+                f"fuse-tir: result #{index} of @{function.sym_name.data} is not computed by "
+                "one of its kernels",
+                ret,
+            )
+        buffer_of[value] = outputs[index]
+    for call in calls:
+        for result in call.outputs:
+            if result not in buffer_of:
+                buffer_of[result] = _local_buffer(fused, result)
+        buffers = [buffer_of[v] for v in (*call.inputs, *call.outputs)]
+        _inline_kernel(_kernel_of(call), buffers, fused)
+    return fused
+
+
+def _local_buffer(fused: loop.FuncOp, value: SSAValue) -> SSAValue:
+    """A kernel-local buffer for the intermediate `value`, allocated at the top of `fused`."""
+    assert isinstance(value.type, TensorType)
+    alloc = loop.AllocOp(buffer_type(value.type))
+    if value.name_hint:
+        alloc.result.name_hint = value.name_hint
+    block = fused.body.block
+    first = block.first_op
+    last_alloc = None
+    for op in block.ops:
+        if not isinstance(op, loop.AllocOp):
+            break
+        last_alloc = op
+    if last_alloc is not None:
+        block.insert_op_after(alloc, last_alloc)
+    else:
+        assert first is not None
+        block.insert_op_before(alloc, first)
+    return alloc.result
+
+
+# ---------------------------------------------------------------------------------------------
+# Rewrite patterns
+# ---------------------------------------------------------------------------------------------
+
+
+class FusePrimitiveFunction(RewritePattern):
+    """Replace a primitive `func.func` by the fused `loop.func` of the same name."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if not is_primitive(op):
+            return
+        rewriter.replace_op(op, build_fused_kernel(op), [])
+
+
+class CallFusedKernel(RewritePattern):
+    """`func.call @fused_*` of a fused kernel → `graph.call_loop @fused_*`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(SymbolTable.lookup_symbol(op, op.callee), loop.FuncOp):
+            return
+        call = CallLoopOp(op.callee, list(op.arguments), [r.type for r in op.results])
+        call.location = op.location
+        rewriter.replace_op(op, call)
+
+
+def remove_unused_kernels(module: ModuleOp) -> None:
+    """Erase the kernels that no `graph.call_loop` of the module calls any more."""
+    called = {op.callee.string_value() for op in module.walk() if isinstance(op, CallLoopOp)}
+    for op in list(module.ops):
+        if isinstance(op, loop.FuncOp) and op.sym_name.data not in called:
+            module.body.block.erase_op(op)
+
+
+@dataclass(frozen=True)
+class FuseTIRPass(ModulePass):
+    """Turn every primitive function into one fused `loop.func`.
+
+    Pre-conditions: fuse-ops has run: primitive functions (`attributes {graph.primitive}`)
+    contain only `graph.call_loop`s of `loop.func` kernels and a `func.return`.
+    Post-conditions: no primitive function is left; each became a `loop.func` of the same name,
+    called through `graph.call_loop`; calls outside any group are unchanged; kernels no longer
+    called are removed. The IR verifies.
+    Follow-up: scheduling and `convert-loop-to-llvm`.
+    """
+
+    name = "fuse-tir"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        walk = dict(apply_recursively=False, walk_reverse=False)
+        PatternRewriteWalker(FusePrimitiveFunction(), **walk).rewrite_module(op)
+        PatternRewriteWalker(CallFusedKernel(), **walk).rewrite_module(op)
+        remove_unused_kernels(op)
