@@ -65,4 +65,4 @@ func.func @long_name(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // Names longer than 64 characters are cut and end in a stable hash of the full name.
-// CHECK: func.func private @fused_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_n_{{[0-9a-f]{8}}}(
+// CHECK: func.func private @fused_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_neg_n_{{[0-9a-f]+}}(
