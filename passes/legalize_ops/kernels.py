@@ -1,0 +1,139 @@
+"""Which kernel each graph op becomes: the legalization table, the checks that an op can be
+legalized, and the `KernelLibrary` that names, deduplicates and places the kernels.
+
+Naming: a kernel is called after its op without the dialect prefix (`conv2d`, `add`); ops with
+the same class, operand and result types and properties share one kernel; the next different
+kernel of the same op gets `_1`, then `_2`, ... in order of first use, skipping names that are
+already symbols of the module. Kernels are inserted at the top of the module, before the
+functions, in order of first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolOpInterface
+
+from fusion_dialects import loop
+from fusion_dialects.diagnostics import CompileError
+from fusion_dialects.graph import shape_of
+from passes.legalize_ops import elementwise, nn, normalization, reduction, transform
+from passes.legalize_ops.loop_builder import KernelBuilder, Legalization
+
+LEGALIZATIONS: dict[type[Operation], Legalization] = {
+    **elementwise.LEGALIZATIONS,
+    **nn.LEGALIZATIONS,
+    **normalization.LEGALIZATIONS,
+    **reduction.LEGALIZATIONS,
+    **transform.LEGALIZATIONS,
+}
+"""The legalization of every graph compute op class."""
+
+
+def is_legalizable(op: Operation) -> bool:
+    """Whether `op` is a graph op that `legalize-ops` turns into a kernel call."""
+    return type(op) in LEGALIZATIONS
+
+
+def unsupported_reason(typ: Attribute) -> str | None:
+    """Why a value of type `typ` cannot become a kernel buffer, or None if it can."""
+    if not isinstance(typ, TensorType):
+        return f"{typ} is not a ranked tensor"
+    if not isinstance(typ.element_type, Float32Type):
+        return f"{typ} does not have f32 elements"
+    shape = typ.get_shape()
+    if any(size < 0 for size in shape):
+        return f"{typ} has a dynamic dimension; only static shapes are supported"
+    if any(size == 0 for size in shape):
+        return f"{typ} has no elements; zero-size tensors are not supported"
+    return None
+
+
+def check_legalizable(op: Operation) -> None:
+    """Raise a `CompileError` naming `op` unless every operand and result is a static,
+    non-empty f32 tensor."""
+    values = [*op.operands, *op.results]
+    for what, value in zip(_roles(op), values, strict=True):
+        reason = unsupported_reason(value.type)
+        if reason is not None:
+            raise CompileError(f"legalize-ops: cannot legalize '{op.name}': {what} {reason}", op)
+
+
+def _roles(op: Operation) -> list[str]:
+    return [f"operand #{i}" for i in range(len(op.operands))] + [
+        f"result #{i}" for i in range(len(op.results))
+    ]
+
+
+def kernel_key(op: Operation) -> Hashable:
+    """Ops with equal keys compute the same function of their operands (same class, operand and
+    result types and properties), so they share one kernel."""
+    return (
+        type(op),
+        tuple(str(operand.type) for operand in op.operands),
+        tuple(str(result.type) for result in op.results),
+        tuple((name, str(value)) for name, value in sorted(op.properties.items())),
+    )
+
+
+def build_kernel(op: Operation, name: str) -> loop.FuncOp:
+    """The `loop.func` kernel `name` computing `op`'s results from its operands."""
+    check_legalizable(op)
+    kb = KernelBuilder(
+        name,
+        [shape_of(operand) for operand in op.operands],
+        [shape_of(result) for result in op.results],
+    )
+    LEGALIZATIONS[type(op)](op, kb)
+    return kb.finish()
+
+
+def kernel_base_name(op: Operation) -> str:
+    """`graph.conv2d` → `conv2d`."""
+    return op.name.split(".", 1)[-1]
+
+
+class KernelLibrary:
+    """The kernels created so far in one module, by key, and the names they took."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self._names: dict[Hashable, str] = {}
+        self._taken = {
+            symbol.data for symbol in (_symbol_name(op) for op in module.ops) if symbol is not None
+        }
+        self._last_kernel: loop.FuncOp | None = None
+
+    def kernel_for(self, op: Operation, rewriter: PatternRewriter) -> str:
+        """The name of the kernel computing `op`, built and inserted on first use."""
+        key = kernel_key(op)
+        if key in self._names:
+            return self._names[key]
+        name = self._fresh_name(kernel_base_name(op))
+        kernel = build_kernel(op, name)
+        point = (
+            InsertPoint.at_start(self.module.body.block)
+            if self._last_kernel is None
+            else InsertPoint.after(self._last_kernel)
+        )
+        rewriter.insert_op(kernel, point)
+        self._last_kernel = kernel
+        self._names[key] = name
+        return name
+
+    def _fresh_name(self, base: str) -> str:
+        name, suffix = base, 0
+        while name in self._taken:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self._taken.add(name)
+        return name
+
+
+def _symbol_name(op: Operation):
+    trait = op.get_trait(SymbolOpInterface)
+    return None if trait is None else trait.get_sym_attr_name(op)

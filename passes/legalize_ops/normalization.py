@@ -1,0 +1,127 @@
+"""Legalization of the normalisations: `batch_norm`, `layer_norm`, `lrn` and `softmax`.
+
+- batch_norm: one spatial block, `(x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c]`
+  with the per-channel vectors loaded at `[%i1]`.
+- layer_norm over axes `a..`: a sum block `%sum[outer]`, a block summing the squared
+  deviations from `%sum / n` into `%sqdev[outer]`, then the output block
+  `(x - sum/n) / sqrt(sqdev/n + eps) * gamma[inner] + beta[inner]`.
+- lrn: a pad block along the channels (when `size > 1`), a block summing the squares of the
+  `size` neighbouring channels into `%sqsum`, then `x / (bias + alpha/size * sqsum)^beta`.
+- softmax along `a` (TVM's four blocks): `%max` reduction, `%exp = exp(x - max)`, `%sum`
+  reduction of `%exp`, then `out = exp / sum`; `%max` and `%sum` drop axis `a`.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+from xdsl.dialects import arith, math
+from xdsl.ir import Operation, SSAValue
+
+from fusion_dialects.graph import BatchNormOp, LayerNormOp, LrnOp, SoftmaxOp, int_of
+from passes.legalize_ops.loop_builder import NEG_INF, KernelBuilder, buffer_shape
+from passes.legalize_ops.reduction import reduction_block
+
+
+def _normalize(kb: KernelBuilder, x: SSAValue, mean: SSAValue, var: SSAValue, eps: float):
+    """`(x - mean) / sqrt(var + eps)`."""
+    root = kb.arith(math.SqrtOp, kb.arith(arith.AddfOp, var, kb.f32(eps)))
+    return kb.arith(arith.DivfOp, kb.arith(arith.SubfOp, x, mean), root)
+
+
+def _scale_shift(kb: KernelBuilder, value: SSAValue, scale: SSAValue, shift: SSAValue):
+    """`value * scale + shift`."""
+    return kb.arith(arith.AddfOp, kb.arith(arith.MulfOp, value, scale), shift)
+
+
+def legalize_batch_norm(op: Operation, kb: KernelBuilder) -> None:
+    assert isinstance(op, BatchNormOp)
+    x, scale, bias, mean, var = kb.inputs
+    with kb.nest(buffer_shape(x)) as ivs:
+        channel = [ivs[1]]
+        value = _normalize(
+            kb,
+            kb.load(x, ivs),
+            kb.load(mean, channel),
+            kb.load(var, channel),
+            op.epsilon.value.data,
+        )
+        value = _scale_shift(kb, value, kb.load(scale, channel), kb.load(bias, channel))
+        kb.store(value, kb.outputs[0], ivs)
+
+
+def legalize_layer_norm(op: Operation, kb: KernelBuilder) -> None:
+    assert isinstance(op, LayerNormOp)
+    x, gamma, beta = kb.inputs
+    shape, first = buffer_shape(x), op.axis_value
+    axes = tuple(range(first, len(shape)))
+    count = kb.f32(float(prod(shape[first:])))
+    total = kb.alloc(shape[:first], "sum")
+    squares = kb.alloc(shape[:first], "sqdev")
+    reduction_block(kb, x, axes, False, total, 0.0, arith.AddfOp)
+    with kb.nest(shape[:first]) as outer:
+
+        def squared_deviation(inner: list[SSAValue]) -> SSAValue:
+            mean = kb.arith(arith.DivfOp, kb.load(total, outer), count)
+            deviation = kb.arith(arith.SubfOp, kb.load(x, [*outer, *inner]), mean)
+            return kb.arith(arith.MulfOp, deviation, deviation)
+
+        kb.reduce(squares, outer, 0.0, shape[first:], squared_deviation, arith.AddfOp)
+    with kb.nest(shape) as ivs:
+        outer, inner = ivs[:first], ivs[first:]
+        mean = kb.arith(arith.DivfOp, kb.load(total, outer), count)
+        var = kb.arith(arith.DivfOp, kb.load(squares, outer), count)
+        value = _normalize(kb, kb.load(x, ivs), mean, var, op.epsilon.value.data)
+        value = _scale_shift(kb, value, kb.load(gamma, inner), kb.load(beta, inner))
+        kb.store(value, kb.outputs[0], ivs)
+
+
+def legalize_lrn(op: Operation, kb: KernelBuilder) -> None:
+    assert isinstance(op, LrnOp)
+    x = kb.inputs[0]
+    shape, size = buffer_shape(x), int_of(op.size)
+    below = (size - 1) // 2
+    padded = kb.pad(x, [(0, 0), (below, size - 1 - below), (0, 0), (0, 0)], 0.0) if size > 1 else x
+    squares = kb.alloc(shape, "sqsum")
+    with kb.nest(shape) as ivs:
+        n, c, h, w = ivs
+
+        def square(ks: list[SSAValue]) -> SSAValue:
+            value = kb.load(padded, [n, kb.affine([(c, 1), (ks[0], 1)]), h, w])
+            return kb.arith(arith.MulfOp, value, value)
+
+        kb.reduce(squares, ivs, 0.0, [size], square, arith.AddfOp)
+    alpha, beta, bias = (attr.value.data for attr in (op.alpha, op.beta, op.bias))
+    with kb.nest(shape) as ivs:
+        scaled = kb.arith(arith.MulfOp, kb.f32(alpha / size), kb.load(squares, ivs))
+        base = kb.arith(arith.AddfOp, kb.f32(bias), scaled)
+        divisor = kb.arith(math.PowFOp, base, kb.f32(beta))
+        kb.store(kb.arith(arith.DivfOp, kb.load(x, ivs), divisor), kb.outputs[0], ivs)
+
+
+def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
+    assert isinstance(op, SoftmaxOp)
+    x, out = kb.inputs[0], kb.outputs[0]
+    shape, axis = buffer_shape(x), op.axis_value
+    rest = shape[:axis] + shape[axis + 1 :]
+    maximum = kb.alloc(rest, "max")
+    exp = kb.alloc(shape, "exp")
+    total = kb.alloc(rest, "sum")
+    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, arith.MaximumfOp)
+    with kb.nest(shape) as ivs:
+        others = ivs[:axis] + ivs[axis + 1 :]
+        shifted = kb.arith(arith.SubfOp, kb.load(x, ivs), kb.load(maximum, others))
+        kb.store(kb.arith(math.ExpOp, shifted), exp, ivs)
+    reduction_block(kb, exp, (axis,), False, total, 0.0, arith.AddfOp)
+    with kb.nest(shape) as ivs:
+        others = ivs[:axis] + ivs[axis + 1 :]
+        kb.store(kb.arith(arith.DivfOp, kb.load(exp, ivs), kb.load(total, others)), out, ivs)
+
+
+LEGALIZATIONS = {
+    BatchNormOp: legalize_batch_norm,
+    LayerNormOp: legalize_layer_norm,
+    LrnOp: legalize_lrn,
+    SoftmaxOp: legalize_softmax,
+}
+"""The legalization of every normalisation op class."""

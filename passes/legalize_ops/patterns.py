@@ -1,0 +1,25 @@
+"""The rewrite pattern of `legalize-ops`: a graph compute op becomes a kernel call."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from fusion_dialects.graph import CallLoopOp
+from passes.legalize_ops.kernels import KernelLibrary, is_legalizable
+
+
+class LegalizeGraphOpPattern(RewritePattern):
+    """`%y = graph.relu %x` → `%y = graph.call_loop @relu(%x)`, creating the kernel `@relu` in
+    `library` on first use."""
+
+    def __init__(self, library: KernelLibrary):
+        self.library = library
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not is_legalizable(op):
+            return
+        name = self.library.kernel_for(op, rewriter)
+        call = CallLoopOp(name, op.operands, [result.type for result in op.results])
+        call.location = op.location
+        rewriter.replace_matched_op(call)
