@@ -13,6 +13,8 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
@@ -32,10 +34,24 @@ class ConstantOp(GraphOp):
     name = "graph.constant"
     value = prop_def(DenseIntOrFPElementsAttr)
     result = result_def(TensorType)
-    assembly_format = "$value attr-dict `:` type($result)"
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
         super().__init__(result_types=[value.type], properties={"value": value})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("expected dense elements such as 'dense<1.0> : tensor<4xf32>'", pos)
+        op = cls(value)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
 
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
         value_type = self.value.type
