@@ -8,12 +8,9 @@
 // Expected fusion (TVM 0.27): 3 kernels -> 1: fused_add_exp_squeeze.
 //   All three kernels are elemwise (squeeze of a unit axis reads the input at the output's
 //   indices); the scalar constant becomes an argument of the fused function.
-//
-// The constant is written in the generic form, which always parses (see the note on
-// graph.constant's custom syntax in tests/fusion_dialects/test_graph_ops.py).
 
 func.func @main(%x: tensor<10x1x20xf32>) -> tensor<10x20xf32> {
-  %c = "graph.constant"() <{value = dense<1.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %c = graph.constant dense<1.000000e+00> : tensor<f32>
   %sum = graph.add %x, %c : (tensor<10x1x20xf32>, tensor<f32>) -> tensor<10x1x20xf32>
   %e = graph.exp %sum : tensor<10x1x20xf32>
   %y = graph.squeeze %e {axes = array<i64: 1>} : (tensor<10x1x20xf32>) -> tensor<10x20xf32>

@@ -16,16 +16,13 @@
 //   post-dominator (the div) go through the second mean. The mul (d * d) stays alone: its
 //   consumer is out_ewise_fusable, and an elemwise op never fuses into such a consumer. The
 //   second mean absorbs the add, sqrt, div, mul and add after it.
-//
-// The constant is written in the generic form, which always parses (see the note on
-// graph.constant's custom syntax in tests/fusion_dialects/test_graph_ops.py).
 
 func.func @main(%x: tensor<512x768xf32>, %gamma: tensor<768xf32>, %beta: tensor<768xf32>) -> tensor<512x768xf32> {
   %m = graph.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<512x768xf32>) -> tensor<512x1xf32>
   %d = graph.sub %x, %m : (tensor<512x768xf32>, tensor<512x1xf32>) -> tensor<512x768xf32>
   %dd = graph.mul %d, %d : (tensor<512x768xf32>, tensor<512x768xf32>) -> tensor<512x768xf32>
   %v = graph.reduce_mean %dd {axes = array<i64: 1>, keepdims = true} : (tensor<512x768xf32>) -> tensor<512x1xf32>
-  %eps = "graph.constant"() <{value = dense<1.000000e-05> : tensor<f32>}> : () -> tensor<f32>
+  %eps = graph.constant dense<1.000000e-05> : tensor<f32>
   %ve = graph.add %v, %eps : (tensor<512x1xf32>, tensor<f32>) -> tensor<512x1xf32>
   %s = graph.sqrt %ve : tensor<512x1xf32>
   %n = graph.div %d, %s : (tensor<512x768xf32>, tensor<512x1xf32>) -> tensor<512x768xf32>

@@ -22,9 +22,6 @@
 //   fused_matmul_add_add, layer_norm.
 //   The injective reshape/transpose pairs never join a matmul group; softmax and layer_norm
 //   are out_ewise_fusable with nothing elemwise after them to absorb.
-//
-// The constant is written in the generic form, which always parses (see the note on
-// graph.constant's custom syntax in tests/fusion_dialects/test_graph_ops.py).
 
 func.func @main(%x: tensor<128x256xf32>, %wq: tensor<256x256xf32>, %bq: tensor<256xf32>, %wk: tensor<256x256xf32>, %bk: tensor<256xf32>, %wv: tensor<256x256xf32>, %bv: tensor<256xf32>, %wo: tensor<256x256xf32>, %bo: tensor<256xf32>, %gamma1: tensor<256xf32>, %beta1: tensor<256xf32>, %w1: tensor<256x1024xf32>, %b1: tensor<1024xf32>, %w2: tensor<1024x256xf32>, %b2: tensor<256xf32>, %gamma2: tensor<256xf32>, %beta2: tensor<256xf32>) -> tensor<128x256xf32> {
   // Projections.
@@ -43,7 +40,7 @@ func.func @main(%x: tensor<128x256xf32>, %wq: tensor<256x256xf32>, %bq: tensor<2
   %vh = graph.transpose %v3 {perm = array<i64: 1, 0, 2>} : (tensor<128x4x64xf32>) -> tensor<4x128x64xf32>
   // Attention.
   %scores = graph.matmul %qh, %kh : (tensor<4x128x64xf32>, tensor<4x64x128xf32>) -> tensor<4x128x128xf32>
-  %scale = "graph.constant"() <{value = dense<1.250000e-01> : tensor<f32>}> : () -> tensor<f32>
+  %scale = graph.constant dense<1.250000e-01> : tensor<f32>
   %scaled = graph.mul %scores, %scale : (tensor<4x128x128xf32>, tensor<f32>) -> tensor<4x128x128xf32>
   %p = graph.softmax %scaled {axis = -1 : i64} : (tensor<4x128x128xf32>) -> tensor<4x128x128xf32>
   %oh = graph.matmul %p, %vh : (tensor<4x128x128xf32>, tensor<4x128x64xf32>) -> tensor<4x128x64xf32>
