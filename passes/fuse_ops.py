@@ -12,7 +12,7 @@ post-dominator partition, `graph_partition.py`, over the function's dataflow gra
 A group of two or more ops becomes a private primitive function whose arguments are the values
 the group uses from outside (in order of first use) and whose results are the group's values
 used outside it (in op order). Structurally identical groups share one function. Names are
-`fused_` + the member kernels' names; a name longer than `MAX_NAME_LENGTH` is cut and given a
+`fused_` + the member kernels' names (without the numeric suffix of `add_1`); a name longer than `MAX_NAME_LENGTH` is cut and given a
 stable hash suffix; a different function with a name already taken gets `_1`, `_2`, ....
 A group none of whose results is used is dead and is removed, as TVM does.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -77,9 +78,15 @@ def describe_group(ops: Sequence[Operation]) -> OutlinedGroup:
     return OutlinedGroup(tuple(ops), tuple(inputs), tuple(outputs))
 
 
+def member_name(op: Operation) -> str:
+    """The name an op contributes to a fused-function name: its kernel's name without the
+    numeric suffix that tells different kernels of one op apart (`add_1` → `add`)."""
+    return re.sub(r"_[0-9]+$", "", op_label(op))
+
+
 def fused_name(ops: Sequence[Operation]) -> str:
     """`fused_` + the member kernels' names, cut to `MAX_NAME_LENGTH` with a stable suffix."""
-    name = "fused_" + "_".join(op_label(op) for op in ops)
+    name = "fused_" + "_".join(member_name(op) for op in ops)
     if len(name) <= MAX_NAME_LENGTH:
         return name
     digest = hashlib.sha1(name.encode()).hexdigest()[:8]

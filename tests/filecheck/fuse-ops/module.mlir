@@ -22,10 +22,10 @@ func.func @second(%x: tensor<4xf32>, %y: tensor<8xf32>) -> (tensor<4xf32>, tenso
 // CHECK:       func.func private @fused_add_relu(%{{.*}}: tensor<4xf32>)
 // CHECK-LABEL: func.func @first(
 // CHECK-NEXT:    func.call @fused_add_relu(
-// CHECK:       func.func private @fused_add_1_relu_1(%{{.*}}: tensor<8xf32>)
+// CHECK:       func.func private @fused_add_relu_1(%{{.*}}: tensor<8xf32>)
 // CHECK-LABEL: func.func @second(
 // CHECK-NEXT:    func.call @fused_add_relu(
-// CHECK-NEXT:    func.call @fused_add_1_relu_1(
+// CHECK-NEXT:    func.call @fused_add_relu_1(
 
 // -----
 
