@@ -120,7 +120,7 @@ class KernelLibrary:
             if self._last_kernel is None
             else InsertPoint.after(self._last_kernel)
         )
-        rewriter.insert_op(kernel, point)
+        rewriter.insert(kernel, point)
         self._last_kernel = kernel
         self._names[key] = name
         return name

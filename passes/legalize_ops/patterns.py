@@ -22,4 +22,4 @@ class LegalizeGraphOpPattern(RewritePattern):
         name = self.library.kernel_for(op, rewriter)
         call = CallLoopOp(name, op.operands, [result.type for result in op.results])
         call.location = op.location
-        rewriter.replace_matched_op(call)
+        rewriter.replace(op, call)
