@@ -1,7 +1,8 @@
 """A vectorised float64 error function (W. J. Cody's rational Chebyshev approximations).
 
 numpy has no `erf`, and `np.frompyfunc(math.erf, ...)` costs a Python call per element
-(about 0.25 s per million elements). This module evaluates Cody's three approximations
+(about 0.25 s per million elements, three times the cost of this module on normally distributed
+inputs). This module evaluates Cody's three approximations
 (Math. Comp. 23, 1969; the published coefficients of Netlib's `specfun/calerf`) with whole-array
 numpy operations:
 
@@ -9,9 +10,10 @@ numpy operations:
 - 0.46875 < |x| <= 4: erfc(x) = exp(-x^2) P(x) / Q(x)
 - |x| > 4:            erfc(x) = exp(-x^2) / x (1 / sqrt(pi) + 1 / x^2 P(1 / x^2) / Q(1 / x^2))
 
-Accuracy: the approximations are designed for a relative error below 1e-17; measured against
-`math.erf` the absolute error is below 1e-15 everywhere (see the loop interpreter's tests), far
-below the float32 rounding the kernels apply to the result.
+Accuracy: the approximations are designed for a relative error near 1e-17; measured against
+`math.erf` on a fine grid of [-30, 30] the error is below 5e-16 absolute and relative (see the
+loop interpreter's tests), far below the float32 rounding the kernels apply to the result. (Cody
+splits exp(-x^2) to also keep erfc accurate; erf does not need it, so the split is omitted.)
 """
 
 import numpy as np
@@ -52,7 +54,12 @@ _P = (
     1.60837851487422766e-2,
 )
 _P_LAST = (6.58749161529837803e-4, 1.63153871373020978e-2)
-_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1, 6.05183413124413191e-2)
+_Q = (
+    2.56852019228982242e00,
+    1.87295284992346047e00,
+    5.27905102951428412e-1,
+    6.05183413124413191e-2,
+)
 _Q_LAST = 2.33520497626869185e-3
 
 
@@ -67,20 +74,14 @@ def _ratio(t, num, den, num_last, den_last):
     return (xnum + last) / (xden + den_last)
 
 
-def _exp_minus_square(y):
-    """exp(-y^2) with y^2 split at a multiple of 1/16, as Cody does, to limit the rounding error."""
-    head = np.trunc(16.0 * y) / 16.0
-    return np.exp(-head * head) * np.exp(-(y - head) * (y + head))
-
-
 def _erfc_middle(y):
-    return _exp_minus_square(y) * _ratio(y, _C, _D, _C_LAST, _D_LAST)
+    return np.exp(-y * y) * _ratio(y, _C, _D, _C_LAST, _D_LAST)
 
 
 def _erfc_large(y):
     inv = 1.0 / (y * y)
     tail = (_SQRT_PI_INV - inv * _ratio(inv, _P, _Q, _P_LAST, _Q_LAST)) / y
-    return _exp_minus_square(y) * tail
+    return np.exp(-y * y) * tail
 
 
 def erf(x: npt.ArrayLike) -> np.ndarray:
