@@ -195,7 +195,7 @@ class _FunctionTable:
         function.properties["sym_name"] = StringAttr(name)
         self.names.add(name)
         self.by_key[key] = function
-        rewriter.insert_op(function, InsertPoint.before(insert_before))
+        rewriter.insert(function, InsertPoint.before(insert_before))
         return function
 
 
@@ -233,7 +233,7 @@ class FuseFunction(RewritePattern):
             unit = units[index]
             if len(unit) == 1:
                 unit[0].detach()
-                rewriter.insert_op(unit[0], InsertPoint.before(terminator))
+                rewriter.insert(unit[0], InsertPoint.before(terminator))
                 continue
             self._outline(function, unit, terminator, rewriter)
 
@@ -246,11 +246,11 @@ class FuseFunction(RewritePattern):
                 primitive.sym_name.data, list(group.inputs), primitive.function_type.outputs.data
             )
             call.location = unit[-1].location
-            rewriter.insert_op(call, InsertPoint.before(terminator))
+            rewriter.insert(call, InsertPoint.before(terminator))
             for old, new in zip(group.outputs, call.results, strict=True):
                 rewriter.replace_uses_with_if(old, new, lambda use: use.operation not in unit)
         for op in reversed(unit):
-            rewriter.erase_op(op)
+            rewriter.erase(op)
 
 
 def _units(info: FunctionGraph, result: Partition) -> list[tuple[Operation, ...]]:

@@ -157,7 +157,7 @@ class FusePrimitiveFunction(RewritePattern):
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
         if not is_primitive(op):
             return
-        rewriter.replace_op(op, build_fused_kernel(op), [])
+        rewriter.replace(op, build_fused_kernel(op), [])
 
 
 class CallFusedKernel(RewritePattern):
@@ -169,7 +169,7 @@ class CallFusedKernel(RewritePattern):
             return
         call = CallLoopOp(op.callee, list(op.arguments), [r.type for r in op.results])
         call.location = op.location
-        rewriter.replace_op(op, call)
+        rewriter.replace(op, call)
 
 
 def remove_unused_kernels(module: ModuleOp) -> None:
