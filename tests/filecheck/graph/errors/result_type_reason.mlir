@@ -1,0 +1,15 @@
+// An IRDL constraint failure (the result type of relu differs from its operand's) must say why,
+// not only "does not verify:". Expected to fail until fixed: fusion_dialects/diagnostics.py `_first_line` keeps only
+// the first line of the VerifyException, and xDSL puts the reason on the second line.
+// XFAIL: *
+// RUN: not fusion-opt %s 2>&1 | filecheck %s
+
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
+  %y = graph.relu %x : tensor<4x8xf32>
+  %z = "graph.relu"(%y) : (tensor<4x8xf32>) -> tensor<4x9xf32>
+  func.return %z : tensor<4x9xf32>
+}
+
+// CHECK-NOT: Traceback
+// CHECK: {{.*}}result_type_reason.mlir:9:3: error: result 'result' at position 0 does not verify{{.*}}tensor<4x8xf32>{{.*}}tensor<4x9xf32>
+// CHECK-NOT: Traceback
