@@ -56,6 +56,7 @@ from xdsl.irdl import (
     region_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -64,9 +65,11 @@ from xdsl.traits import (
     IsolatedFromAbove,
     IsTerminator,
     MemoryAllocEffect,
+    Pure,
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
     SymbolOpInterface,
+    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -388,6 +391,77 @@ class AllocOp(IRDLOperation):
             raise VerifyException(f"a local buffer needs a static shape, got {buffer_type}")
 
 
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """Run a kernel on buffers: its inputs, then its outputs (used by lowered entry functions).
+
+    ```mlir
+    loop.call @fused_conv2d_add_relu(%x, %w, %b, %y)
+        : memref<1x64x56x56xf32>, memref<64x64x3x3xf32>, memref<1x64x1x1xf32>,
+          memref<1x64x56x56xf32>
+    ```
+    """
+
+    name = "loop.call"
+
+    callee = prop_def(SymbolRefAttr)
+    buffers = var_operand_def(MemRefType)
+    assembly_format = "$callee `(` $buffers `)` attr-dict `:` type($buffers)"
+
+    def __init__(self, callee: str | SymbolRefAttr, buffers: Sequence[SSAValue]):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(operands=[buffers], properties={"callee": callee})
+
+    def verify_(self) -> None:
+        kernel = SymbolTable.lookup_symbol(self, self.callee)
+        if not isinstance(kernel, FuncOp):
+            raise VerifyException(f"{self.callee} is not a loop.func kernel")
+        expected = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
+        actual = tuple(buffer.type for buffer in self.buffers)
+        if actual != expected:
+            raise VerifyException(
+                f"{self.callee} takes buffers {_types(expected)}, got {_types(actual)}"
+            )
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A buffer of another shape over the start of a flat buffer (a slot of a memory plan).
+
+    ```mlir
+    %t = loop.view %slot : memref<200704xf32> to memref<1x64x56x56xf32>
+    ```
+    """
+
+    name = "loop.view"
+
+    source = operand_def(MemRefType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: MemRefType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, MemRefType) and isinstance(result, MemRefType)
+        if len(source.get_shape()) != 1 or source.element_type != result.element_type:
+            raise VerifyException(
+                f"the source must be a flat buffer of {result.element_type}, got {source}"
+            )
+        if _count(result.get_shape()) > source.get_shape()[0]:
+            raise VerifyException(f"{result} does not fit in {source}")
+
+
+def _count(shape: Sequence[int]) -> int:
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
+
+
 def kernel_symbol(func: FuncOp) -> SymbolRefAttr:
     """The symbol reference that calls `func`."""
     return SymbolRefAttr(func.sym_name)
@@ -416,6 +490,6 @@ def _parse_arguments(parser: Parser) -> list[Parser.Argument]:
 
 Loop = Dialect(
     "loop",
-    [FuncOp, ReturnOp, ForOp, YieldOp, AllocOp],
+    [FuncOp, ReturnOp, ForOp, YieldOp, AllocOp, CallOp, ViewOp],
     [PatternKindAttr, LoopKindAttr],
 )

@@ -31,6 +31,12 @@ def _fuse_tir() -> type[ModulePass]:
     return FuseTIRPass
 
 
+def _lower_graph() -> type[ModulePass]:
+    from lowering.lower_graph import LowerGraphPass
+
+    return LowerGraphPass
+
+
 def _convert_loop_to_llvm() -> type[ModulePass]:
     from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
 
@@ -42,6 +48,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "annotate-pattern": _annotate_pattern,
     "fuse-ops": _fuse_ops,
     "fuse-tir": _fuse_tir,
+    "lower-graph": _lower_graph,
     "convert-loop-to-llvm": _convert_loop_to_llvm,
 }
 """The project's passes in pipeline order; each factory imports its pass on first use."""

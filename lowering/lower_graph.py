@@ -1,0 +1,209 @@
+"""`lower-graph`: graph-level functions become native entry points over buffers.
+
+After fuse-tir a graph-level function only calls kernels. This pass turns it into a
+`loop.func` of the same name that runs those kernels on buffers:
+
+    func.func @main(%x: tensor<..>) -> tensor<..>          loop.func @main(%x, %w) outs(%y) {
+      %w = graph.constant dense<..>               ==>         %slot0 = loop.alloc : memref<Nxf32>
+      %t = graph.call_loop @k1(%x, %w)                        %t = loop.view %slot0 : ... to ...
+      %y = graph.call_loop @k2(%t)                            loop.call @k1(%x, %w, %t)
+      func.return %y                                          loop.call @k2(%t, %y)
+                                                            }
+
+- Tensor arguments become input buffers, returned values output buffers.
+- Every `graph.constant` becomes an input buffer after the function's own arguments, in order
+  of appearance (`bound_constants` below lists them): the runtime binds the weights once, so
+  they are never embedded in the LLVM IR. The entry records their number in the
+  `loop.bound_constants` attribute.
+- Intermediates live in the slots of a static memory plan (`memory_plan.py`): values whose
+  lifetimes do not overlap share a slot.
+- A returned value that no kernel writes into the output (an argument, a constant, or a value
+  returned twice) is copied there by a generated copy kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType, f32, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from fusion_dialects import loop
+from fusion_dialects.diagnostics import CompileError
+from fusion_dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
+from lowering.memory_plan import Lifetime, plan_memory
+from passes.fuse_tir import buffer_type
+from passes.legalize_ops.loop_builder import KernelBuilder
+
+BOUND_CONSTANTS_ATTR = "loop.bound_constants"
+"""On a lowered entry: how many of its trailing inputs are bound constants."""
+
+
+def bound_constants(function: func.FuncOp) -> list[ConstantOp]:
+    """The constants of a graph-level function, in the order lower-graph turns them into
+    trailing input buffers of the entry."""
+    return [op for op in function.body.block.ops if isinstance(op, ConstantOp)]
+
+
+def _element_count(value: SSAValue) -> int:
+    assert isinstance(value.type, TensorType)
+    count = 1
+    for dim in value.type.get_shape():
+        count *= dim
+    return count
+
+
+@dataclass
+class _EntryBuilder:
+    """Builds the entry `loop.func` of one graph-level function."""
+
+    function: func.FuncOp
+    module: ModuleOp
+
+    def build(self) -> loop.FuncOp:
+        block = self.function.body.block
+        ret = block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        constants = bound_constants(self.function)
+        calls = self._calls(block)
+        inputs = [*block.args, *(c.result for c in constants)]
+        entry = loop.FuncOp(
+            self.function.sym_name.data,
+            [buffer_type(v.type) for v in inputs],
+            [buffer_type(v.type) for v in ret.arguments],
+        )
+        entry.attributes[BOUND_CONSTANTS_ATTR] = IntegerAttr(len(constants), i64)
+        entry.location = self.function.location
+        self.body = entry.body.block
+        self.buffer_of: dict[SSAValue, SSAValue] = dict(zip(inputs, entry.input_args, strict=True))
+        for value, arg in zip(inputs, entry.input_args, strict=True):
+            arg.name_hint = value.name_hint
+        copies = self._bind_outputs(ret, entry)
+        self._plan_intermediates(calls, ret)
+        for call in calls:
+            operands = [self.buffer_of[v] for v in (*call.inputs, *call.outputs)]
+            self._emit(loop.CallOp(call.callee, operands), call)
+        for source, target in copies:
+            self._emit_copy(source, target)
+        self.body.add_op(loop.ReturnOp())
+        return entry
+
+    def _calls(self, block) -> list[CallLoopOp]:
+        calls = []
+        for op in block.ops:
+            match op:
+                case CallLoopOp():
+                    calls.append(op)
+                case ConstantOp() | func.ReturnOp():
+                    pass
+                case _:
+                    raise CompileError(
+                        f"lower-graph: cannot lower {op.name} in a graph-level function; run "
+                        "legalize-ops and the fusion passes first (calls between graph-level "
+                        "functions are not supported yet)",
+                        op,
+                    )
+        return calls
+
+    def _bind_outputs(self, ret: func.ReturnOp, entry: loop.FuncOp) -> list:
+        """Output buffers of returned values; returns the (source, output) pairs to copy."""
+        copies = []
+        for index, (value, arg) in enumerate(zip(ret.arguments, entry.output_args, strict=True)):
+            if value in self.buffer_of:
+                arg.name_hint = f"out{index}"
+                copies.append((value, arg))
+            else:
+                arg.name_hint = value.name_hint
+                self.buffer_of[value] = arg
+        return copies
+
+    def _plan_intermediates(self, calls: list[CallLoopOp], ret: func.ReturnOp) -> None:
+        step_of = {call: step for step, call in enumerate(calls)}
+        values = [v for call in calls for v in call.outputs if v not in self.buffer_of]
+        lifetimes = []
+        for value in values:
+            defined = step_of[value.owner]
+            uses = [step_of.get(use.operation, len(calls)) for use in value.uses]
+            lifetimes.append(Lifetime(_element_count(value), defined, max([defined, *uses])))
+        plan = plan_memory(lifetimes)
+        slots = []
+        for index, size in enumerate(plan.slot_sizes):
+            alloc = loop.AllocOp(MemRefType(f32, [size]))
+            alloc.result.name_hint = f"slot{index}"
+            self.body.add_op(alloc)
+            slots.append(alloc.result)
+        for value, slot in zip(values, plan.slot_of, strict=True):
+            view = loop.ViewOp(slots[slot], buffer_type(value.type))
+            view.result.name_hint = value.name_hint
+            self._emit(view, value.owner)
+            self.buffer_of[value] = view.result
+
+    def _emit(self, op: Operation, origin: Operation) -> None:
+        op.location = origin.location
+        self.body.add_op(op)
+
+    def _emit_copy(self, source: SSAValue, target: SSAValue) -> None:
+        assert isinstance(source.type, TensorType)
+        kernel = _copy_kernel(self.module, tuple(source.type.get_shape()))
+        self.body.add_op(loop.CallOp(kernel.sym_name.data, [self.buffer_of[source], target]))
+
+
+def _copy_kernel(module: ModuleOp, shape: tuple[int, ...]) -> loop.FuncOp:
+    """The kernel that copies a buffer of `shape` (created once per shape)."""
+    name = "copy_" + ("x".join(str(d) for d in shape) or "scalar")
+    for op in module.ops:
+        if isinstance(op, loop.FuncOp) and op.sym_name.data == name:
+            return op
+    builder = KernelBuilder(name, [shape], [shape])
+    with builder.nest_indices(shape) as indices:
+        builder.store(builder.load(builder.inputs[0], indices), builder.outputs[0], indices)
+    kernel = builder.finish()
+    module.body.block.insert_op_before(kernel, module.body.block.first_op)
+    return kernel
+
+
+class LowerGraphFunction(RewritePattern):
+    """Replace a graph-level `func.func` by its entry `loop.func`."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        if not op.body.blocks:
+            return
+        if PRIMITIVE_ATTR in op.attributes:
+            raise CompileError("lower-graph: run fuse-tir first (primitive function left)", op)
+        entry = _EntryBuilder(op, self.module).build()
+        rewriter.insert(entry, InsertPoint.before(op))
+        rewriter.erase(op)
+
+
+@dataclass(frozen=True)
+class LowerGraphPass(ModulePass):
+    """Turn every graph-level function into a native entry `loop.func` over buffers.
+
+    Pre-conditions: fuse-tir has run: graph-level functions contain only `graph.call_loop`,
+    `graph.constant` and `func.return`.
+    Post-conditions: no `func.func` and no graph op is left; each function is a `loop.func`
+    entry (inputs: arguments then bound constants; outputs: results) whose body allocates the
+    memory plan's slots and calls kernels with `loop.call`. The IR verifies.
+    Follow-up: convert-loop-to-llvm.
+    """
+
+    name = "lower-graph"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            LowerGraphFunction(op), apply_recursively=False, walk_regions_first=False
+        ).rewrite_module(op)
