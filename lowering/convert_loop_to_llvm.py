@@ -1,0 +1,83 @@
+"""The `convert-loop-to-llvm` pass: kernels → xDSL's `llvm` dialect."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
+
+from lowering.arith_to_llvm import LowerArithPattern
+from lowering.loop_to_llvm import LowerForPattern, LowerFuncPattern, LowerReturnPattern
+from lowering.math_to_llvm import (
+    ExpandMathPattern,
+    LowerFPowIPattern,
+    LowerMathIntrinsicPattern,
+    LowerMathLibmPattern,
+    LowerRsqrtPattern,
+)
+from lowering.memref_to_llvm import (
+    DEFAULT_STACK_LIMIT,
+    LowerAllocPattern,
+    LowerLoadPattern,
+    LowerStorePattern,
+)
+
+
+def _walk(module: ModuleOp, *patterns: RewritePattern) -> None:
+    PatternRewriteWalker(GreedyRewritePatternApplier(list(patterns))).rewrite_module(module)
+
+
+@dataclass(frozen=True)
+class ConvertLoopToLLVMPass(ModulePass):
+    """Lowers every `loop.func` kernel, with its loops, buffers and scalar code, to `llvm`.
+
+    Pre-conditions: kernels are `loop.func`s over statically shaped memrefs with identity or
+    static strided layouts; their bodies hold `loop.for`, `loop.alloc`, `memref.load`,
+    `memref.store`, `arith` and `math` ops (the ops listed in `arith_to_llvm.ARITH_LOWERINGS`
+    and `math_to_llvm`). Other top-level ops are left alone.
+
+    Post-conditions: each kernel is an external `llvm.func` with the same name taking one
+    `!llvm.ptr {llvm.noalias, llvm.nocapture}` per buffer (inputs, then outputs) and
+    returning nothing, i.e. a C-ABI entry point; loops are basic blocks; `index` is `i64`;
+    memory is `llvm.getelementptr`/`load`/`store`; local buffers are `llvm.alloca` or
+    `aligned_alloc`/`free`; external functions (`aligned_alloc`, `free`, libm) are declared.
+    No `loop`, `memref`, `arith`, `math` op or unrealized cast remains.
+
+    Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `lowering.jit`.
+
+    Options:
+    - `approximate-math` (default true): expand f32 exp/log/tanh/erf into vectorisable
+      polynomials (`math_approximations`) rather than calling libm through intrinsics;
+    - `stack-limit` (default 4096): the largest local buffer, in bytes, put on the stack.
+    """
+
+    name = "convert-loop-to-llvm"
+
+    approximate_math: bool = True
+    stack_limit: int = DEFAULT_STACK_LIMIT
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Structure first: buffers become pointers and induction variables i64 block
+        # arguments, so that every later pattern sees converted operands.
+        _walk(op, LowerFuncPattern(), LowerReturnPattern())
+        _walk(op, LowerForPattern())
+        _walk(op, LowerLoadPattern(), LowerStorePattern(), LowerAllocPattern(self.stack_limit))
+        expand: list[RewritePattern] = [ExpandMathPattern()] if self.approximate_math else []
+        _walk(
+            op,
+            *expand,
+            LowerRsqrtPattern(),
+            LowerFPowIPattern(),
+            LowerMathIntrinsicPattern(),
+            LowerMathLibmPattern(),
+        )
+        _walk(op, LowerArithPattern())
+        reconcile_unrealized_casts(op)

@@ -1,0 +1,213 @@
+"""JIT compilation of an `llvm` dialect module with llvmlite, and calls on numpy arrays.
+
+`compile_llvm_module(module)`:
+
+    xdsl.backend.llvm.convert_module  →  llvmlite.binding.parse_assembly  →  verify
+    →  triple and data layout of a host TargetMachine (CPU name and features, opt level 3)
+    →  new pass manager, PipelineTuningOptions(speed_level=3)  →  MCJIT engine
+
+One LLVM module and one execution engine per call; the returned `JitModule` keeps both
+alive. Kernels lowered by `convert-loop-to-llvm` carry their buffer types
+(`loop.kernel_type`), so `JitModule.call_kernel` can check the arrays it is given.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+import llvmlite.binding as llvm
+import numpy as np
+from xdsl.backend.llvm.convert import convert_module
+from xdsl.dialects import llvm as llvm_dialect
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FunctionType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute
+
+from lowering.loop_to_llvm import KERNEL_TYPE_ATTR
+
+
+class KernelCallError(TypeError):
+    """An array does not match the buffer a kernel expects."""
+
+
+@cache
+def _initialize_llvm() -> None:
+    """Initialises the native target once, and makes libm's symbols visible to the JIT."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    libm = ctypes.util.find_library("m")
+    if libm is not None:
+        llvm.load_library_permanently(libm)
+
+
+def host_target_machine() -> llvm.TargetMachine:
+    """A new target machine for this CPU (name and features), optimising at level 3.
+
+    Each execution engine takes ownership of (and eventually frees) its target machine, so
+    every compilation makes its own.
+    """
+    _initialize_llvm()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+    )
+
+
+_NUMPY_DTYPES: dict[type[Attribute], Callable[[Attribute], np.dtype]] = {
+    Float32Type: lambda _: np.dtype(np.float32),
+    Float64Type: lambda _: np.dtype(np.float64),
+    Float16Type: lambda _: np.dtype(np.float16),
+    IntegerType: lambda t: np.dtype(f"int{max(8, t.bitwidth)}"),  # type: ignore[attr-defined]
+}
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """What a kernel argument must be: a C-contiguous array of this shape and dtype."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @staticmethod
+    def of(buffer_type: Attribute) -> BufferSpec:
+        assert isinstance(buffer_type, MemRefType)
+        element_type = buffer_type.element_type
+        to_dtype = _NUMPY_DTYPES.get(type(element_type))
+        if to_dtype is None:
+            raise TypeError(f"no numpy dtype for the elements of {buffer_type}")
+        return BufferSpec(tuple(buffer_type.get_shape()), to_dtype(element_type))
+
+
+@dataclass(frozen=True)
+class KernelSignature:
+    """The buffers of a kernel: inputs, then the outputs it writes."""
+
+    inputs: tuple[BufferSpec, ...]
+    outputs: tuple[BufferSpec, ...]
+
+    @property
+    def buffers(self) -> tuple[BufferSpec, ...]:
+        return (*self.inputs, *self.outputs)
+
+    @staticmethod
+    def of(kernel_type: FunctionType) -> KernelSignature:
+        return KernelSignature(
+            tuple(BufferSpec.of(t) for t in kernel_type.inputs.data),
+            tuple(BufferSpec.of(t) for t in kernel_type.outputs.data),
+        )
+
+
+def kernel_signatures(module: ModuleOp) -> dict[str, KernelSignature]:
+    """The signature of every `llvm.func` lowered from a `loop.func` in `module`."""
+    signatures: dict[str, KernelSignature] = {}
+    for op in module.ops:
+        if not isinstance(op, llvm_dialect.FuncOp):
+            continue
+        kernel_type = op.attributes.get(KERNEL_TYPE_ATTR)
+        if isinstance(kernel_type, FunctionType):
+            signatures[op.sym_name.data] = KernelSignature.of(kernel_type)
+    return signatures
+
+
+class JitModule:
+    """Native code for one `llvm` dialect module: an optimised LLVM module and its engine."""
+
+    def __init__(
+        self,
+        module: llvm.ModuleRef,
+        target_machine: llvm.TargetMachine,
+        kernels: dict[str, KernelSignature],
+    ):
+        self._target_machine = target_machine
+        self.llvm_ir: str = str(module)
+        """The optimised LLVM IR."""
+        self._module = module
+        self._engine = llvm.create_mcjit_compiler(module, self._target_machine)
+        self._engine.finalize_object()
+        self._engine.run_static_constructors()
+        self.kernels = kernels
+        """The buffer signature of each kernel lowered from a `loop.func`."""
+        self._callables: dict[str, Callable[..., None]] = {}
+
+    @cached_property
+    def assembly(self) -> str:
+        """The host assembly of the optimised module (compiled again from `llvm_ir`)."""
+        return self._target_machine.emit_assembly(llvm.parse_assembly(self.llvm_ir))
+
+    def function_address(self, name: str) -> int:
+        """The address of the compiled function `name`."""
+        address = self._engine.get_function_address(name)
+        if address == 0:
+            raise KeyError(f"no function '{name}' in the compiled module")
+        return address
+
+    def call_kernel(self, name: str, *arrays: np.ndarray) -> None:
+        """Calls kernel `name` on numpy arrays (inputs, then outputs, written in place)."""
+        signature = self.kernels.get(name)
+        if signature is None:
+            known = ", ".join(sorted(self.kernels)) or "none"
+            raise KeyError(f"no kernel '{name}' in the compiled module (kernels: {known})")
+        specs = signature.buffers
+        if len(arrays) != len(specs):
+            raise KernelCallError(f"kernel '{name}' takes {len(specs)} arrays, got {len(arrays)}")
+        for index, (array, spec) in enumerate(zip(arrays, specs, strict=True)):
+            is_output = index >= len(signature.inputs)
+            _check_argument(name, index, array, spec, is_output)
+        function = self._callables.get(name)
+        if function is None:
+            prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(specs)))
+            function = prototype(self.function_address(name))
+            self._callables[name] = function
+        function(*(array.ctypes.data for array in arrays))
+
+
+def _check_argument(
+    kernel: str, index: int, array: object, spec: BufferSpec, is_output: bool
+) -> None:
+    role = "output" if is_output else "input"
+    where = f"kernel '{kernel}', argument #{index} ({role})"
+    if not isinstance(array, np.ndarray):
+        raise KernelCallError(f"{where}: expected a numpy array, got {type(array).__name__}")
+    if array.dtype != spec.dtype:
+        raise KernelCallError(f"{where}: expected dtype {spec.dtype}, got {array.dtype}")
+    if array.shape != spec.shape:
+        raise KernelCallError(f"{where}: expected shape {spec.shape}, got {array.shape}")
+    if not array.flags.c_contiguous:
+        raise KernelCallError(f"{where}: the array must be C-contiguous")
+    if is_output and not array.flags.writeable:
+        raise KernelCallError(f"{where}: the array must be writeable")
+
+
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
+    """Runs LLVM's O3 pipeline (new pass manager) on `module` for `target_machine`."""
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    builder = llvm.create_pass_builder(target_machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
+def compile_llvm_module(module: ModuleOp) -> JitModule:
+    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
+    target_machine = host_target_machine()
+    data_layout = str(target_machine.target_data)
+    ir_module = convert_module(
+        module, fallback_target_triple=target_machine.triple, data_layout=data_layout
+    )
+    llvm_module = llvm.parse_assembly(str(ir_module))
+    llvm_module.verify()
+    llvm_module.triple = target_machine.triple
+    llvm_module.data_layout = data_layout
+    optimize(llvm_module, target_machine)
+    return JitModule(llvm_module, target_machine, kernel_signatures(module))

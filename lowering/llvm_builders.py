@@ -1,0 +1,81 @@
+"""Small builders of `llvm` dialect ops shared by the lowering patterns.
+
+Intrinsics are always called through `llvm.call_intrinsic` with their fully mangled name
+(`llvm.sqrt.f32`), never through xDSL's `llvm.intr.*` ops: those are translated to
+unmangled declarations (`@llvm.sqrt`), and a module that used one intrinsic at two types
+would get a single declaration for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from lowering.llvm_types import intrinsic_suffix, is_float, llvm_type
+
+
+def constant(value: int | float, builtin_type: Attribute) -> llvm.ConstantOp:
+    """`llvm.mlir.constant` of a scalar; `index` constants become `i64`."""
+    lowered = llvm_type(builtin_type)
+    if is_float(lowered):
+        return llvm.ConstantOp(FloatAttr(float(value), lowered), lowered)  # type: ignore[arg-type]
+    assert isinstance(lowered, IntegerType)
+    return llvm.ConstantOp(IntegerAttr(int(value), lowered, truncate_bits=True), lowered)
+
+
+def intrinsic(
+    name: str,
+    args: Sequence[SSAValue],
+    result_type: Attribute,
+    overload_types: Sequence[Attribute] | None = None,
+) -> llvm.CallIntrinsicOp:
+    """A call of the LLVM intrinsic `llvm.<name>.<suffixes>`.
+
+    The suffixes are those of `overload_types`, by default of the result type:
+    `intrinsic("fma", ...)` on `f32` calls `llvm.fma.f32`; `llvm.fptosi.sat` is overloaded
+    on the result and the operand type: `overload_types=(i32, f32)` → `llvm.fptosi.sat.i32.f32`.
+    """
+    types = (result_type,) if overload_types is None else overload_types
+    mangled = ".".join(["llvm", name, *(intrinsic_suffix(t) for t in types)])
+    return llvm.CallIntrinsicOp(mangled, args, [llvm_type(result_type)])
+
+
+def enclosing_module(op: Operation) -> ModuleOp:
+    module = op.get_toplevel_object()
+    if not isinstance(module, ModuleOp):
+        raise ValueError(f"{op.name} is not inside a builtin.module")
+    return module
+
+
+def declare_function(
+    rewriter: PatternRewriter,
+    anchor: Operation,
+    name: str,
+    inputs: Sequence[Attribute],
+    output: Attribute | None = None,
+) -> None:
+    """Declares the external C function `name` in `anchor`'s module, once."""
+    module = enclosing_module(anchor)
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data == name:
+            return
+    function_type = llvm.LLVMFunctionType(list(inputs), output)
+    declaration = llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external"))
+    rewriter.insert(declaration, InsertPoint.at_end(module.body.block))
+
+
+def call_function(
+    rewriter: PatternRewriter,
+    anchor: Operation,
+    name: str,
+    args: Sequence[SSAValue],
+    output: Attribute | None = None,
+) -> llvm.CallOp:
+    """`llvm.call @name(args)`, declaring `name` in the module if needed (not inserted)."""
+    declare_function(rewriter, anchor, name, [arg.type for arg in args], output)
+    return llvm.CallOp(name, *args, return_type=output)

@@ -1,0 +1,81 @@
+"""The one table that maps builtin types to the types of xDSL's `llvm` dialect.
+
+| builtin type                  | LLVM dialect type      | note                                  |
+|-------------------------------|------------------------|---------------------------------------|
+| `index`                       | `i64`                  | `INDEX_BITWIDTH`                      |
+| `iN` (signless, si, ui)       | `iN`                   | LLVM integers are signless            |
+| `f16` `f32` `f64`             | same                   |                                       |
+| `memref<...>`                 | `!llvm.ptr`            | a bare pointer to the first element   |
+| `!llvm.*`                     | same                   | already converted                     |
+
+A statically shaped memref is lowered to a bare pointer: shape, strides and offset are
+compile-time constants, read from the memref type wherever an access is linearised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+)
+from xdsl.dialects.llvm import LLVMPointerType, LLVMVoidType
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import DiagnosticException
+
+INDEX_BITWIDTH = 64
+"""`index` values are 64-bit integers in generated code."""
+
+
+def _signless(integer: Attribute) -> Attribute:
+    assert isinstance(integer, IntegerType)
+    return IntegerType(integer.bitwidth)
+
+
+_TYPE_TABLE: dict[type[Attribute], Callable[[Attribute], Attribute]] = {
+    IndexType: lambda _: IntegerType(INDEX_BITWIDTH),
+    IntegerType: _signless,
+    Float16Type: lambda t: t,
+    Float32Type: lambda t: t,
+    Float64Type: lambda t: t,
+    MemRefType: lambda _: LLVMPointerType(),
+    LLVMPointerType: lambda t: t,
+    LLVMVoidType: lambda t: t,
+}
+
+
+def llvm_type(builtin_type: Attribute) -> Attribute:
+    """The LLVM dialect type of `builtin_type`; idempotent on converted types."""
+    convert = _TYPE_TABLE.get(type(builtin_type))
+    if convert is None:
+        raise DiagnosticException(f"convert-loop-to-llvm: unsupported type {builtin_type}")
+    return convert(builtin_type)
+
+
+def bitwidth(builtin_type: Attribute) -> int:
+    """The width in bits of a scalar type once lowered (`index` is `INDEX_BITWIDTH`)."""
+    lowered = llvm_type(builtin_type)
+    if isinstance(lowered, IntegerType | Float16Type | Float32Type | Float64Type):
+        return lowered.bitwidth
+    raise DiagnosticException(f"convert-loop-to-llvm: {builtin_type} is not a scalar type")
+
+
+def storage_bytes(element_type: Attribute) -> int:
+    """The bytes one element occupies in a buffer (`i1` takes a whole byte)."""
+    return max(1, (bitwidth(element_type) + 7) // 8)
+
+
+def intrinsic_suffix(builtin_type: Attribute) -> str:
+    """The type suffix LLVM mangles into overloaded intrinsic names: `f32`, `i64`, ..."""
+    lowered = llvm_type(builtin_type)
+    kind = "i" if isinstance(lowered, IntegerType) else "f"
+    return f"{kind}{bitwidth(lowered)}"
+
+
+def is_float(builtin_type: Attribute) -> bool:
+    return isinstance(builtin_type, Float16Type | Float32Type | Float64Type)

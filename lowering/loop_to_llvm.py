@@ -1,0 +1,123 @@
+"""`loop.func` / `loop.return` / `loop.for` → `llvm.func` and basic blocks.
+
+A kernel `loop.func @k(%a: memref<..>) outs(%c: memref<..>)` becomes the C-ABI entry point
+
+    llvm.func @k(%a: !llvm.ptr {llvm.noalias, llvm.nocapture}, %c: !llvm.ptr {...})
+
+i.e. `void k(float *a, float *c)` in C: one pointer per buffer, inputs first, no return
+value. The buffer types are kept on the function as the discardable attribute
+`loop.kernel_type` (the `loop.func`'s function type), which `lowering.jit` uses to check the
+arrays a kernel is called with.
+
+A loop `loop.for %i = %lb to %ub step %s { body }` becomes
+
+    ^before:   ...                          llvm.br ^header(%lb)
+    ^header(%i: i64):  %c = llvm.icmp "slt" %i, %ub     llvm.cond_br %c, ^body, ^after
+    ^body:     body; %n = llvm.add %i, %s overflow<nsw>; llvm.br ^header(%n)
+    ^after:    the ops that followed the loop
+
+which LLVM's loop passes recognise (rotation, SCEV trip counts, vectorisation, unrolling).
+
+Loop kinds: every kind currently produces this same serial CFG. `vectorized` and `unrolled`
+leave the decision to LLVM's vectoriser and unroller, which treat every innermost loop
+(loop metadata cannot be attached through xDSL's translation to llvmlite); `parallel` runs
+serially in this first version, until the threading runtime lands.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    UnitAttr,
+    UnrealizedConversionCastOp,
+    i64,
+)
+from xdsl.ir import Block
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
+
+from fusion_dialects import loop
+
+KERNEL_TYPE_ATTR = "loop.kernel_type"
+"""The discardable attribute that keeps a lowered kernel's buffer types."""
+
+BUFFER_ARG_ATTRS = DictionaryAttr({"llvm.noalias": UnitAttr(), "llvm.nocapture": UnitAttr()})
+"""Parameter attributes of every buffer argument."""
+
+
+class LowerFuncPattern(RewritePattern):
+    """`loop.func` → external `llvm.func` over `!llvm.ptr {llvm.noalias}` arguments."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.FuncOp, rewriter: PatternRewriter, /) -> None:
+        body = rewriter.move_region_contents_to_new_regions(op.body)
+        entry = body.blocks.first
+        assert entry is not None
+        pointer = llvm.LLVMPointerType()
+        for arg in entry.args:
+            buffer_type = arg.type
+            new_arg = rewriter.replace_value_with_new_type(arg, pointer)
+            # Ops not converted yet still see a memref; the casts are reconciled at the end.
+            cast = UnrealizedConversionCastOp.get([new_arg], [buffer_type])
+            rewriter.insert(cast, InsertPoint.at_start(entry))
+            rewriter.replace_uses_with_if(
+                new_arg, cast.results[0], lambda use, c=cast: use.operation is not c
+            )
+        count = len(entry.args)
+        func = llvm.FuncOp(
+            op.sym_name,
+            llvm.LLVMFunctionType([pointer] * count),
+            linkage=llvm.LinkageAttr("external"),
+            body=body,
+            other_props={"arg_attrs": ArrayAttr([BUFFER_ARG_ATTRS] * count)},
+            extra_attrs={KERNEL_TYPE_ATTR: op.function_type},
+        )
+        rewriter.replace(op, func, [])
+
+
+class LowerReturnPattern(RewritePattern):
+    """`loop.return` → `llvm.return`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.ReturnOp, rewriter: PatternRewriter, /) -> None:
+        rewriter.replace(op, llvm.ReturnOp())
+
+
+class LowerForPattern(RewritePattern):
+    """`loop.for` → header, body and exit blocks (see the module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.ForOp, rewriter: PatternRewriter, /) -> None:
+        before = op.parent_block()
+        if before is None:
+            return
+        after = before.split_before(op)
+        after.name_hint = "loop_exit"
+
+        header = Block(arg_types=[i64])
+        header.name_hint = "loop_header"
+        induction_var = header.args[0]
+        induction_var.name_hint = "iv"
+        Rewriter.insert_block(header, BlockInsertPoint.before(after))
+
+        first, last = op.body.blocks.first, op.body.blocks.last
+        assert first is not None and last is not None
+        first.name_hint = "loop_body"
+        rewriter.replace_all_uses_with(first.args[0], induction_var)
+        rewriter.erase_block_argument(first.args[0])
+        rewriter.inline_region(op.body, BlockInsertPoint.before(after))
+
+        step = llvm.AddOp(
+            induction_var, op.step, overflow=llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+        )
+        rewriter.replace(last.last_op, [step, llvm.BrOp(header, step.res)])  # type: ignore[arg-type]
+
+        slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
+        condition = llvm.ICmpOp(induction_var, op.ub, slt)
+        branch = llvm.CondBrOp(condition.res, first, (), after, ())
+        rewriter.insert([condition, branch], InsertPoint.at_end(header))
+        rewriter.insert(llvm.BrOp(header, op.lb), InsertPoint.at_end(before))
+        rewriter.erase(op)

@@ -1,0 +1,130 @@
+"""`math` → `llvm`: the route each function takes.
+
+| route                                    | functions                                            |
+|------------------------------------------|------------------------------------------------------|
+| f32 expansion (`math_approximations`)    | exp, log, tanh, erf — vectorised, ≤ 2-3 ulp           |
+| LLVM intrinsic, a native instruction     | sqrt, absf, floor, ceil, round, roundeven, trunc, fma, copysign — exact, vectorised |
+| LLVM intrinsic, scalar libm call         | powf, exp2, log2, log10, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh; and exp, log, tanh when not expanded (f64, or `approximate-math=false`) |
+| libm function (no LLVM intrinsic)        | erf, log1p, expm1, cbrt, asinh, acosh, atanh (`erff`, `log1pf`, ... for f32) |
+| rewrite                                  | rsqrt → 1 / sqrt (two correctly rounded ops, ≤ 1.5 ulp, vectorised) |
+| LLVM intrinsic `llvm.powi`               | fpowi (x to an integer power, by multiplications)    |
+
+Intrinsics that LLVM has no instruction for become libm calls in the backend (`powf`, ...):
+correct to glibc's accuracy (≤ 1-2 ulp) but one call per element, so loops around them are
+not vectorised. The JIT resolves libm from the process (`lowering.jit` loads it).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.utils.exceptions import DiagnosticException
+
+from lowering.llvm_builders import call_function, intrinsic
+from lowering.llvm_types import llvm_type
+from lowering.math_approximations import F32_APPROXIMATIONS, Emitter
+
+INTRINSIC_FUNCTIONS: dict[type[Operation], str] = {
+    math.SqrtOp: "sqrt",
+    math.AbsFOp: "fabs",
+    math.FloorOp: "floor",
+    math.CeilOp: "ceil",
+    math.RoundOp: "round",
+    math.RoundEvenOp: "roundeven",
+    math.TruncOp: "trunc",
+    math.FmaOp: "fma",
+    math.CopySignOp: "copysign",
+    math.PowFOp: "pow",
+    math.ExpOp: "exp",
+    math.Exp2Op: "exp2",
+    math.LogOp: "log",
+    math.Log2Op: "log2",
+    math.Log10Op: "log10",
+    math.SinOp: "sin",
+    math.CosOp: "cos",
+    math.TanOp: "tan",
+    math.AsinOp: "asin",
+    math.AcosOp: "acos",
+    math.AtanOp: "atan",
+    math.Atan2Op: "atan2",
+    math.SinhOp: "sinh",
+    math.CoshOp: "cosh",
+    math.TanhOp: "tanh",
+}
+"""Math ops with an LLVM intrinsic `llvm.<name>.<type>` of the same semantics."""
+
+LIBM_FUNCTIONS: dict[type[Operation], str] = {
+    math.ErfOp: "erf",
+    math.Log1pOp: "log1p",
+    math.ExpM1Op: "expm1",
+    math.CbrtOp: "cbrt",
+    math.AsinhOp: "asinh",
+    math.AcoshOp: "acosh",
+    math.AtanhOp: "atanh",
+}
+"""Math ops without an LLVM intrinsic: a call of the C function (with an `f` suffix for f32)."""
+
+_LIBM_SUFFIX: dict[type[Operation], str] = {Float32Type: "f", Float64Type: ""}
+
+
+class ExpandMathPattern(RewritePattern):
+    """Expands `f32` exp/log/tanh/erf into vectorisable arithmetic (`math_approximations`)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        expansion = F32_APPROXIMATIONS.get(type(op))
+        if expansion is None or not isinstance(op.results[0].type, Float32Type):
+            return
+        emitter = Emitter()
+        result = expansion(emitter, op.operands[0])
+        rewriter.replace(op, emitter.ops, [result])
+
+
+class LowerRsqrtPattern(RewritePattern):
+    """`math.rsqrt %x` → `1.0 / math.sqrt %x`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.RsqrtOp, rewriter: PatternRewriter, /) -> None:
+        one = arith.ConstantOp(FloatAttr(1.0, op.result.type))  # type: ignore[arg-type]
+        root = math.SqrtOp(op.operand)
+        quotient = arith.DivfOp(one, root)
+        rewriter.replace(op, [one, root, quotient])
+
+
+class LowerMathIntrinsicPattern(RewritePattern):
+    """A math op of `INTRINSIC_FUNCTIONS` → `llvm.call_intrinsic "llvm.<name>.<type>"`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        name = INTRINSIC_FUNCTIONS.get(type(op))
+        if name is None:
+            return
+        call = intrinsic(name, op.operands, op.results[0].type)
+        rewriter.replace(op, [call])
+
+
+class LowerFPowIPattern(RewritePattern):
+    """`math.fpowi %x, %n` → `llvm.powi.<float>.<int>` (repeated multiplication)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.FPowIOp, rewriter: PatternRewriter, /) -> None:
+        overloads = (op.lhs.type, op.rhs.type)
+        call = intrinsic("powi", op.operands, op.result.type, overload_types=overloads)
+        rewriter.replace(op, [call])
+
+
+class LowerMathLibmPattern(RewritePattern):
+    """A math op of `LIBM_FUNCTIONS` → `llvm.call @erff(...)` (declared once per module)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        name = LIBM_FUNCTIONS.get(type(op))
+        if name is None:
+            return
+        result_type = op.results[0].type
+        suffix = _LIBM_SUFFIX.get(type(result_type))
+        if suffix is None:
+            raise DiagnosticException(
+                f"convert-loop-to-llvm: '{op.name}' on {result_type} has no C library function"
+            )
+        call = call_function(rewriter, op, name + suffix, op.operands, llvm_type(result_type))
+        rewriter.replace(op, [call])

@@ -1,0 +1,216 @@
+"""`memref.load` / `memref.store` / `loop.alloc` → pointer arithmetic and memory calls.
+
+A buffer is a bare `!llvm.ptr` to its first element. An access `%m[%i, %j]` to a statically
+shaped memref is linearised with the static strides of its type (row-major by default, or
+the static `strided<...>` layout) into one element offset, then addressed with
+
+    %off = i * stride_0 + j * stride_1 (+ offset)        (index arithmetic, `nsw`)
+    %p   = llvm.getelementptr inbounds %ptr[%off] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+
+so that LLVM sees a simple affine address per access, which its loop vectoriser handles.
+(xDSL's `ptr` route casts pointers to integers and back, which defeats vectorisation.)
+
+A `loop.alloc` becomes, at the start of the kernel's entry block (so that it is allocated
+once per kernel call even if it appears inside a loop):
+
+- `llvm.alloca` (64-byte aligned) if the buffer is at most `stack_limit` bytes
+  (default `DEFAULT_STACK_LIMIT` = 4 KiB: small enough that a kernel's stack frame stays
+  far below the smallest thread stacks the parallel runtime will use);
+- otherwise `aligned_alloc(64, size rounded up to 64)`, with a `free` before every return.
+
+Memref values that are still needed as memrefs meet their pointers through
+`builtin.unrealized_conversion_cast`, which the pass reconciles at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.dialects import arith, llvm, memref
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    UnrealizedConversionCastOp,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import DiagnosticException
+
+from fusion_dialects import loop
+from lowering.llvm_builders import call_function, constant
+from lowering.llvm_types import llvm_type, storage_bytes
+
+DEFAULT_STACK_LIMIT = 4096
+"""Local buffers of at most this many bytes live on the stack."""
+
+BUFFER_ALIGNMENT = 64
+"""Alignment in bytes of every local buffer (one cache line, one AVX-512 vector)."""
+
+# ---------------------------------------------------------------------------------------------
+# Addressing
+# ---------------------------------------------------------------------------------------------
+
+
+def static_layout(buffer_type: MemRefType) -> tuple[tuple[int, ...], int]:
+    """The static strides and offset of `buffer_type`, in elements."""
+    if any(dim < 0 for dim in buffer_type.get_shape()):
+        raise DiagnosticException(
+            f"convert-loop-to-llvm: dynamic shapes are not supported yet, got {buffer_type}"
+        )
+    strides = buffer_type.get_strides()
+    offset = buffer_type.get_offset()
+    if strides is None or offset is None or any(s is None for s in strides):
+        raise DiagnosticException(
+            f"convert-loop-to-llvm: the layout of {buffer_type} has no static strides"
+        )
+    return tuple(s for s in strides if s is not None), offset
+
+
+def _index_constant(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def linearize(
+    indices: tuple[SSAValue, ...], buffer_type: MemRefType
+) -> tuple[list[Operation], SSAValue]:
+    """The element offset `sum(index_d * stride_d) + offset`, as `index` arithmetic."""
+    strides, offset = static_layout(buffer_type)
+    nsw = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
+    ops: list[Operation] = []
+    terms: list[SSAValue] = []
+    for index, stride in zip(indices, strides, strict=True):
+        if stride == 0:
+            continue
+        if stride == 1:
+            terms.append(index)
+            continue
+        factor = _index_constant(stride)
+        product = arith.MuliOp(index, factor, overflow=nsw)
+        ops += [factor, product]
+        terms.append(product.result)
+    if offset != 0 or not terms:
+        start = _index_constant(offset)
+        ops.append(start)
+        terms.append(start.result)
+    total = terms[0]
+    for term in terms[1:]:
+        add = arith.AddiOp(total, term, overflow=nsw)
+        ops.append(add)
+        total = add.result
+    return ops, total
+
+
+def element_address(
+    buffer: SSAValue, indices: tuple[SSAValue, ...]
+) -> tuple[list[Operation], SSAValue]:
+    """`getelementptr inbounds` to the element `buffer[indices]`."""
+    buffer_type = buffer.type
+    assert isinstance(buffer_type, MemRefType)
+    pointer = UnrealizedConversionCastOp.get([buffer], [llvm.LLVMPointerType()])
+    offset_ops, offset = linearize(indices, buffer_type)
+    offset64 = arith.IndexCastOp(offset, i64)
+    address = llvm.GEPOp.from_mixed_indices(
+        pointer.results[0],
+        [offset64.result],
+        llvm_type(buffer_type.element_type),
+        inbounds=True,
+    )
+    return [pointer, *offset_ops, offset64, address], address.result
+
+
+class LowerLoadPattern(RewritePattern):
+    """`memref.load %m[%i, ...]` → `llvm.getelementptr` + `llvm.load`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter, /) -> None:
+        address_ops, address = element_address(op.memref, tuple(op.indices))
+        element_type = op.res.type
+        load = llvm.LoadOp(address, llvm_type(element_type), alignment=storage_bytes(element_type))
+        rewriter.replace(op, [*address_ops, load], [load.dereferenced_value])
+
+
+class LowerStorePattern(RewritePattern):
+    """`memref.store %v, %m[%i, ...]` → `llvm.getelementptr` + `llvm.store`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter, /) -> None:
+        address_ops, address = element_address(op.memref, tuple(op.indices))
+        store = llvm.StoreOp(op.value, address, alignment=storage_bytes(op.value.type))
+        rewriter.replace(op, [*address_ops, store], [])
+
+
+# ---------------------------------------------------------------------------------------------
+# Local buffers
+# ---------------------------------------------------------------------------------------------
+
+
+def _kernel_of(op: Operation) -> loop.FuncOp | llvm.FuncOp:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, loop.FuncOp | llvm.FuncOp):
+        parent = parent.parent_op()
+    if parent is None:
+        raise DiagnosticException("convert-loop-to-llvm: 'loop.alloc' outside a kernel")
+    return parent
+
+
+def _returns(kernel: Operation) -> list[Operation]:
+    return [op for op in kernel.walk() if isinstance(op, loop.ReturnOp | llvm.ReturnOp)]
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return (value + multiple - 1) // multiple * multiple
+
+
+@dataclass(frozen=True)
+class LowerAllocPattern(RewritePattern):
+    """`loop.alloc` → `llvm.alloca` (small) or `aligned_alloc` + `free` (large)."""
+
+    stack_limit: int = DEFAULT_STACK_LIMIT
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.AllocOp, rewriter: PatternRewriter, /) -> None:
+        buffer_type = op.result.type
+        assert isinstance(buffer_type, MemRefType)
+        static_layout(buffer_type)
+        kernel = _kernel_of(op)
+        entry = kernel.body.blocks.first
+        assert entry is not None
+        count = prod(buffer_type.get_shape())
+        size = count * storage_bytes(buffer_type.element_type)
+        if size <= self.stack_limit:
+            ops, pointer = _stack_buffer(count, buffer_type)
+        else:
+            ops, pointer = self._heap_buffer(rewriter, kernel, size)
+        cast = UnrealizedConversionCastOp.get([pointer], [buffer_type])
+        rewriter.insert([*ops, cast], InsertPoint.at_start(entry))
+        rewriter.replace(op, [], [cast.results[0]])
+
+    @staticmethod
+    def _heap_buffer(
+        rewriter: PatternRewriter, kernel: Operation, size: int
+    ) -> tuple[list[Operation], SSAValue]:
+        alignment = constant(BUFFER_ALIGNMENT, i64)
+        padded = constant(_round_up(size, BUFFER_ALIGNMENT), i64)
+        pointer_type = llvm.LLVMPointerType()
+        allocate = call_function(
+            rewriter, kernel, "aligned_alloc", [alignment.result, padded.result], pointer_type
+        )
+        assert allocate.returned is not None
+        for ret in _returns(kernel):
+            release = call_function(rewriter, kernel, "free", [allocate.returned])
+            rewriter.insert(release, InsertPoint.before(ret))
+        return [alignment, padded, allocate], allocate.returned
+
+
+def _stack_buffer(count: int, buffer_type: MemRefType) -> tuple[list[Operation], SSAValue]:
+    length = constant(count, i64)
+    alloca = llvm.AllocaOp(length, llvm_type(buffer_type.element_type), alignment=BUFFER_ALIGNMENT)
+    return [length, alloca], alloca.results[0]

@@ -1,0 +1,83 @@
+"""Fixtures for the lowering tests: parse `loop.func` kernels, lower them, JIT them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, llvm, math, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from fusion_dialects.loop import Loop
+from lowering import ConvertLoopToLLVMPass, JitModule, compile_llvm_module
+
+
+@pytest.fixture(scope="session")
+def ctx() -> Context:
+    context = Context()
+    for dialect in (
+        builtin.Builtin,
+        arith.Arith,
+        math.Math,
+        memref.MemRef,
+        func.Func,
+        llvm.LLVM,
+        Loop,
+    ):
+        context.load_dialect(dialect)
+    return context
+
+
+@pytest.fixture(scope="session")
+def lower(ctx: Context) -> Callable[..., ModuleOp]:
+    """`lower(text, **options)`: parses kernels, runs `convert-loop-to-llvm`, verifies."""
+
+    def run(text: str, **options: object) -> ModuleOp:
+        module = Parser(ctx, text).parse_module()
+        module.verify()
+        ConvertLoopToLLVMPass(**options).apply(ctx, module)  # type: ignore[arg-type]
+        module.verify()
+        return module
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def jit(lower: Callable[..., ModuleOp]) -> Callable[..., JitModule]:
+    """`jit(text, **options)`: lowers kernels and compiles them for the host."""
+
+    def run(text: str, **options: object) -> JitModule:
+        return compile_llvm_module(lower(text, **options))
+
+    return run
+
+
+def elementwise_kernel(name: str, shape: tuple[int, ...], arity: int, body: str) -> str:
+    """A kernel `out[i..] = body(%x0[i..], %x1[i..], ...)`; `body` computes `%r` from `%x<k>`."""
+    memref_type = f"memref<{'x'.join(map(str, shape))}xf32>"
+    inputs = ", ".join(f"%in{k}: {memref_type}" for k in range(arity))
+    ivs = [f"%i{d}" for d in range(len(shape))]
+    subscript = ", ".join(ivs)
+    loads = "\n".join(
+        f"%x{k} = memref.load %in{k}[{subscript}] : {memref_type}" for k in range(arity)
+    )
+    inner = f"{loads}\n{body}\nmemref.store %r, %out[{subscript}] : {memref_type}"
+    for d in reversed(range(len(shape))):
+        inner = f"loop.for {ivs[d]} = %c0 to %n{d} step %c1 {{\n{inner}\n}}"
+    bounds = "\n".join(f"%n{d} = arith.constant {n} : index" for d, n in enumerate(shape))
+    return f"""
+loop.func @{name}({inputs}) outs(%out: {memref_type}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  {bounds}
+  {inner}
+  loop.return
+}}
+"""
+
+
+@pytest.fixture(scope="session")
+def elementwise() -> Callable[[str, tuple[int, ...], int, str], str]:
+    return elementwise_kernel
