@@ -284,11 +284,13 @@ class _Interpreter:
         index = self._subscripts(op)
         ivs = self.plan.store_ivs[op]
         reduced = [(axis, extent) for iv, axis, extent in self.active if iv not in ivs]
-        if reduced:
-            value = self._reduce(self.plan.reductions[op], reduced)
-        else:
-            value = self._value(op.value)
-        self.env[op.memref][index] = value
+        if not reduced:
+            self.env[op.memref][index] = self._value(op.value)
+            return
+        value = self._reduce(self.plan.reductions[op], reduced)
+        # The reduced value keeps unit reduction axes; a store at scalar subscripts drops them.
+        target = np.broadcast_shapes(*(np.shape(s) for s in index))
+        self.env[op.memref][index] = value.reshape(target) if len(target) < value.ndim else value
 
     def _reduce(self, reduction: Reduction, reduced: list[tuple[int, int]]) -> Value:
         """The new accumulator value of a reduction store, over the `reduced` (axis, extent)s."""
