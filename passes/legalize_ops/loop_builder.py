@@ -83,9 +83,13 @@ class KernelBuilder:
         )
         self.inputs = self.func.input_args
         self.outputs = self.func.output_args
+        for prefix, args in (("in", self.inputs), ("out", self.outputs)):
+            for position, arg in enumerate(args):
+                arg.name_hint = f"{prefix}{position}"
         self._block = self.func.body.block
         self._point = InsertPoint.at_end(self._block)
         self._prologue_end: Operation | None = None
+        self._last_alloc: Operation | None = None
         self._index_constants: dict[int, SSAValue] = {}
         self._float_constants: dict[bytes, SSAValue] = {}
 
@@ -104,13 +108,18 @@ class KernelBuilder:
         return op
 
     def _emit_in_prologue(self, op: Operation, hint: str) -> SSAValue:
-        point = (
-            InsertPoint.at_start(self._block)
-            if self._prologue_end is None
-            else InsertPoint.after(self._prologue_end)
-        )
+        """Insert `op` at the end of the prologue (constants) or, for `loop.alloc`, after the
+        allocations that open it."""
+        is_alloc = isinstance(op, loop.AllocOp)
+        anchor = self._last_alloc if is_alloc else self._prologue_end
+        point = InsertPoint.at_start(self._block) if anchor is None else InsertPoint.after(anchor)
         Rewriter.insert_op(op, point)
-        self._prologue_end = op
+        if is_alloc:
+            if self._prologue_end is self._last_alloc:
+                self._prologue_end = op
+            self._last_alloc = op
+        else:
+            self._prologue_end = op
         op.results[0].name_hint = hint
         return op.results[0]
 
@@ -185,6 +194,10 @@ class KernelBuilder:
     def clamp(self, raw: SSAValue, lo: int, hi: int, extent: int) -> SSAValue:
         """`raw` (in `[0, extent)`) clamped into `[lo, hi)`, then shifted down by `lo`: the
         in-bounds subscript of a buffer of `hi - lo` elements starting at `raw == lo`."""
+        if lo == 0 and hi >= extent:
+            return raw
+        if hi - lo == 1:
+            return self.index(0)
         index = raw
         if lo > 0:
             index = self.arith(arith.MaxSIOp, index, self.index(lo))

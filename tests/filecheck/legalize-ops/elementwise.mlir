@@ -1,0 +1,147 @@
+// RUN: fusion-opt %s --split-input-file -p legalize-ops | filecheck %s
+
+// A unary op: one spatial block over the shape, loading and storing at the induction variables.
+
+func.func @case(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = graph.relu %x : tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: loop.func @relu(
+// CHECK-SAME:      %[[IN:.*]]: memref<4x8xf32>) outs(%[[OUT:.*]]: memref<4x8xf32>) {
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         loop.for %[[I:.*]] = %[[C0]] to %[[C4]] step %[[C1]] {
+// CHECK-NEXT:      loop.for %[[J:.*]] = %[[C0]] to %[[C8]] step %[[C1]] {
+// CHECK-NEXT:        %[[X:.*]] = memref.load %[[IN]][%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK-NEXT:        %[[R:.*]] = arith.maximumf %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT:        memref.store %[[R]], %[[OUT]][%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK:         loop.return
+// CHECK-LABEL: func.func @case(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = graph.call_loop @relu(%[[X]]) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NOT:     graph.relu
+// CHECK-NEXT:    func.return %[[Y]]
+
+// -----
+
+// Broadcasting bias add: the unit dimensions of the bias are indexed by %c0.
+
+func.func @case(%x: tensor<1x64x56x56xf32>, %b: tensor<1x64x1x1xf32>) -> tensor<1x64x56x56xf32> {
+  %y = graph.add %x, %b : (tensor<1x64x56x56xf32>, tensor<1x64x1x1xf32>) -> tensor<1x64x56x56xf32>
+  func.return %y : tensor<1x64x56x56xf32>
+}
+
+// CHECK-LABEL: loop.func @add(
+// CHECK-SAME:      %[[X:.*]]: memref<1x64x56x56xf32>, %[[B:.*]]: memref<1x64x1x1xf32>) outs(%[[OUT:.*]]: memref<1x64x56x56xf32>) {
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         loop.for %[[N:.*]] = %[[C0]] to %{{.*}} step
+// CHECK-NEXT:      loop.for %[[C:.*]] = %[[C0]] to
+// CHECK-NEXT:        loop.for %[[H:.*]] = %[[C0]] to
+// CHECK-NEXT:          loop.for %[[W:.*]] = %[[C0]] to
+// CHECK-NEXT:            %[[XV:.*]] = memref.load %[[X]][%[[N]], %[[C]], %[[H]], %[[W]]]
+// CHECK-NEXT:            %[[BV:.*]] = memref.load %[[B]][%[[N]], %[[C]], %[[C0]], %[[C0]]]
+// CHECK-NEXT:            %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : f32
+// CHECK-NEXT:            memref.store %[[S]], %[[OUT]][%[[N]], %[[C]], %[[H]], %[[W]]]
+// CHECK-LABEL: func.func @case(
+// CHECK:         graph.call_loop @add(
+// CHECK-NOT:     graph.add
+
+// -----
+
+// A rank-0 (scalar) operand is loaded with no subscripts.
+
+func.func @case(%x: tensor<10x1x20xf32>, %s: tensor<f32>) -> tensor<10x1x20xf32> {
+  %y = graph.mul %x, %s : (tensor<10x1x20xf32>, tensor<f32>) -> tensor<10x1x20xf32>
+  func.return %y : tensor<10x1x20xf32>
+}
+
+// CHECK-LABEL: loop.func @mul(
+// CHECK-SAME:      %[[X:.*]]: memref<10x1x20xf32>, %[[S:.*]]: memref<f32>) outs(%[[OUT:.*]]: memref<10x1x20xf32>)
+// CHECK:         loop.for %[[I:.*]] =
+// CHECK-NEXT:      loop.for %[[J:.*]] =
+// CHECK-NEXT:        loop.for %[[K:.*]] =
+// CHECK-NEXT:          %[[XV:.*]] = memref.load %[[X]][%[[I]], %[[J]], %[[K]]]
+// CHECK-NEXT:          %[[SV:.*]] = memref.load %[[S]][] : memref<f32>
+// CHECK-NEXT:          %[[P:.*]] = arith.mulf %[[XV]], %[[SV]] : f32
+// CHECK-NEXT:          memref.store %[[P]], %[[OUT]][%[[I]], %[[J]], %[[K]]]
+
+// -----
+
+// Both operands broadcast: 3x1 against 4 gives 3x4; the missing leading dim is dropped.
+
+func.func @case(%x: tensor<3x1xf32>, %y: tensor<4xf32>) -> tensor<3x4xf32> {
+  %z = graph.sub %x, %y : (tensor<3x1xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  func.return %z : tensor<3x4xf32>
+}
+
+// CHECK-LABEL: loop.func @sub(
+// CHECK-SAME:      %[[X:.*]]: memref<3x1xf32>, %[[Y:.*]]: memref<4xf32>) outs(%[[OUT:.*]]: memref<3x4xf32>)
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK:         loop.for %[[I:.*]] =
+// CHECK-NEXT:      loop.for %[[J:.*]] =
+// CHECK-NEXT:        %[[XV:.*]] = memref.load %[[X]][%[[I]], %[[C0]]]
+// CHECK-NEXT:        %[[YV:.*]] = memref.load %[[Y]][%[[J]]]
+// CHECK-NEXT:        %[[D:.*]] = arith.subf %[[XV]], %[[YV]] : f32
+// CHECK-NEXT:        memref.store %[[D]], %[[OUT]][%[[I]], %[[J]]]
+
+// -----
+
+// clip = minimumf(maximumf(x, min), max), the bounds as f32 constants.
+
+func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = graph.clip %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<8xf32>
+  func.return %y : tensor<8xf32>
+}
+
+// CHECK-LABEL: loop.func @clip(
+// CHECK-DAG:     %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[HI:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK:         %[[X:.*]] = memref.load
+// CHECK-NEXT:    %[[M:.*]] = arith.maximumf %[[X]], %[[LO]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.minimumf %[[M]], %[[HI]] : f32
+// CHECK-NEXT:    memref.store %[[R]]
+
+// -----
+
+// gelu = 0.5 * x * (1 + erf(x * 0.70710678)).
+
+func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = graph.gelu %x : tensor<8xf32>
+  func.return %y : tensor<8xf32>
+}
+
+// CHECK-LABEL: loop.func @gelu(
+// CHECK-DAG:     %[[INV_SQRT2:.*]] = arith.constant 0.707106769 : f32
+// CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK:         %[[X:.*]] = memref.load
+// CHECK-NEXT:    %[[S:.*]] = arith.mulf %[[X]], %[[INV_SQRT2]] : f32
+// CHECK-NEXT:    %[[E:.*]] = math.erf %[[S]] : f32
+// CHECK-NEXT:    %[[HX:.*]] = arith.mulf %[[HALF]], %[[X]] : f32
+// CHECK-NEXT:    %[[P:.*]] = arith.addf %[[ONE]], %[[E]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.mulf %[[HX]], %[[P]] : f32
+// CHECK-NEXT:    memref.store %[[R]]
+
+// -----
+
+// A rank-0 tensor: no loops at all; sigmoid = 1 / (1 + exp(-x)).
+
+func.func @case(%x: tensor<f32>) -> tensor<f32> {
+  %y = graph.sigmoid %x : tensor<f32>
+  func.return %y : tensor<f32>
+}
+
+// CHECK-LABEL: loop.func @sigmoid(
+// CHECK-SAME:      %[[IN:.*]]: memref<f32>) outs(%[[OUT:.*]]: memref<f32>) {
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[X:.*]] = memref.load %[[IN]][] : memref<f32>
+// CHECK-NEXT:    %[[N:.*]] = arith.negf %[[X]] : f32
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[N]] : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.addf %[[ONE]], %[[E]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[D]] : f32
+// CHECK-NEXT:    memref.store %[[R]], %[[OUT]][] : memref<f32>
+// CHECK-NEXT:    loop.return
