@@ -1,0 +1,134 @@
+// Every verifier and syntax error of the loop dialect, one case per message, written in the
+// generic form (except where the custom syntax is the point). Positions are those of the whole
+// file.
+// RUN: fusion-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Kernel arguments are buffers.
+"loop.func"() <{sym_name = "k", function_type = (tensor<4xf32>) -> memref<4xf32>}> ({
+^bb0(%x: tensor<4xf32>, %y: memref<4xf32>):
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:7:1: error: 'k': argument #0 must be a memref, got tensor<4xf32>
+
+// -----
+
+// The entry block takes the inputs, then the outputs: here the output is missing...
+"loop.func"() <{sym_name = "k", function_type = (memref<4xf32>) -> memref<4xf32>}> ({
+^bb0(%x: memref<4xf32>):
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:16:1: error: 'k': block argument types (memref<4xf32>) do not match the function type's inputs and outputs (memref<4xf32>, memref<4xf32>)
+
+// -----
+
+// ... and here it has the wrong shape.
+"loop.func"() <{sym_name = "k", function_type = (memref<4xf32>) -> memref<4xf32>}> ({
+^bb0(%x: memref<4xf32>, %y: memref<8xf32>):
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:25:1: error: 'k': block argument types (memref<4xf32>, memref<8xf32>) do not match the function type's inputs and outputs (memref<4xf32>, memref<4xf32>)
+
+// -----
+
+// A kernel has a function type.
+"loop.func"() <{sym_name = "k"}> ({
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:34:1: error: property 'function_type' expected in operation 'loop.func'
+
+// -----
+
+// Local buffers have static shapes.
+"loop.func"() <{sym_name = "k", function_type = () -> ()}> ({
+  %b = "loop.alloc"() : () -> memref<?x4xf32>
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:43:3: error: a local buffer needs a static shape, got memref<?x4xf32>
+
+// -----
+
+// An unknown pattern kind is a syntax error in the custom form...
+loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) pattern fancy {
+  loop.return
+}
+// CHECK: {{.*}}invalid.mlir:51:65: error: unknown pattern kind 'fancy', expected one of: elemwise, broadcast, injective, comm_reduce, out_ewise_fusable, tuple, opaque
+
+// -----
+
+// ... and in the generic form.
+"loop.func"() <{sym_name = "k", function_type = () -> (), pattern = #loop.pattern<fancy>}> ({
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:59:83: error: unknown pattern kind 'fancy', expected one of: elemwise, broadcast, injective, comm_reduce, out_ewise_fusable, tuple, opaque
+
+// -----
+
+// An unknown loop kind is a syntax error.
+"loop.func"() <{sym_name = "k", function_type = () -> ()}> ({
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  "loop.for"(%c0, %c0, %c0) <{kind = #loop.kind<diagonal>}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:69:49: error: Expected `serial`, `parallel`, `vectorized`, or `unrolled`.
+
+// -----
+
+// A loop body takes the induction variable...
+"loop.func"() <{sym_name = "k", function_type = () -> ()}> ({
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  "loop.for"(%c0, %c0, %c0) <{kind = #loop.kind<serial>}> ({
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:82:3: error: the body must take exactly one 'index' induction variable
+
+// -----
+
+// ... of type index ...
+"loop.func"() <{sym_name = "k", function_type = () -> ()}> ({
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  "loop.for"(%c0, %c0, %c0) <{kind = #loop.kind<serial>}> ({
+  ^bb0(%i: i32):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:94:3: error: the body must take exactly one 'index' induction variable
+
+// -----
+
+// ... and nothing else.
+"loop.func"() <{sym_name = "k", function_type = () -> ()}> ({
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  "loop.for"(%c0, %c0, %c0) <{kind = #loop.kind<serial>}> ({
+  ^bb0(%i: index, %j: index):
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:107:3: error: the body must take exactly one 'index' induction variable
+
+// -----
+
+// Loop bounds are indices.
+"loop.func"() <{sym_name = "k", function_type = () -> ()}> ({
+  %c0 = "arith.constant"() <{value = 0 : i32}> : () -> i32
+  "loop.for"(%c0, %c0, %c0) <{kind = #loop.kind<serial>}> ({
+  ^bb0(%i: index):
+    "loop.yield"() : () -> ()
+  }) : (i32, i32, i32) -> ()
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:120:3: error: operand 'lb' at position 0 does not verify
+
+// -----
+
+// loop.return ends a kernel only.
+func.func @f() {
+  "loop.return"() : () -> ()
+}
+// CHECK: {{.*}}invalid.mlir:132:3: error: 'loop.return' expects parent op 'loop.func'
