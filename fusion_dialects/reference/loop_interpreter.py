@@ -167,6 +167,12 @@ def _ignore(_: Operation) -> None:
     pass
 
 
+def _index_range(subscript: Value) -> tuple[int, int]:
+    if isinstance(subscript, int):
+        return subscript, subscript
+    return int(np.min(subscript)), int(np.max(subscript))
+
+
 class _Interpreter:
     """Executes one kernel: SSA values live in `env`; `active` lists the vectorised loops being
     run as (induction variable, axis, extent); `rank` is the axis count of the current nest."""
@@ -261,19 +267,11 @@ class _Interpreter:
         buffer = self.env[op.memref]
         index = tuple(self.env[v] for v in op.indices)
         for position, (subscript, size) in enumerate(zip(index, buffer.shape, strict=True)):
-            low, high = (
-                (subscript, subscript)
-                if isinstance(subscript, int)
-                else (
-                    np.min(subscript),
-                    np.max(subscript),
-                )
-            )
+            low, high = _index_range(subscript)
             if low < 0 or high >= size:
-                bad = low if low < 0 else high
                 raise KernelError(
-                    f"'{op.name}': subscript #{position} is {bad}, out of bounds for a "
-                    f"buffer of shape {buffer.shape}"
+                    f"'{op.name}': subscript #{position} is {low if low < 0 else high}, out of "
+                    f"bounds for a buffer of shape {buffer.shape}"
                 )
         return index
 

@@ -406,6 +406,75 @@ def test_chunked_nests_give_the_same_result(monkeypatch):
     np.testing.assert_allclose(out, ref.conv2d(x, w, padding=(1, 1, 1, 1)), rtol=RTOL, atol=1e-6)
 
 
+def test_reduction_loops_are_chunked_too(monkeypatch):
+    monkeypatch.setattr(_loop_plan, "MAX_ELEMENTS", 8)
+    kernel = parse_kernel(matmul_kernel(2, 50, 3))
+    k_loop = [op for op in kernel.walk() if isinstance(op, ForOp)][-1]
+    assert plan_kernel(kernel).loops[k_loop].chunk < 50
+    a, b = random(2, 50), random(50, 3, seed=1)
+    out = np.zeros((2, 3), np.float32)
+    run_kernel(kernel, [a, b, out])
+    np.testing.assert_allclose(out, ref.matmul(a, b), rtol=RTOL, atol=1e-6)
+
+
+STRIDED = f"""
+loop.func @strided(%x: memref<10xf32>) outs(%out: memref<10xf32>) {{
+{constants(2, 3, 9, 10)}
+  %minus = arith.constant -1.0 : f32
+  loop.for %i = %c0 to %c10 step %c1 {{
+    memref.store %minus, %out[%i] : memref<10xf32>
+  }}
+  loop.for %j = %c1 to %c9 step %c3 {{
+    %v = memref.load %x[%j] : memref<10xf32>
+    memref.store %v, %out[%j] : memref<10xf32>
+  }}
+  loop.return
+}}
+"""
+
+
+def test_loops_with_lower_bound_and_step():
+    x = random(10)
+    out = np.zeros(10, np.float32)
+    kernel = parse_kernel(STRIDED)
+    assert all(vectorized_loops(kernel))
+    run_kernel(kernel, [x, out])
+    expected = np.full(10, -1.0, np.float32)
+    expected[1:9:3] = x[1:9:3]
+    np.testing.assert_array_equal(out, expected)
+
+
+ROW_SCAN = f"""
+loop.func @row_scan(%x: memref<4x6xf32>) outs(%out: memref<4x6xf32>) {{
+{constants(4, 6)}
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c4 step %c1 {{
+    loop.for %j = %c0 to %c6 step %c1 {{
+      %p = arith.subi %j, %c1 : index
+      %pc = arith.maxsi %p, %c0 : index
+      %has = arith.cmpi sgt, %j, %c0 : index
+      %prev = memref.load %out[%i, %pc] : memref<4x6xf32>
+      %base = arith.select %has, %prev, %zero : f32
+      %v = memref.load %x[%i, %j] : memref<4x6xf32>
+      %s = arith.addf %base, %v : f32
+      memref.store %s, %out[%i, %j] : memref<4x6xf32>
+    }}
+  }}
+  loop.return
+}}
+"""
+"""Rows are independent (vectorised), the scan along a row is not (run in Python)."""
+
+
+def test_scalar_loop_inside_a_vectorised_loop():
+    x = random(4, 6)
+    out = np.zeros((4, 6), np.float32)
+    kernel = parse_kernel(ROW_SCAN)
+    assert vectorized_loops(kernel) == [True, False]
+    run_kernel(kernel, [x, out])
+    np.testing.assert_allclose(out, np.cumsum(x, axis=1), rtol=RTOL, atol=1e-6)
+
+
 # --- index and float op semantics ---------------------------------------------------------------
 
 INDEX_OPS = [
