@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import math, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -13,10 +15,23 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
+from xdsl.utils.exceptions import DiagnosticException
 
-from lowering.arith_to_llvm import LowerArithPattern
-from lowering.loop_to_llvm import LowerForPattern, LowerFuncPattern, LowerReturnPattern
+from fusion_dialects import loop
+from fusion_dialects.diagnostics import CompileError
+from lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
+from lowering.llvm_types import is_scalar
+from lowering.loop_to_llvm import (
+    LowerCallPattern,
+    LowerForPattern,
+    LowerFuncPattern,
+    LowerReturnPattern,
+    LowerViewPattern,
+)
+from lowering.math_approximations import F32_APPROXIMATIONS
 from lowering.math_to_llvm import (
+    INTRINSIC_FUNCTIONS,
+    LIBM_FUNCTIONS,
     ExpandMathPattern,
     LowerFPowIPattern,
     LowerMathIntrinsicPattern,
@@ -28,7 +43,52 @@ from lowering.memref_to_llvm import (
     LowerAllocPattern,
     LowerLoadPattern,
     LowerStorePattern,
+    static_layout,
 )
+
+# ---------------------------------------------------------------------------------------------
+# Pre-conditions (pure predicates: never mutate IR)
+# ---------------------------------------------------------------------------------------------
+
+CONVERTIBLE_OPS: frozenset[type[Operation]] = frozenset(
+    {
+        *loop.Loop.operations,
+        memref.LoadOp,
+        memref.StoreOp,
+        *ARITH_LOWERINGS,
+        *F32_APPROXIMATIONS,
+        *INTRINSIC_FUNCTIONS,
+        *LIBM_FUNCTIONS,
+        math.RsqrtOp,
+        math.FPowIOp,
+    }
+)
+"""The ops a kernel body may contain."""
+
+
+def _type_problem(value_type: Attribute) -> str | None:
+    if isinstance(value_type, MemRefType):
+        try:
+            static_layout(value_type)
+        except DiagnosticException as err:
+            return str(err).removeprefix("convert-loop-to-llvm: ")
+        return None
+    return None if is_scalar(value_type) else f"unsupported type {value_type}"
+
+
+def check_convertible(module: ModuleOp) -> None:
+    """Raises a `CompileError` naming the first op of a kernel the pass cannot lower."""
+    for kernel in module.ops:
+        if not isinstance(kernel, loop.FuncOp):
+            continue
+        for op in kernel.walk():
+            if type(op) not in CONVERTIBLE_OPS:
+                raise CompileError(f"convert-loop-to-llvm: cannot lower '{op.name}'", op)
+            values = (*op.operands, *op.results, *(a for r in op.regions for a in r.block.args))
+            for value in values:
+                problem = _type_problem(value.type)
+                if problem is not None:
+                    raise CompileError(f"convert-loop-to-llvm: '{op.name}': {problem}", op)
 
 
 def _walk(module: ModuleOp, *patterns: RewritePattern) -> None:
@@ -65,9 +125,10 @@ class ConvertLoopToLLVMPass(ModulePass):
     stack_limit: int = DEFAULT_STACK_LIMIT
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_convertible(op)
         # Structure first: buffers become pointers and induction variables i64 block
         # arguments, so that every later pattern sees converted operands.
-        _walk(op, LowerFuncPattern(), LowerReturnPattern())
+        _walk(op, LowerFuncPattern(), LowerReturnPattern(), LowerCallPattern(), LowerViewPattern())
         _walk(op, LowerForPattern())
         _walk(op, LowerLoadPattern(), LowerStorePattern(), LowerAllocPattern(self.stack_limit))
         expand: list[RewritePattern] = [ExpandMathPattern()] if self.approximate_math else []

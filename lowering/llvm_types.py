@@ -79,3 +79,10 @@ def intrinsic_suffix(builtin_type: Attribute) -> str:
 
 def is_float(builtin_type: Attribute) -> bool:
     return isinstance(builtin_type, Float16Type | Float32Type | Float64Type)
+
+
+def is_scalar(builtin_type: Attribute) -> bool:
+    """Whether `builtin_type` is an `index`, integer or float type the table lowers."""
+    return isinstance(
+        builtin_type, IndexType | IntegerType | Float16Type | Float32Type | Float64Type
+    )

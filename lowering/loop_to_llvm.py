@@ -7,7 +7,7 @@ A kernel `loop.func @k(%a: memref<..>) outs(%c: memref<..>)` becomes the C-ABI e
 i.e. `void k(float *a, float *c)` in C: one pointer per buffer, inputs first, no return
 value. The buffer types are kept on the function as the discardable attribute
 `loop.kernel_type` (the `loop.func`'s function type), which `lowering.jit` uses to check the
-arrays a kernel is called with.
+arrays a kernel is called with; the `loop.func`'s other discardable attributes are kept too.
 
 A loop `loop.for %i = %lb to %ub step %s { body }` becomes
 
@@ -17,6 +17,9 @@ A loop `loop.for %i = %lb to %ub step %s { body }` becomes
     ^after:    the ops that followed the loop
 
 which LLVM's loop passes recognise (rotation, SCEV trip counts, vectorisation, unrolling).
+
+In an entry function (`lower-graph`), `loop.call @k(%buffers)` becomes `llvm.call @k(%ptrs)`
+and `loop.view` is the pointer of its flat source buffer.
 
 Loop kinds: every kind currently produces this same serial CFG. `vectorized` and `unrolled`
 leave the decision to LLVM's vectoriser and unroller, which treat every innermost loop
@@ -73,7 +76,7 @@ class LowerFuncPattern(RewritePattern):
             linkage=llvm.LinkageAttr("external"),
             body=body,
             other_props={"arg_attrs": ArrayAttr([BUFFER_ARG_ATTRS] * count)},
-            extra_attrs={KERNEL_TYPE_ATTR: op.function_type},
+            extra_attrs={**op.attributes, KERNEL_TYPE_ATTR: op.function_type},
         )
         rewriter.replace(op, func, [])
 
@@ -84,6 +87,27 @@ class LowerReturnPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ReturnOp, rewriter: PatternRewriter, /) -> None:
         rewriter.replace(op, llvm.ReturnOp())
+
+
+class LowerCallPattern(RewritePattern):
+    """`loop.call @k(%buffers)` → `llvm.call @k(%pointers)`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.CallOp, rewriter: PatternRewriter, /) -> None:
+        pointer = llvm.LLVMPointerType()
+        casts = [UnrealizedConversionCastOp.get([buffer], [pointer]) for buffer in op.buffers]
+        call = llvm.CallOp(op.callee, *(cast.results[0] for cast in casts))
+        rewriter.replace(op, [*casts, call], [])
+
+
+class LowerViewPattern(RewritePattern):
+    """`loop.view %slot` → the slot's own pointer (a view starts at its source's start)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.ViewOp, rewriter: PatternRewriter, /) -> None:
+        pointer = UnrealizedConversionCastOp.get([op.source], [llvm.LLVMPointerType()])
+        view = UnrealizedConversionCastOp.get([pointer.results[0]], [op.result.type])
+        rewriter.replace(op, [pointer, view], [view.results[0]])
 
 
 class LowerForPattern(RewritePattern):

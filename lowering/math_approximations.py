@@ -207,13 +207,13 @@ def log(e: Emitter, x: SSAValue) -> SSAValue:
 
 
 def tanh(e: Emitter, x: SSAValue) -> SSAValue:
-    magnitude = e.abs(x)
-    square = e.mul(x, x)
-    small = e.fma(e.mul(x, square), e.polynomial(square, TANH_POLY), x)
-    decay = exp(e, e.mul(magnitude, e.const(-2.0)))  # in (0, 0.17]: no cancellation
+    a = e.abs(x)  # tanh is odd: work on |x|, then copy the sign (keeps tanh(-0) = -0)
+    square = e.mul(a, a)
+    small = e.fma(e.mul(a, square), e.polynomial(square, TANH_POLY), a)
+    decay = exp(e, e.mul(a, e.const(-2.0)))  # in (0, 0.17]: no cancellation
     one = e.const(1.0)
-    large = e.copysign(e.div(e.sub(one, decay), e.add(one, decay)), x)
-    return e.select(e.cmp("olt", magnitude, e.const(0.9)), small, large)
+    large = e.div(e.sub(one, decay), e.add(one, decay))
+    return e.copysign(e.select(e.cmp("olt", a, e.const(0.9)), small, large), x)
 
 
 def erf(e: Emitter, x: SSAValue) -> SSAValue:

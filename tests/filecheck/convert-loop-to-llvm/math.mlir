@@ -1,0 +1,64 @@
+// RUN: fusion-opt %s --split-input-file -p convert-loop-to-llvm | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'convert-loop-to-llvm{approximate-math=false}' | filecheck %s --check-prefix=LIBM
+
+// f32 exp, log, tanh and erf are expanded into straight-line arithmetic (FMAs, selects,
+// bit casts) that vectorises; without approximate-math they are intrinsics or libm calls.
+loop.func @transcendental(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<8xf32>
+  %a = math.exp %v : f32
+  %b = math.log %a : f32
+  %c = math.tanh %b : f32
+  %d = math.erf %c : f32
+  memref.store %d, %y[%c0] : memref<8xf32>
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @transcendental(
+// CHECK:         llvm.call_intrinsic "llvm.fma.f32"
+// CHECK:         llvm.bitcast %{{.*}} : f32 to i32
+// CHECK:         llvm.select
+// CHECK:         llvm.return
+// CHECK-NOT:   llvm.call @
+// CHECK-NOT:   "llvm.{{(exp|log|tanh)}}.f32"
+
+// LIBM-LABEL: llvm.func @transcendental(
+// LIBM:         %[[A:.*]] = llvm.call_intrinsic "llvm.exp.f32"(%{{.*}}) : (f32) -> f32
+// LIBM-NEXT:    %[[B:.*]] = llvm.call_intrinsic "llvm.log.f32"(%[[A]]) : (f32) -> f32
+// LIBM-NEXT:    %[[C:.*]] = llvm.call_intrinsic "llvm.tanh.f32"(%[[B]]) : (f32) -> f32
+// LIBM-NEXT:    %[[D:.*]] = llvm.call @erff(%[[C]]) : (f32) -> f32
+// LIBM:       llvm.func @erff(f32) -> f32
+
+// -----
+
+// Functions with an exact LLVM instruction are intrinsics; rsqrt is 1 / sqrt; pow is an
+// intrinsic (a libm call in the backend); f64 is never expanded.
+loop.func @exact(%x: memref<8xf32>, %z: memref<8xf64>) outs(%y: memref<8xf32>, %w: memref<8xf64>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<8xf32>
+  %s = math.sqrt %v : f32
+  %r = math.rsqrt %s : f32
+  %a = math.absf %r : f32
+  %p = math.powf %a, %v : f32
+  %f = math.floor %p : f32
+  memref.store %f, %y[%c0] : memref<8xf32>
+  %d = memref.load %z[%c0] : memref<8xf64>
+  %e = math.exp %d : f64
+  %g = math.erf %e : f64
+  memref.store %g, %w[%c0] : memref<8xf64>
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @exact(
+// CHECK:         %[[X:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[S:.*]] = llvm.call_intrinsic "llvm.sqrt.f32"(%[[X]]) : (f32) -> f32
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT:    %[[ROOT:.*]] = llvm.call_intrinsic "llvm.sqrt.f32"(%[[S]]) : (f32) -> f32
+// CHECK-NEXT:    %[[R:.*]] = llvm.fdiv %[[ONE]], %[[ROOT]] : f32
+// CHECK-NEXT:    %[[A:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%[[R]]) : (f32) -> f32
+// CHECK-NEXT:    %[[P:.*]] = llvm.call_intrinsic "llvm.pow.f32"(%[[A]], %[[X]]) : (f32, f32) -> f32
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.floor.f32"(%[[P]]) : (f32) -> f32
+// CHECK:         %[[D:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> f64
+// CHECK-NEXT:    %[[E:.*]] = llvm.call_intrinsic "llvm.exp.f64"(%[[D]]) : (f64) -> f64
+// CHECK-NEXT:    llvm.call @erf(%[[E]]) : (f64) -> f64
+// CHECK:       llvm.func @erf(f64) -> f64

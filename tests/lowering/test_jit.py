@@ -1,0 +1,168 @@
+"""`lowering.jit`: compilation for the host, generated code, and checked kernel calls."""
+
+from __future__ import annotations
+
+import gc
+import re
+
+import llvmlite.binding as llvm
+import numpy as np
+import pytest
+
+from lowering import KernelCallError
+
+ADD_SHAPE = (64, 40)
+
+
+@pytest.fixture(scope="module")
+def add_module(jit, elementwise):
+    return jit(elementwise("add", ADD_SHAPE, 2, "%r = arith.addf %x0, %x1 : f32"))
+
+
+def _arrays(count: int) -> list[np.ndarray]:
+    return [np.ones(ADD_SHAPE, np.float32) for _ in range(count)]
+
+
+def test_optimised_ir_keeps_noalias_and_is_vectorised(add_module):
+    ir = add_module.llvm_ir
+    define = next(line for line in ir.splitlines() if line.startswith("define void @add("))
+    assert define.count("ptr noalias") == 3
+    assert re.search(r"<\d+ x float>", ir)
+    assert "target triple" in ir
+
+
+def _host_has(feature: str) -> bool:
+    return llvm.get_host_cpu_features().get(feature, False)
+
+
+def test_assembly_uses_vector_registers(add_module):
+    if not _host_has("avx"):
+        pytest.skip("the host CPU has no AVX")
+    assert re.search(r"\bvaddps\b[^\n]*%[yz]mm", add_module.assembly)
+
+
+def test_function_address(add_module):
+    assert add_module.function_address("add") != 0
+    with pytest.raises(KeyError, match="no function 'missing'"):
+        add_module.function_address("missing")
+
+
+def test_call_kernel_writes_the_output(add_module):
+    a, b, out = _arrays(3)
+    a *= 2
+    add_module.call_kernel("add", a, b, out)
+    np.testing.assert_array_equal(out, np.full(ADD_SHAPE, 3, np.float32))
+
+
+def test_read_only_inputs_are_accepted(add_module):
+    a, b, out = _arrays(3)
+    a.flags.writeable = False
+    add_module.call_kernel("add", a, b, out)
+    np.testing.assert_array_equal(out, a + b)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda a: a.astype(np.float64),
+            r"argument #1 \(input\): expected dtype float32, got float64",
+        ),
+        (
+            lambda a: a.reshape(40, 64),
+            r"argument #1 \(input\): expected shape \(64, 40\), got \(40, 64\)",
+        ),
+        (lambda a: np.ones((64, 80), np.float32)[:, ::2], r"argument #1 \(input\): .*C-contiguous"),
+        (lambda a: a.tolist(), r"argument #1 \(input\): expected a numpy array, got list"),
+    ],
+    ids=["dtype", "shape", "strided", "list"],
+)
+def test_call_kernel_rejects_a_bad_argument(add_module, change, message):
+    a, b, out = _arrays(3)
+    with pytest.raises(KernelCallError, match=message):
+        add_module.call_kernel("add", a, change(b), out)
+
+
+def test_call_kernel_rejects_a_read_only_output(add_module):
+    a, b, out = _arrays(3)
+    out.flags.writeable = False
+    with pytest.raises(KernelCallError, match=r"argument #2 \(output\): .*writeable"):
+        add_module.call_kernel("add", a, b, out)
+
+
+def test_call_kernel_checks_the_argument_count_and_name(add_module):
+    with pytest.raises(KernelCallError, match="kernel 'add' takes 3 arrays, got 2"):
+        add_module.call_kernel("add", *_arrays(2))
+    with pytest.raises(KeyError, match="no kernel 'sub'.*kernels: add"):
+        add_module.call_kernel("sub", *_arrays(3))
+
+
+def test_each_compilation_has_its_own_engine(jit, elementwise):
+    """Modules are independent and can be released in any order."""
+    modules = [
+        jit(
+            elementwise(
+                "scale",
+                (100,),
+                1,
+                f"%c = arith.constant {k}.0 : f32\n%r = arith.mulf %x0, %c : f32",
+            )
+        )
+        for k in range(1, 5)
+    ]
+    x = np.arange(100, dtype=np.float32)
+    del modules[1]
+    gc.collect()
+    for module, k in zip(modules, (1, 3, 4), strict=True):
+        out = np.empty_like(x)
+        module.call_kernel("scale", x, out)
+        np.testing.assert_array_equal(out, x * k)
+
+
+ENTRY = """
+loop.func @neg(%a: memref<4xf32>) outs(%b: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 4 : index
+  loop.for %i = %c0 to %n step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    %y = arith.negf %x : f32
+    memref.store %y, %b[%i] : memref<4xf32>
+  }
+  loop.return
+}
+loop.func @add(%a: memref<4xf32>, %b: memref<4xf32>) outs(%c: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 4 : index
+  loop.for %i = %c0 to %n step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    %y = memref.load %b[%i] : memref<4xf32>
+    %s = arith.addf %x, %y : f32
+    memref.store %s, %c[%i] : memref<4xf32>
+  }
+  loop.return
+}
+loop.func @main(%x: memref<4xf32>, %w: memref<4xf32>) outs(%d: memref<4xf32>) {
+  %s0 = loop.alloc : memref<4xf32>
+  %s1 = loop.alloc : memref<16xf32>
+  %a = loop.view %s0 : memref<4xf32> to memref<4xf32>
+  %b = loop.view %s1 : memref<16xf32> to memref<4xf32>
+  %c = loop.view %s0 : memref<4xf32> to memref<4xf32>
+  loop.call @neg(%x, %a) : memref<4xf32>, memref<4xf32>
+  loop.call @neg(%a, %b) : memref<4xf32>, memref<4xf32>
+  loop.call @neg(%b, %c) : memref<4xf32>, memref<4xf32>
+  loop.call @add(%c, %w, %d) : memref<4xf32>, memref<4xf32>, memref<4xf32>
+  loop.return
+}
+"""
+
+
+@pytest.mark.parametrize("stack_limit", [0, 4096])
+def test_entry_function_calls_kernels_natively(jit, stack_limit):
+    module = jit(ENTRY, stack_limit=stack_limit)
+    x = np.array([1, -2, 3, -4], np.float32)
+    w = np.array([10, 20, 30, 40], np.float32)
+    out = np.empty(4, np.float32)
+    module.call_kernel("main", x, w, out)
+    np.testing.assert_array_equal(out, w - x)

@@ -1,0 +1,193 @@
+"""Accuracy of every math route of `convert-loop-to-llvm` against float64 numpy references.
+
+Errors are measured in ulps of the exact (float64) result: |y - exact| / 2^(e - 23) where
+2^e <= |exact| < 2^(e+1) (subnormals: 2^-149). A correctly rounded result is within 0.5 ulp.
+The bounds below are the measured maxima rounded up with some headroom; see the table in
+`lowering/math_approximations.py`.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+import re
+
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(7)
+MIN_SUBNORMAL_EXPONENT = -149
+
+
+def ulp_error(actual: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """|actual - exact| in ulps of `exact` (finite entries only)."""
+    _, exponent = np.frexp(np.abs(exact))  # |exact| = m 2^exponent, m in [0.5, 1)
+    ulp = np.ldexp(1.0, np.maximum(exponent.astype(np.int64) - 24, MIN_SUBNORMAL_EXPONENT))
+    return np.abs(actual.astype(np.float64) - exact) / ulp
+
+
+def _log_uniform(low: float, high: float, count: int, signed: bool = False) -> np.ndarray:
+    values = np.exp(RNG.uniform(np.log(low), np.log(high), count))
+    return values * RNG.choice([-1.0, 1.0], count) if signed else values
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(pymath.erf, otypes=[np.float64])(x)
+
+
+SAMPLES = 200_000
+
+# function → (inputs, float64 reference, max ulp when expanded, max ulp through libm)
+TRANSCENDENTALS = {
+    "exp": (
+        lambda: np.concatenate(
+            [RNG.uniform(-104, 89, SAMPLES), _log_uniform(1e-30, 1, SAMPLES // 4, signed=True)]
+        ),
+        np.exp,
+        2.0,
+        1.0,
+    ),
+    "log": (
+        lambda: np.concatenate(
+            [_log_uniform(1e-45, 3e38, SAMPLES), RNG.uniform(0.5, 2.0, SAMPLES // 4)]
+        ),
+        np.log,
+        2.0,
+        1.0,
+    ),
+    "tanh": (
+        lambda: np.concatenate(
+            [_log_uniform(1e-30, 20, SAMPLES, signed=True), RNG.uniform(-1, 1, SAMPLES // 4)]
+        ),
+        np.tanh,
+        2.5,
+        2.5,
+    ),
+    "erf": (
+        lambda: np.concatenate(
+            [_log_uniform(1e-30, 10, SAMPLES, signed=True), RNG.uniform(-4.5, 4.5, SAMPLES // 4)]
+        ),
+        _erf,
+        2.5,
+        1.5,
+    ),
+}
+
+SPECIALS = np.array(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1.4e-45, -1.4e-45, 3.4e38, -3.4e38],
+    np.float32,
+)
+
+
+def _run_unary(jit, elementwise, function: str, x: np.ndarray, **options) -> np.ndarray:
+    module = jit(elementwise(function, x.shape, 1, f"%r = math.{function} %x0 : f32"), **options)
+    out = np.empty_like(x)
+    module.call_kernel(function, x, out)
+    return out
+
+
+@pytest.mark.parametrize("approximate", [True, False], ids=["expanded", "libm"])
+@pytest.mark.parametrize("function", sorted(TRANSCENDENTALS))
+def test_transcendental_accuracy(jit, elementwise, function, approximate):
+    make_inputs, reference, expanded_bound, libm_bound = TRANSCENDENTALS[function]
+    x = make_inputs().astype(np.float32)
+    y = _run_unary(jit, elementwise, function, x, approximate_math=approximate)
+    with np.errstate(all="ignore"):
+        exact = reference(x.astype(np.float64))
+    representable = np.isfinite(exact) & (np.abs(exact) <= np.finfo(np.float32).max)
+    errors = ulp_error(y[representable], exact[representable])
+    bound = expanded_bound if approximate else libm_bound
+    worst = int(np.argmax(errors))
+    assert errors[worst] <= bound, (
+        f"{function}({x[representable][worst]!r}) = {y[representable][worst]!r}, "
+        f"exact {exact[representable][worst]!r}: {errors[worst]:.2f} ulp > {bound}"
+    )
+    overflow = ~representable & np.isfinite(x)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(y[overflow], exact[overflow].astype(np.float32))
+
+
+@pytest.mark.parametrize("approximate", [True, False], ids=["expanded", "libm"])
+@pytest.mark.parametrize("function", sorted(TRANSCENDENTALS))
+def test_transcendental_special_values(jit, elementwise, function, approximate):
+    _, reference, _, _ = TRANSCENDENTALS[function]
+    y = _run_unary(jit, elementwise, function, SPECIALS, approximate_math=approximate)
+    with np.errstate(all="ignore"):
+        expected = reference(SPECIALS.astype(np.float64)).astype(np.float32)
+    exactly_representable = ~np.isfinite(expected) | (expected == 0) | (np.abs(expected) == 1)
+    np.testing.assert_array_equal(y[exactly_representable], expected[exactly_representable])
+    signed_zero = expected == 0
+    np.testing.assert_array_equal(np.signbit(y[signed_zero]), np.signbit(expected[signed_zero]))
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+# function → (input range, reference, max ulp). Intrinsics with an instruction are exact;
+# the others are glibc's float functions.
+OTHER_FUNCTIONS = {
+    "sqrt": ((0, 1e6), np.sqrt, 0.5),
+    "rsqrt": ((1e-6, 1e6), lambda x: 1 / np.sqrt(x), 1.5),
+    "absf": ((-1e3, 1e3), np.abs, 0.0),
+    "floor": ((-1e3, 1e3), np.floor, 0.0),
+    "ceil": ((-1e3, 1e3), np.ceil, 0.0),
+    "trunc": ((-1e3, 1e3), np.trunc, 0.0),
+    "round": ((-1e3, 1e3), _round_half_away, 0.0),
+    "roundeven": ((-1e3, 1e3), np.round, 0.0),
+    "exp2": ((-100, 100), np.exp2, 1.0),
+    "log2": ((1e-20, 1e20), np.log2, 1.0),
+    "log10": ((1e-20, 1e20), np.log10, 1.0),
+    "log1p": ((-0.9, 1e6), np.log1p, 1.5),
+    "expm1": ((-20, 20), np.expm1, 1.5),
+    "sin": ((-10, 10), np.sin, 1.0),
+    "cos": ((-10, 10), np.cos, 1.0),
+    "tan": ((-1.5, 1.5), np.tan, 1.5),
+    "atan": ((-100, 100), np.arctan, 1.5),
+    "sinh": ((-10, 10), np.sinh, 2.5),
+    "cosh": ((-10, 10), np.cosh, 2.5),
+    "cbrt": ((-1e6, 1e6), np.cbrt, 1.5),
+    "asinh": ((-1e3, 1e3), np.arcsinh, 2.5),
+    "atanh": ((-0.99, 0.99), np.arctanh, 2.5),
+}
+
+
+@pytest.mark.parametrize("function", sorted(OTHER_FUNCTIONS))
+def test_other_math_functions(jit, elementwise, function):
+    (low, high), reference, bound = OTHER_FUNCTIONS[function]
+    x = RNG.uniform(low, high, 10_001).astype(np.float32)
+    y = _run_unary(jit, elementwise, function, x)
+    errors = ulp_error(y, reference(x.astype(np.float64)))
+    assert errors.max() <= bound, f"{function}: {errors.max():.2f} ulp > {bound}"
+
+
+def test_powf(jit, elementwise):
+    base = np.concatenate([RNG.uniform(0, 10, 5000), -np.arange(1, 6)]).astype(np.float32)
+    exponent = np.concatenate([RNG.uniform(-20, 20, 5000), np.arange(1, 6)]).astype(np.float32)
+    module = jit(elementwise("pow", base.shape, 2, "%r = math.powf %x0, %x1 : f32"))
+    out = np.empty_like(base)
+    module.call_kernel("pow", base, exponent, out)
+    exact = np.power(base.astype(np.float64), exponent.astype(np.float64))
+    finite = np.isfinite(exact) & (np.abs(exact) <= np.finfo(np.float32).max)
+    assert ulp_error(out[finite], exact[finite]).max() <= 1.0
+
+
+def test_fpowi_and_fma(jit, elementwise):
+    body = """
+%n = arith.constant 3 : i32
+%cube = math.fpowi %x0, %n : f32, i32
+%r = math.fma %cube, %x1, %x0 : f32
+"""
+    x, y = RNG.uniform(-4, 4, 999).astype(np.float32), RNG.uniform(-4, 4, 999).astype(np.float32)
+    out = np.empty_like(x)
+    jit(elementwise("cube", x.shape, 2, body)).call_kernel("cube", x, y, out)
+    exact = x.astype(np.float64) ** 3 * y + x
+    np.testing.assert_allclose(out, exact, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("function", ["exp", "log", "tanh", "erf"])
+def test_expansions_vectorise(jit, elementwise, function):
+    """The expanded functions leave no libm call and run on vector registers."""
+    module = jit(elementwise(function, (4096,), 1, f"%r = math.{function} %x0 : f32"))
+    callees = set(re.findall(r"call [^@]*@([\w.]+)", module.llvm_ir))
+    assert callees, "the expansion uses fma and fabs intrinsics"
+    assert all(re.fullmatch(r"llvm\.[\w.]+\.v\d+f32", callee) for callee in callees), callees
