@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import Float32Type, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -134,6 +134,6 @@ class KernelLibrary:
         return name
 
 
-def _symbol_name(op: Operation):
+def _symbol_name(op: Operation) -> StringAttr | None:
     trait = op.get_trait(SymbolOpInterface)
     return None if trait is None else trait.get_sym_attr_name(op)

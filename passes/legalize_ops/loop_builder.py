@@ -61,7 +61,9 @@ def buffer_shape(buffer: SSAValue) -> Shape:
     return tuple(typ.get_shape())
 
 
-def broadcast_indices(source: Shape, target: Shape, indices: Indices, zero: SSAValue) -> list:
+def broadcast_indices(
+    source: Shape, target: Shape, indices: Indices, zero: SSAValue
+) -> list[SSAValue]:
     """Subscripts into a buffer of shape `source` that numpy-broadcasts to `target`, given the
     subscripts `indices` of the `target` element: missing leading dimensions are dropped and a
     unit dimension that is stretched is indexed by `zero`."""

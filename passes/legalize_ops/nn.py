@@ -28,6 +28,7 @@ from fusion_dialects.graph import (
 )
 from passes.legalize_ops.loop_builder import (
     NEG_INF,
+    Combine,
     KernelBuilder,
     broadcast_indices,
     buffer_shape,
@@ -93,7 +94,12 @@ def legalize_conv2d(op: Operation, kb: KernelBuilder) -> None:
 
 
 def _window_block(
-    kb: KernelBuilder, op: Pool2DOp, source: SSAValue, accumulator: SSAValue, init, combine
+    kb: KernelBuilder,
+    op: Pool2DOp,
+    source: SSAValue,
+    accumulator: SSAValue,
+    init: float,
+    combine: Combine,
 ) -> None:
     """`accumulator[n, c, y, x] = combine over (ky, kx) of source[n, c, y*sh + ky, x*sw + kx]`."""
     (kh, kw), (sh, sw), _ = op.window
