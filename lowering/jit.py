@@ -130,17 +130,55 @@ class JitModule:
         module: llvm.ModuleRef,
         target_machine: llvm.TargetMachine,
         kernels: dict[str, KernelSignature],
+        object_code: bytes | None = None,
     ):
         self._target_machine = target_machine
         self.llvm_ir: str = str(module)
         """The optimised LLVM IR."""
         self._module = module
+        self._object_code = object_code
         self._engine = llvm.create_mcjit_compiler(module, self._target_machine)
+        # The object cache hands MCJIT the object code of a cached compile (no code
+        # generation) and records the object code of a fresh one (for the compile cache).
+        self._engine.set_object_cache(self._remember_object, lambda _module: self._object_code)
         self._engine.finalize_object()
         self._engine.run_static_constructors()
         self.kernels = kernels
         """The buffer signature of each kernel lowered from a `loop.func`."""
         self._callables: dict[str, Callable[..., None]] = {}
+
+    @classmethod
+    def from_object_code(
+        cls, llvm_ir: str, object_code: bytes, signatures: dict[str, dict]
+    ) -> JitModule:
+        """A module rebuilt from a previous compile's optimised IR and object code."""
+        module = llvm.parse_assembly(llvm_ir)
+        kernels = {
+            name: KernelSignature(
+                tuple(BufferSpec(tuple(s), np.dtype(d)) for s, d in data["inputs"]),
+                tuple(BufferSpec(tuple(s), np.dtype(d)) for s, d in data["outputs"]),
+            )
+            for name, data in signatures.items()
+        }
+        return cls(module, host_target_machine(), kernels, object_code)
+
+    def _remember_object(self, _module: llvm.ModuleRef, buffer: bytes) -> None:
+        self._object_code = buffer
+
+    def object_code(self) -> bytes:
+        """The object code MCJIT made (or was given) for this module."""
+        assert self._object_code is not None
+        return self._object_code
+
+    def signature_data(self) -> dict[str, dict]:
+        """The kernels' signatures as JSON-compatible data (`from_object_code` reads it)."""
+        return {
+            name: {
+                "inputs": [[list(b.shape), b.dtype.str] for b in sig.inputs],
+                "outputs": [[list(b.shape), b.dtype.str] for b in sig.outputs],
+            }
+            for name, sig in sorted(self.kernels.items())
+        }
 
     @cached_property
     def assembly(self) -> str:

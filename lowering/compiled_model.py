@@ -1,0 +1,179 @@
+"""Compile a graph-level module to native code and call its functions on numpy arrays.
+
+```python
+import numpy as np
+from lowering.compiled_model import compile_file
+
+model = compile_file("examples/ffn.mlir")             # default fusion pipeline, cached
+x, w, b = (np.ones(s, np.float32) for s in [(128, 768), (768, 3072), (3072,)])
+(y,) = model.run("main", x, w, b)                     # or model.main(x, w, b)
+print(model.kernels("main"))                          # ['fused_matmul_add_gelu']
+```
+
+Compiling runs the fusion pipeline (or any pipeline given), `lower-graph` and
+`convert-loop-to-llvm`, then LLVM at O3 for this CPU: one LLVM module and one execution engine
+per model. Each graph-level function becomes one native entry that runs all its kernels: one
+call from Python, none between kernels. The constants of a function (weights) are bound as
+buffers when the model is compiled and passed to the entry on every call; they never appear
+in the LLVM IR. Arguments are checked (count, dtype, shape, contiguity) before the native call,
+and a mismatch raises `ArgumentError` naming the argument.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+
+from fusion_dialects.context import make_context
+from fusion_dialects.diagnostics import parse_source, verify_module
+from fusion_dialects.graph import PRIMITIVE_ATTR
+from fusion_dialects.reference.evaluator import constant_array
+from lowering import compile_cache
+from lowering.jit import JitModule
+from lowering.lower_graph import bound_constants
+from passes.pipeline import DEFAULT_PIPELINE
+
+
+class ArgumentError(TypeError):
+    """The arrays given to a compiled function do not match its signature."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    shape: tuple[int, ...]
+
+
+@dataclass
+class CompiledFunction:
+    """One native entry point: its parameters, results, bound constants and kernels."""
+
+    name: str
+    parameters: tuple[Parameter, ...]
+    results: tuple[tuple[int, ...], ...]
+    constants: tuple[np.ndarray, ...]
+    kernels: tuple[str, ...]
+    """The kernels the entry launches, in order."""
+    _native: ctypes._CFuncPtr | None = None
+
+    def check(self, arrays: Sequence[object]) -> None:
+        """Raise `ArgumentError` unless `arrays` match the parameters."""
+        if len(arrays) != len(self.parameters):
+            raise ArgumentError(
+                f"@{self.name} takes {len(self.parameters)} arguments, got {len(arrays)}"
+            )
+        for index, (array, parameter) in enumerate(zip(arrays, self.parameters, strict=True)):
+            where = f"@{self.name}: argument #{index} (%{parameter.name})"
+            if not isinstance(array, np.ndarray):
+                raise ArgumentError(f"{where} must be a numpy array, got {type(array).__name__}")
+            if array.dtype != np.float32:
+                raise ArgumentError(f"{where} must have dtype float32, got {array.dtype}")
+            if array.shape != parameter.shape:
+                raise ArgumentError(f"{where} must have shape {parameter.shape}, got {array.shape}")
+            if not array.flags.c_contiguous:
+                raise ArgumentError(f"{where} must be C-contiguous (use np.ascontiguousarray)")
+
+    def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        self.check(arrays)
+        outputs = [np.empty(shape, np.float32) for shape in self.results]
+        assert self._native is not None
+        self._native(*(a.ctypes.data for a in (*arrays, *self.constants, *outputs)))
+        return outputs
+
+
+class CompiledModel:
+    """Native code for every graph-level function of a module."""
+
+    def __init__(self, jit: JitModule, functions: dict[str, CompiledFunction], from_cache: bool):
+        self._jit = jit
+        self.functions = functions
+        self.from_cache = from_cache
+        """Whether the native code came from the on-disk compile cache."""
+        for function in functions.values():
+            count = len(function.parameters) + len(function.constants) + len(function.results)
+            prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * count))
+            function._native = prototype(jit.function_address(function.name))
+
+    def run(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
+        """Call the compiled function `name`; returns its results as new arrays."""
+        if name not in self.functions:
+            known = ", ".join(sorted(self.functions))
+            raise ArgumentError(f"no function @{name} (functions: {known})")
+        return self.functions[name](*arrays)
+
+    def __getattr__(self, name: str) -> CompiledFunction:
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(name)
+
+    def kernels(self, name: str = "main") -> list[str]:
+        """The kernels function `name` launches, in order."""
+        return list(self.functions[name].kernels)
+
+    @property
+    def llvm_ir(self) -> str:
+        """The optimised LLVM IR of the whole model (weights are not in it)."""
+        return self._jit.llvm_ir
+
+    @property
+    def assembly(self) -> str:
+        """The host assembly of the whole model."""
+        return self._jit.assembly
+
+
+def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The graph-level functions that become native entries (not the primitive ones)."""
+    return [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and op.body.blocks and PRIMITIVE_ATTR not in op.attributes
+    ]
+
+
+def _describe_function(function: func.FuncOp, kernels: tuple[str, ...]) -> CompiledFunction:
+    parameters = tuple(
+        Parameter(arg.name_hint or f"arg{arg.index}", tuple(_tensor(arg.type).get_shape()))
+        for arg in function.body.block.args
+    )
+    results = tuple(tuple(_tensor(t).get_shape()) for t in function.function_type.outputs.data)
+    constants = tuple(
+        np.ascontiguousarray(constant_array(op.value), dtype=np.float32)
+        for op in bound_constants(function)
+    )
+    return CompiledFunction(function.sym_name.data, parameters, results, constants, kernels)
+
+
+def _tensor(typ) -> TensorType:
+    assert isinstance(typ, TensorType)
+    return typ
+
+
+def compile_module(
+    module: ModuleOp, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True
+) -> CompiledModel:
+    """Compile `module` (graph level; left unchanged) with `pipeline`, then to native code.
+
+    With `cache`, the native code is looked up in, and stored into, the on-disk compile cache
+    (`lowering.compile_cache`), keyed by the module, the pipeline and the CPU.
+    """
+    verify_module(module)
+    native = compile_cache.compile_native(module, pipeline, use_cache=cache)
+    functions = {}
+    for function in graph_functions(module):
+        name = function.sym_name.data
+        functions[name] = _describe_function(function, native.kernels[name])
+    return CompiledModel(native.jit, functions, native.from_cache)
+
+
+def compile_file(path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True):
+    """Parse a graph-level IR file and compile it (`compile_module`)."""
+    path = Path(path)
+    module = parse_source(make_context(), path.read_text(), str(path))
+    return compile_module(module, pipeline, cache=cache)
