@@ -1,0 +1,127 @@
+"""The compiled-model API: native results equal the reference; arguments are checked; weights
+are bound as buffers; the compile cache makes the second compile of a model a lookup."""
+
+import numpy as np
+import pytest
+
+from fusion_dialects.context import make_context
+from fusion_dialects.diagnostics import parse_source
+from fusion_dialects.reference.evaluator import evaluate
+from lowering import compile_cache
+from lowering.compiled_model import ArgumentError, compile_module
+from passes.pipeline import UNFUSED_PIPELINE
+
+SOURCE = """
+func.func @main(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8x16xf32> {
+  %b = graph.constant dense<BIAS> : tensor<16xf32>
+  %m = graph.matmul %x, %w : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  %a = graph.add %m, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %r = graph.relu %a : tensor<8x16xf32>
+  func.return %r : tensor<8x16xf32>
+}
+func.func @second(%x: tensor<1000xf32>) -> (tensor<1000xf32>, tensor<1000xf32>) {
+  %e = graph.exp %x : tensor<1000xf32>
+  %t = graph.tanh %e : tensor<1000xf32>
+  func.return %t, %x : tensor<1000xf32>, tensor<1000xf32>
+}
+"""
+BIAS = np.linspace(-1.0, 1.0, 16, dtype=np.float32) + np.float32(0.123456789)
+
+
+def _module():
+    text = SOURCE.replace("BIAS", "[" + ", ".join(repr(float(v)) for v in BIAS) + "]")
+    return parse_source(make_context(), text, "model.mlir")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((8, 32), np.float32), rng.standard_normal((32, 16), np.float32)]
+
+
+def test_results_match_the_reference(cache_dir):
+    module = _module()
+    model = compile_module(module)
+    x, w = _inputs()
+    (got,) = model.run("main", x, w)
+    (want,) = evaluate(module, "main", [x, w])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert model.kernels("main") == ["fused_matmul_add_relu"]
+
+
+def test_every_function_is_compiled_and_passthrough_results_are_copies(cache_dir):
+    model = compile_module(_module())
+    x = np.linspace(-3, 3, 1000, dtype=np.float32)
+    t, same = model.second(x)
+    np.testing.assert_allclose(t, np.tanh(np.exp(x)), rtol=2e-6, atol=1e-7)
+    np.testing.assert_array_equal(same, x)
+    assert same is not x
+
+
+def test_unfused_build_launches_one_kernel_per_op(cache_dir):
+    model = compile_module(_module(), UNFUSED_PIPELINE)
+    assert model.kernels("main") == ["matmul", "add", "relu"]
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        (lambda x, w: [x], "@main takes 2 arguments, got 1"),
+        (lambda x, w: [x.astype(np.float64), w], r"argument #0 \(%x\) must have dtype float32"),
+        (lambda x, w: [x, w.T.copy()], r"argument #1 \(%w\) must have shape \(32, 16\)"),
+        (lambda x, w: [x, np.asfortranarray(w)], r"argument #1 \(%w\) must be C-contiguous"),
+        (lambda x, w: [x, [1.0]], r"argument #1 \(%w\) must be a numpy array"),
+    ],
+)
+def test_bad_arguments_are_named(cache_dir, arrays, message):
+    model = compile_module(_module())
+    with pytest.raises(ArgumentError, match=message):
+        model.run("main", *arrays(*_inputs()))
+
+
+def test_weights_are_bound_not_embedded(cache_dir):
+    model = compile_module(_module())
+    assert "0.123456" not in model.llvm_ir
+    assert "1.12345" not in model.llvm_ir
+    assert len(model.functions["main"].constants) == 1
+
+
+def test_second_compile_comes_from_the_cache(cache_dir):
+    first = compile_module(_module())
+    second = compile_module(_module())
+    assert not first.from_cache and second.from_cache
+    x, w = _inputs(1)
+    np.testing.assert_array_equal(first.run("main", x, w)[0], second.run("main", x, w)[0])
+    assert second.kernels("main") == first.kernels("main")
+    uncached = compile_module(_module(), cache=False)
+    assert not uncached.from_cache
+
+
+def test_a_damaged_cache_entry_is_a_miss(cache_dir):
+    compile_module(_module())
+    for path in cache_dir.glob("*.o"):
+        path.write_bytes(b"garbage")
+    for path in cache_dir.glob("*.json"):
+        path.write_text("{")
+    model = compile_module(_module())
+    assert not model.from_cache
+    x, w = _inputs()
+    np.testing.assert_allclose(
+        model.run("main", x, w)[0], evaluate(_module(), "main", [x, w])[0], rtol=1e-5, atol=1e-5
+    )
+
+
+def test_caching_can_be_switched_off_by_the_environment(monkeypatch):
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, "")
+    assert compile_cache.cache_dir() is None
+    assert not compile_module(_module()).from_cache
+
+
+def test_elementwise_kernels_use_vector_registers(cache_dir):
+    model = compile_module(_module())
+    assert "ymm" in model.assembly or "zmm" in model.assembly or "xmm" in model.assembly
