@@ -1,0 +1,254 @@
+"""ONNX → graph dialect: `import_model(model)` builds `func.func @main` from an ONNX graph.
+
+```python
+model = onnx.load("resnet50.onnx")
+module = import_model(model, {"data": (1, 3, 224, 224)})
+outputs = evaluate(module, "main", [x])
+```
+
+The arguments of `@main` are the graph inputs that are not initializers, in order; its results
+are the graph outputs. Walking the nodes in order, each one is
+
+1. folded at import time with numpy if everything it needs is known (`shape_folding`),
+2. otherwise translated into graph ops by the converter of its op type (`onnx_ops`).
+
+Initializers stay numpy arrays until a graph op uses them, then become `graph.constant`s;
+Dropout and Identity vanish. Values keep their ONNX names as SSA name hints, and every op has
+the location `"model.onnx":<node index>:0` of the node it came from.
+
+Every problem (an unsupported op type or attribute, a dynamic dimension, a non-float input...)
+is collected; at the end one `ModelImportError` lists them all, each naming its node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import onnx
+from onnx import TensorProto, numpy_helper
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
+from xdsl.ir import Block, Region, SSAValue
+
+from frontend.errors import ModelImportError, Problem, Unsupported
+from frontend.graph_builder import GraphBuilder
+from frontend.node_context import NodeContext, describe_node
+from frontend.onnx_ops import CONVERTERS
+from frontend.shape_folding import FOLDERS, fold_node
+from frontend.values import Missing, Value, shape_of_value, ssa_name
+from fusion_dialects.shape_rules import ShapeError
+
+__all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+SUPPORTED_OPS = tuple(sorted(CONVERTERS))
+"""ONNX op types translated into graph ops (more fold when their inputs are constants)."""
+
+
+def load_model(path: str) -> onnx.ModelProto:
+    """Read an ONNX file; a file that is not a model is a `ModelImportError`."""
+    try:
+        return onnx.load(path)
+    except OSError:
+        raise
+    except Exception as err:  # protobuf decode errors and onnx's own checks
+        raise ModelImportError(path, message=f"not a valid ONNX model: {err}") from None
+
+
+def import_model(
+    model: onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    *,
+    filename: str = "model.onnx",
+) -> ModuleOp:
+    """The graph-dialect module of `model`; `input_shapes` fixes dynamic input dimensions."""
+    return _ModelImporter(model, dict(input_shapes or {}), filename).run()
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    for entry in model.opset_import:
+        if entry.domain in DEFAULT_DOMAINS:
+            return entry.version
+    return onnx.defs.onnx_opset_version()
+
+
+class _ModelImporter:
+    def __init__(self, model: onnx.ModelProto, input_shapes: dict, filename: str):
+        self.graph = model.graph
+        self.opset = default_opset(model)
+        self.input_shapes = input_shapes
+        self.filename = filename
+        self.values: dict[str, Value | Missing] = {}
+        self.problems: list[Problem] = []
+
+    def report(self, where: str, message: str) -> None:
+        problem = Problem(where, message)
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+    def run(self) -> ModuleOp:
+        for initializer in self.graph.initializer:
+            self.values[initializer.name] = numpy_helper.to_array(initializer)
+        arguments = [i for i in self.graph.input if i.name not in self.values]
+        block = Block(arg_types=[self._argument_type(i) for i in arguments])
+        for argument, info in zip(block.args, arguments, strict=True):
+            argument.name_hint = ssa_name(info.name)
+            self.values[info.name] = argument
+        self._check_input_shapes_used(arguments)
+        builder = GraphBuilder(block, self.filename)
+        for index, node in enumerate(self.graph.node):
+            self._import_node(node, index, builder)
+        results = self._results(builder)
+        if self.problems:
+            raise ModelImportError(self.filename, self.problems)
+        block.add_op(func.ReturnOp(*results))
+        signature = ([a.type for a in block.args], [r.type for r in results])
+        return ModuleOp([func.FuncOp("main", signature, Region(block))])
+
+    # --- graph inputs ---------------------------------------------------------------------------
+
+    def _argument_type(self, info: onnx.ValueInfoProto) -> TensorType:
+        """`tensor<...xf32>` of a graph input; a placeholder type after reporting a problem."""
+        where = f"graph input '{info.name}'"
+        tensor = info.type.tensor_type
+        if not info.type.HasField("tensor_type"):
+            self.report(where, "only tensor inputs are supported")
+            return TensorType(f32, [])
+        if tensor.elem_type != TensorProto.FLOAT:
+            dtype = TensorProto.DataType.Name(tensor.elem_type).lower()
+            self.report(where, f"has element type {dtype}; only float32 inputs are supported")
+        try:
+            return TensorType(f32, self._input_shape(info))
+        except Unsupported as err:
+            self.report(where, err.message)
+            return TensorType(f32, [])
+
+    def _input_shape(self, info: onnx.ValueInfoProto) -> list[int]:
+        tensor = info.type.tensor_type
+        given = self.input_shapes.get(info.name)
+        dims = list(tensor.shape.dim) if tensor.HasField("shape") else None
+        if given is not None:
+            given = [int(d) for d in given]
+            if dims is not None and len(dims) != len(given):
+                raise Unsupported(
+                    f"has rank {len(dims)}, but the given shape {given} has rank {len(given)}"
+                )
+            for axis, dim in enumerate(dims or []):
+                if dim.HasField("dim_value") and dim.dim_value > 0 and dim.dim_value != given[axis]:
+                    raise Unsupported(
+                        f"dimension {axis} is {dim.dim_value}, but the given shape is {given}"
+                    )
+            return given
+        if dims is None:
+            raise Unsupported(f"has an unknown rank; {_fix_hint(info.name)}")
+        for axis, dim in enumerate(dims):
+            if not (dim.HasField("dim_value") and dim.dim_value > 0):
+                symbol = f" ('{dim.dim_param}')" if dim.dim_param else ""
+                raise Unsupported(f"dimension {axis} is dynamic{symbol}; {_fix_hint(info.name)}")
+        return [dim.dim_value for dim in dims]
+
+    def _check_input_shapes_used(self, arguments: Sequence[onnx.ValueInfoProto]) -> None:
+        names = {info.name for info in arguments}
+        for name in self.input_shapes:
+            if name not in names:
+                self.report(f"input shape '{name}'", "is not the name of a graph input")
+
+    # --- nodes ----------------------------------------------------------------------------------
+
+    def _import_node(self, node: onnx.NodeProto, index: int, builder: GraphBuilder) -> None:
+        where = describe_node(node, index)
+        ready = self._inputs_ready(node, where)
+        if node.domain not in DEFAULT_DOMAINS:
+            self.report(where, f"unsupported op type '{node.domain}.{node.op_type}'")
+            ready = False
+        elif node.op_type not in CONVERTERS and node.op_type not in FOLDERS:
+            self.report(where, "unsupported op type")
+            ready = False
+        if not ready:
+            self._bind_outputs(node, where, [])
+            return
+        builder.at_node(index)
+        context = NodeContext(node, index, self.opset, self.values, builder)
+        try:
+            outputs = self._convert(context)
+        except Unsupported as err:
+            self.report(where, err.message)
+            outputs = []
+        except ShapeError as err:
+            self.report(where, f"invalid shapes: {err}")
+            outputs = []
+        self._bind_outputs(node, where, outputs)
+
+    def _inputs_ready(self, node: onnx.NodeProto, where: str) -> bool:
+        """Whether every input is available; reports why not (once per missing value)."""
+        ready = True
+        for name in node.input:
+            if not name:
+                continue
+            value = self.values.get(name)
+            if value is None:
+                self.report(where, f"input '{name}' is not defined")
+                ready = False
+            elif isinstance(value, Missing):
+                if value.reason is not None:
+                    self.report(*value.reason)
+                ready = False
+        return ready
+
+    def _convert(self, context: NodeContext) -> list[Value]:
+        folded = fold_node(context)
+        if folded is not None:
+            return folded
+        converter = CONVERTERS.get(context.op_type)
+        if converter is None:
+            raise Unsupported(f"{context.op_type} is only supported on values known at import time")
+        outputs = converter(context)
+        return list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+
+    def _bind_outputs(self, node: onnx.NodeProto, where: str, outputs: list[Value]) -> None:
+        for position, name in enumerate(node.output):
+            if not name:
+                continue
+            if not outputs:
+                self.values[name] = Missing()
+            elif position < len(outputs):
+                value = outputs[position]
+                if isinstance(value, SSAValue) and value.name_hint is None:
+                    value.name_hint = ssa_name(name)
+                self.values[name] = value
+            else:
+                reason = (where, f"output #{position} '{name}' is not supported")
+                self.values[name] = Missing(reason)
+
+    # --- graph outputs --------------------------------------------------------------------------
+
+    def _results(self, builder: GraphBuilder) -> list[SSAValue]:
+        results = []
+        for info in self.graph.output:
+            value = self.values.get(info.name)
+            where = f"graph output '{info.name}'"
+            if value is None:
+                self.report(where, "is not defined")
+            elif isinstance(value, Missing):
+                if value.reason is not None:
+                    self.report(*value.reason)
+            else:
+                results.append(self._result(builder, value, info.name))
+        return results
+
+    def _result(self, builder: GraphBuilder, value: Value, name: str) -> SSAValue:
+        where = f"graph output '{name}'"
+        try:
+            tensor = builder.tensor(value, where)
+        except Unsupported as err:
+            self.report(where, err.message)
+            return builder.tensor(np.zeros(shape_of_value(value), np.float32))
+        if tensor.name_hint is None:
+            tensor.name_hint = ssa_name(name)
+        return tensor
+
+
+def _fix_hint(name: str) -> str:
+    return f"fix it with --input-shape {name}=... (or input_shapes={{'{name}': ...}})"

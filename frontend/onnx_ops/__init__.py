@@ -1,0 +1,34 @@
+"""Converters from ONNX ops to graph ops, one per ONNX op type.
+
+A converter takes the `NodeContext` of one node and returns the node's outputs as `Value`s (a
+graph tensor or a numpy constant each), appending graph ops through `ctx.builder`; it raises
+`Unsupported` for what it cannot translate exactly. ONNX names its ops with strings, so the
+table is keyed by the op type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from frontend.node_context import NodeContext
+from frontend.onnx_ops.conv_pool import CONVERTERS as CONV_POOL
+from frontend.onnx_ops.elementwise import CONVERTERS as ELEMENTWISE
+from frontend.onnx_ops.indexing import CONVERTERS as INDEXING
+from frontend.onnx_ops.linalg import CONVERTERS as LINALG
+from frontend.onnx_ops.normalization import CONVERTERS as NORMALIZATION
+from frontend.onnx_ops.reduction import CONVERTERS as REDUCTION
+from frontend.onnx_ops.shape import CONVERTERS as SHAPE
+from frontend.values import Value
+
+Converter = Callable[[NodeContext], Value | Sequence[Value]]
+
+CONVERTERS: dict[str, Converter] = {
+    **ELEMENTWISE,
+    **LINALG,
+    **CONV_POOL,
+    **NORMALIZATION,
+    **REDUCTION,
+    **SHAPE,
+    **INDEXING,
+}
+"""Every ONNX op type (default domain) the importer translates into graph ops."""

@@ -1,0 +1,200 @@
+"""Elementwise ONNX ops: unary math, binary arithmetic with broadcasting, variadic ops, and the
+activations without a graph op of their own, decomposed exactly into graph ops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from xdsl.ir import Operation
+
+from frontend.errors import Unsupported
+from frontend.node_context import NodeContext
+from frontend.values import Value
+from fusion_dialects import graph
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+_UNARY: dict[str, type[Operation]] = {
+    "Relu": graph.ReluOp,
+    "Sigmoid": graph.SigmoidOp,
+    "Tanh": graph.TanhOp,
+    "Exp": graph.ExpOp,
+    "Log": graph.LogOp,
+    "Sqrt": graph.SqrtOp,
+    "Erf": graph.ErfOp,
+    "Neg": graph.NegOp,
+    "Abs": graph.AbsOp,
+}
+
+_BINARY: dict[str, type[graph.BinaryBroadcastOp]] = {
+    "Add": graph.AddOp,
+    "Sub": graph.SubOp,
+    "Mul": graph.MulOp,
+    "Div": graph.DivOp,
+    "Pow": graph.PowOp,
+}
+
+_VARIADIC: dict[str, type[graph.BinaryBroadcastOp]] = {
+    "Sum": graph.AddOp,
+    "Max": graph.MaxOp,
+    "Min": graph.MinOp,
+}
+
+
+def _unary(op_class: type[Operation]) -> Callable[[NodeContext], Value]:
+    return lambda ctx: ctx.builder.unary(op_class, ctx.value(0))
+
+
+def _binary(op_class: type[graph.BinaryBroadcastOp]) -> Callable[[NodeContext], Value]:
+    def convert(ctx: NodeContext) -> Value:
+        if "axis" in ctx.attrs:  # opset < 7: broadcast along a given axis
+            raise Unsupported("legacy broadcasting with an 'axis' attribute is not supported")
+        return ctx.builder.binary(op_class, ctx.value(0), ctx.value(1))
+
+    return convert
+
+
+def _variadic(op_class: type[graph.BinaryBroadcastOp]) -> Callable[[NodeContext], Value]:
+    """`Sum(a, b, c)` → `add(add(a, b), c)`."""
+
+    def convert(ctx: NodeContext) -> Value:
+        operands = ctx.values()
+        result = operands[0]
+        for operand in operands[1:]:
+            result = ctx.builder.binary(op_class, result, operand)
+        return result
+
+    return convert
+
+
+def convert_mean(ctx: NodeContext) -> Value:
+    total = _variadic(graph.AddOp)(ctx)
+    count = len(ctx.values())
+    return (
+        total if count == 1 else ctx.builder.binary(graph.DivOp, total, ctx.builder.scalar(count))
+    )
+
+
+def convert_gelu(ctx: NodeContext) -> Value:
+    approximate = ctx.expect_attr("approximate", ("none", "tanh"), "none")
+    op_class = graph.GeluOp if approximate == "none" else graph.GeluTanhOp
+    return ctx.builder.unary(op_class, ctx.value(0))
+
+
+def convert_reciprocal(ctx: NodeContext) -> Value:
+    return ctx.builder.binary(graph.DivOp, ctx.builder.scalar(1.0), ctx.value(0))
+
+
+def _negative_part(ctx: NodeContext, x: Value) -> Value:
+    """`min(x, 0)`."""
+    return ctx.builder.binary(graph.MinOp, x, ctx.builder.scalar(0.0))
+
+
+def convert_leaky_relu(ctx: NodeContext) -> Value:
+    """`max(x, 0) + alpha * min(x, 0)`: exactly `x` or `alpha * x`."""
+    b, x = ctx.builder, ctx.value(0)
+    scaled = b.mul_by(_negative_part(ctx, x), float(ctx.attr("alpha", 0.01)))
+    return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), scaled)
+
+
+def convert_prelu(ctx: NodeContext) -> Value:
+    """`max(x, 0) + slope * min(x, 0)` with a slope broadcast to `x`."""
+    b, x = ctx.builder, ctx.value(0)
+    scaled = b.binary(graph.MulOp, _negative_part(ctx, x), ctx.value(1))
+    return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), scaled)
+
+
+def _expm1_of_negative_part(ctx: NodeContext, x: Value, alpha: float) -> Value:
+    """`alpha * exp(min(x, 0)) - alpha`: 0 where x >= 0, `alpha * (e^x - 1)` elsewhere."""
+    b = ctx.builder
+    exp = b.unary(graph.ExpOp, _negative_part(ctx, x))
+    return b.binary(graph.SubOp, b.mul_by(exp, alpha), b.scalar(alpha))
+
+
+def convert_elu(ctx: NodeContext) -> Value:
+    b, x = ctx.builder, ctx.value(0)
+    alpha = float(ctx.attr("alpha", 1.0))
+    return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), _expm1_of_negative_part(ctx, x, alpha))
+
+
+def convert_selu(ctx: NodeContext) -> Value:
+    b, x = ctx.builder, ctx.value(0)
+    alpha = float(ctx.attr("alpha", 1.67326319217681884765625))
+    gamma = float(ctx.attr("gamma", 1.05070102214813232421875))
+    inner = b.binary(graph.AddOp, b.unary(graph.ReluOp, x), _expm1_of_negative_part(ctx, x, alpha))
+    return b.mul_by(inner, gamma)
+
+
+def _hard_sigmoid(ctx: NodeContext, x: Value, alpha: float, beta: float) -> Value:
+    """`clip(alpha * x + beta, 0, 1)`."""
+    b = ctx.builder
+    linear = b.binary(graph.AddOp, b.mul_by(x, alpha), b.scalar(beta))
+    return b.emit(graph.ClipOp(linear, 0.0, 1.0)).results[0]
+
+
+def convert_hard_sigmoid(ctx: NodeContext) -> Value:
+    alpha, beta = float(ctx.attr("alpha", 0.2)), float(ctx.attr("beta", 0.5))
+    return _hard_sigmoid(ctx, ctx.value(0), alpha, beta)
+
+
+def convert_hard_swish(ctx: NodeContext) -> Value:
+    x = ctx.value(0)
+    return ctx.builder.binary(graph.MulOp, x, _hard_sigmoid(ctx, x, 1.0 / 6.0, 0.5))
+
+
+def convert_softplus(ctx: NodeContext) -> Value:
+    """`log(exp(x) + 1)`."""
+    b = ctx.builder
+    shifted = b.binary(graph.AddOp, b.unary(graph.ExpOp, ctx.value(0)), b.scalar(1.0))
+    return b.unary(graph.LogOp, shifted)
+
+
+def convert_softsign(ctx: NodeContext) -> Value:
+    """`x / (1 + |x|)`."""
+    b, x = ctx.builder, ctx.value(0)
+    denominator = b.binary(graph.AddOp, b.scalar(1.0), b.unary(graph.AbsOp, x))
+    return b.binary(graph.DivOp, x, denominator)
+
+
+def _clip_bounds(ctx: NodeContext) -> tuple[float | None, float | None]:
+    """(min, max) from the attributes (opset < 11) or the optional inputs 1 and 2."""
+    if ctx.opset < 11:
+        low, high = ctx.attr("min"), ctx.attr("max")
+        low = None if low is None or low <= -F32_MAX else float(low)
+        high = None if high is None or high >= F32_MAX else float(high)
+        return low, high
+    low = ctx.scalar_float(1, "the minimum") if ctx.has_input(1) else None
+    high = ctx.scalar_float(2, "the maximum") if ctx.has_input(2) else None
+    return low, high
+
+
+def convert_clip(ctx: NodeContext) -> Value:
+    b, x = ctx.builder, ctx.value(0)
+    low, high = _clip_bounds(ctx)
+    if low is not None and high is not None:
+        return b.emit(graph.ClipOp(b.tensor(x), low, high)).results[0]
+    if low is not None:
+        return b.binary(graph.MaxOp, x, b.scalar(low))
+    if high is not None:
+        return b.binary(graph.MinOp, x, b.scalar(high))
+    return x
+
+
+CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
+    **{name: _unary(op) for name, op in _UNARY.items()},
+    **{name: _binary(op) for name, op in _BINARY.items()},
+    **{name: _variadic(op) for name, op in _VARIADIC.items()},
+    "Mean": convert_mean,
+    "Gelu": convert_gelu,
+    "Reciprocal": convert_reciprocal,
+    "LeakyRelu": convert_leaky_relu,
+    "PRelu": convert_prelu,
+    "Elu": convert_elu,
+    "Selu": convert_selu,
+    "HardSigmoid": convert_hard_sigmoid,
+    "HardSwish": convert_hard_swish,
+    "Softplus": convert_softplus,
+    "Softsign": convert_softsign,
+    "Clip": convert_clip,
+}

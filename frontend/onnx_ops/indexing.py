@@ -1,0 +1,212 @@
+"""Ops that select or join parts of tensors: Concat, Split, Slice, Gather (with constant
+indices), Tile and Pad, all expressed with graph.slice / concat / split / reshape."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from frontend.errors import Unsupported
+from frontend.graph_builder import GraphBuilder
+from frontend.node_context import NodeContext
+from frontend.values import Value, shape_of_value
+from fusion_dialects.shape_rules import normalize_axes, normalize_axis
+
+
+def convert_concat(ctx: NodeContext) -> Value:
+    rank = ctx.rank(0)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), rank)
+    return ctx.builder.concat(ctx.values(), axis)
+
+
+def split_sizes(ctx: NodeContext, dim: int) -> list[int]:
+    """The sizes of Split's pieces: input 1, the `split` attribute, or `num_outputs` pieces (the
+    last one smaller) or one piece per output (equal)."""
+    if ctx.has_input(1):
+        return ctx.ints(1, "the split sizes")
+    if "split" in ctx.attrs:
+        return ctx.int_list("split", [])
+    if "num_outputs" in ctx.attrs:
+        count = int(ctx.attr("num_outputs"))
+        chunk = -(-dim // count)
+        return [chunk] * (count - 1) + [dim - chunk * (count - 1)]
+    count = len(ctx.node.output)
+    if dim % count:
+        raise Unsupported(f"axis of size {dim} cannot be split into {count} equal pieces")
+    return [dim // count] * count
+
+
+def convert_split(ctx: NodeContext) -> list[Value]:
+    shape = ctx.shape(0)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), len(shape))
+    return ctx.builder.split(ctx.value(0), axis, split_sizes(ctx, shape[axis]))
+
+
+def onnx_slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int, int]:
+    """ONNX's clamped (start, end, step) along an axis of size `dim`, as numpy slice bounds.
+
+    ONNX adds `dim` to negative bounds, then clamps start to [0, dim] and end to [0, dim] for a
+    positive step, start to [0, dim - 1] and end to [-1, dim - 1] for a negative one; an end of
+    -1 there means "past index 0", which numpy spells -dim - 1. INT64_MAX ends become `dim`.
+    """
+    if step == 0:
+        raise Unsupported("Slice steps must not be 0")
+    start = start + dim if start < 0 else start
+    end = end + dim if end < 0 else end
+    if step > 0:
+        return min(max(start, 0), dim), min(max(end, 0), dim), step
+    start = min(max(start, 0), dim - 1)
+    end = min(max(end, -1), dim - 1)
+    return start, (-dim - 1 if end == -1 else end), step
+
+
+def _slice_params(ctx: NodeContext) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(starts, ends, axes, steps) from the attributes (opset < 10) or inputs 1 to 4."""
+    if ctx.opset < 10:
+        starts, ends = ctx.int_list("starts", []), ctx.int_list("ends", [])
+        axes = ctx.int_list("axes", list(range(len(starts))))
+        return starts, ends, axes, [1] * len(starts)
+    starts, ends = ctx.ints(1, "the starts"), ctx.ints(2, "the ends")
+    axes = ctx.ints(3, "the axes") if ctx.has_input(3) else list(range(len(starts)))
+    steps = ctx.ints(4, "the steps") if ctx.has_input(4) else [1] * len(starts)
+    return starts, ends, axes, steps
+
+
+def axis_slice(b: GraphBuilder, x: Value, axis: int, start: int, stop: int, step: int) -> Value:
+    """`x[..., start:stop:step, ...]` along `axis`; a negative `stop` means "past index 0"."""
+    shape = shape_of_value(x)
+    lows, highs, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    lows[axis], highs[axis], strides[axis] = start, (-shape[axis] - 1 if stop < 0 else stop), step
+    return b.slice(x, lows, highs, strides)
+
+
+def convert_slice(ctx: NodeContext) -> Value:
+    shape = ctx.shape(0)
+    starts, ends, axes, steps = _slice_params(ctx)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise Unsupported("starts, ends, axes and steps must have the same length")
+    normalize_axes(axes, len(shape))  # no axis twice
+    lows, highs, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    for axis, start, end, step in zip(axes, starts, ends, steps, strict=True):
+        a = normalize_axis(axis, len(shape))
+        lows[a], highs[a], strides[a] = onnx_slice_bounds(shape[a], start, end, step)
+    return ctx.builder.slice(ctx.value(0), lows, highs, strides)
+
+
+def index_runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
+    """(start, stop, step) slices that pick `indices` in order: one slice for an arithmetic
+    progression, otherwise one per run of consecutive indices (a stop of -1 is "past 0")."""
+    step = indices[1] - indices[0] if len(indices) > 1 else 1
+    progression = step != 0 and all(
+        b - a == step for a, b in zip(indices, indices[1:], strict=False)
+    )
+    if progression:
+        return [(indices[0], indices[-1] + step, step)]
+    runs: list[tuple[int, int, int]] = []
+    for index in indices:
+        if runs and runs[-1][1] == index:
+            runs[-1] = (runs[-1][0], index + 1, 1)
+        else:
+            runs.append((index, index + 1, 1))
+    return runs
+
+
+def convert_gather(ctx: NodeContext) -> Value:
+    b, x = ctx.builder, ctx.value(0)
+    indices = ctx.constant(1, "the indices")
+    if not np.issubdtype(indices.dtype, np.integer):
+        raise Unsupported(f"the indices must be integers, got {indices.dtype}")
+    shape = ctx.shape(0)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), len(shape))
+    flat = [normalize_axis(int(i), shape[axis], "index") for i in indices.reshape(-1)]
+    if isinstance(x, np.ndarray):
+        return np.take(x, np.array(flat, np.int64).reshape(indices.shape), axis=axis)
+    if indices.ndim == 0:
+        return b.take(x, flat[0], axis)
+    if not flat:
+        raise Unsupported("empty indices are not supported")
+    pieces = [axis_slice(b, x, axis, *run) for run in index_runs(flat)]
+    gathered = b.concat(pieces, axis)
+    return b.reshape(gathered, [*shape[:axis], *indices.shape, *shape[axis + 1 :]])
+
+
+def convert_tile(ctx: NodeContext) -> Value:
+    b, x = ctx.builder, ctx.value(0)
+    repeats = ctx.ints(1, "the repeats")
+    if len(repeats) != ctx.rank(0) or any(r < 1 for r in repeats):
+        raise Unsupported(f"invalid repeats {repeats} for rank {ctx.rank(0)}")
+    if isinstance(x, np.ndarray):
+        return np.tile(x, repeats)
+    for axis, count in enumerate(repeats):
+        if count > 1:
+            x = b.concat([x] * count, axis)
+    return x
+
+
+def _pad_params(ctx: NodeContext, rank: int) -> tuple[list[int], list[int], float]:
+    """(begins, ends, fill value), one begin/end per axis."""
+    if ctx.opset < 11:
+        pads = ctx.int_list("pads", ctx.int_list("paddings", []))
+        fill, axes = float(ctx.attr("value", 0.0)), list(range(rank))
+    else:
+        pads = ctx.ints(1, "the pads")
+        fill = ctx.scalar_float(2, "the constant value") if ctx.has_input(2) else 0.0
+        axes = ctx.ints(3, "the axes") if ctx.has_input(3) else list(range(rank))
+    if len(pads) != 2 * len(axes):
+        raise Unsupported(f"pads={pads} needs {2 * len(axes)} values")
+    begins, ends = [0] * rank, [0] * rank
+    for i, axis in enumerate(normalize_axes(axes, rank)):
+        begins[axis], ends[axis] = pads[i], pads[len(axes) + i]
+    return begins, ends, fill
+
+
+def _pad_block(
+    b: GraphBuilder, x: Value, axis: int, size: int, mode: str, fill: float, start: bool
+):
+    """The `size` values added before (`start`) or after `x` along `axis`."""
+    shape = list(shape_of_value(x))
+    dim, block = shape[axis], [*shape[:axis], size, *shape[axis + 1 :]]
+    if mode == "constant":
+        dtype = x.dtype if isinstance(x, np.ndarray) else np.float32
+        return np.full(block, fill, dtype)
+    if mode == "edge":
+        edge = axis_slice(b, x, axis, 0, 1, 1) if start else axis_slice(b, x, axis, dim - 1, dim, 1)
+        return b.broadcast_to(edge, block)
+    if size >= dim:
+        raise Unsupported(f"reflect padding of {size} needs an axis longer than {dim}")
+    if start:
+        return axis_slice(b, x, axis, size, 0, -1)
+    return axis_slice(b, x, axis, dim - 2, dim - 2 - size, -1)
+
+
+def _pad_axis(b: GraphBuilder, x: Value, axis: int, begin: int, end: int, mode: str, fill: float):
+    dim = shape_of_value(x)[axis]
+    if begin < 0 or end < 0:  # negative padding crops
+        x = axis_slice(b, x, axis, max(-begin, 0), dim - max(-end, 0), 1)
+        begin, end = max(begin, 0), max(end, 0)
+    pieces = [_pad_block(b, x, axis, begin, mode, fill, True)] if begin else []
+    pieces.append(x)
+    if end:
+        pieces.append(_pad_block(b, x, axis, end, mode, fill, False))
+    return b.concat(pieces, axis)
+
+
+def convert_pad(ctx: NodeContext) -> Value:
+    mode = ctx.expect_attr("mode", ("constant", "edge", "reflect"), "constant")
+    x = ctx.value(0)
+    begins, ends, fill = _pad_params(ctx, ctx.rank(0))
+    for axis, (begin, end) in enumerate(zip(begins, ends, strict=True)):
+        if begin or end:
+            x = _pad_axis(ctx.builder, x, axis, begin, end, mode, fill)
+    return x
+
+
+CONVERTERS: dict[str, Callable[[NodeContext], Value | list[Value]]] = {
+    "Concat": convert_concat,
+    "Split": convert_split,
+    "Slice": convert_slice,
+    "Gather": convert_gather,
+    "Tile": convert_tile,
+    "Pad": convert_pad,
+}

@@ -1,0 +1,120 @@
+"""Normalisations and softmax: BatchNormalization, InstanceNormalization, LayerNormalization,
+LRN, Softmax and LogSoftmax (with the coerce-to-2-D semantics of opsets before 13)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from frontend.errors import Unsupported
+from frontend.node_context import NodeContext
+from frontend.values import Value
+from fusion_dialects import graph
+from fusion_dialects.shape_rules import channel_parameter
+
+
+def convert_batch_norm(ctx: NodeContext) -> Value:
+    if ctx.attr("training_mode", 0):
+        raise Unsupported("training_mode=1 is not supported (inference only)")
+    if ctx.attr("spatial", 1) != 1:
+        raise Unsupported("spatial=0 is not supported")
+    if ctx.rank(0) < 2:
+        raise Unsupported(f"needs an input with a channel axis, got rank {ctx.rank(0)}")
+    x, scale, bias, mean, var = (ctx.tensor(i) for i in range(5))
+    for what, index in (("scale", 1), ("bias", 2), ("mean", 3), ("var", 4)):
+        channel_parameter(ctx.shape(0), ctx.shape(index), what)
+    epsilon = float(ctx.attr("epsilon", 1e-5))
+    return ctx.builder.emit(graph.BatchNormOp(x, scale, bias, mean, var, epsilon)).results[0]
+
+
+def _layer_norm(ctx: NodeContext, x: Value, scale: Value, bias: Value, axis: int) -> Value:
+    b = ctx.builder
+    epsilon = float(ctx.attr("epsilon", 1e-5))
+    op = graph.LayerNormOp(b.tensor(x), b.tensor(scale), b.tensor(bias), axis, epsilon)
+    return b.emit(op).results[0]
+
+
+def convert_layer_norm(ctx: NodeContext) -> Value:
+    b = ctx.builder
+    shape = ctx.shape(0)
+    axis = int(ctx.attr("axis", -1)) % len(shape)
+    normalized = shape[axis:]
+    scale = b.broadcast_to(ctx.value(1), normalized)
+    bias = (
+        b.broadcast_to(ctx.value(2), normalized)
+        if ctx.has_input(2)
+        else np.zeros(normalized, np.float32)
+    )
+    return _layer_norm(ctx, ctx.value(0), scale, bias, axis)
+
+
+def convert_instance_norm(ctx: NodeContext) -> Value:
+    """A layer norm over the spatial axes, then the per-channel scale and bias."""
+    b = ctx.builder
+    shape = ctx.shape(0)
+    if len(shape) < 3:
+        raise Unsupported(f"needs an input with spatial axes, got rank {len(shape)}")
+    spatial = shape[2:]
+    ones, zeros = np.ones(spatial, np.float32), np.zeros(spatial, np.float32)
+    normalized = _layer_norm(ctx, ctx.value(0), ones, zeros, 2)
+    channel = [shape[1]] + [1] * len(spatial)
+    scaled = b.binary(graph.MulOp, normalized, b.reshape(ctx.value(1), channel))
+    return b.binary(graph.AddOp, scaled, b.reshape(ctx.value(2), channel))
+
+
+def convert_lrn(ctx: NodeContext) -> Value:
+    if ctx.rank(0) != 4:
+        raise Unsupported(f"only NCHW inputs are supported, got rank {ctx.rank(0)}")
+    size = ctx.attr("size")
+    if size is None:
+        raise Unsupported("the 'size' attribute is required")
+    alpha = float(ctx.attr("alpha", 1e-4))
+    beta = float(ctx.attr("beta", 0.75))
+    bias = float(ctx.attr("bias", 1.0))
+    return ctx.builder.emit(graph.LrnOp(ctx.tensor(0), int(size), alpha, beta, bias)).results[0]
+
+
+def _log_softmax(ctx: NodeContext, x: Value, axis: int) -> Value:
+    """`x - max - log(sum(exp(x - max)))` along `axis`."""
+    b = ctx.builder
+    peak = b.emit(graph.ReduceMaxOp(b.tensor(x), [axis], keepdims=True)).results[0]
+    shifted = b.binary(graph.SubOp, x, peak)
+    exp = b.unary(graph.ExpOp, shifted)
+    total = b.emit(graph.ReduceSumOp(exp, [axis], keepdims=True)).results[0]
+    return b.binary(graph.SubOp, shifted, b.unary(graph.LogOp, total))
+
+
+def _softmax(ctx: NodeContext, x: Value, axis: int) -> Value:
+    return ctx.builder.emit(graph.SoftmaxOp(ctx.builder.tensor(x), axis)).results[0]
+
+
+def _softmax_family(
+    along_axis: Callable[[NodeContext, Value, int], Value],
+) -> Callable[[NodeContext], Value]:
+    """Opset >= 13: along `axis` (default -1). Before: over the flattened axes `axis`.. (default
+    1), that is, on the input coerced to 2-D."""
+
+    def convert(ctx: NodeContext) -> Value:
+        shape = ctx.shape(0)
+        if ctx.opset >= 13:
+            return along_axis(ctx, ctx.value(0), int(ctx.attr("axis", -1)))
+        axis = int(ctx.attr("axis", 1)) % max(len(shape), 1)
+        if axis == len(shape) - 1:
+            return along_axis(ctx, ctx.value(0), axis)
+        b = ctx.builder
+        flat = b.reshape(ctx.value(0), [math.prod(shape[:axis]), math.prod(shape[axis:])])
+        return b.reshape(along_axis(ctx, flat, 1), shape)
+
+    return convert
+
+
+CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
+    "BatchNormalization": convert_batch_norm,
+    "InstanceNormalization": convert_instance_norm,
+    "LayerNormalization": convert_layer_norm,
+    "LRN": convert_lrn,
+    "Softmax": _softmax_family(_softmax),
+    "LogSoftmax": _softmax_family(_log_softmax),
+}

@@ -1,0 +1,73 @@
+"""Reductions: ReduceSum, ReduceMean, ReduceMax, and ReduceMin / ReduceSumSquare / ReduceL1 /
+ReduceL2 decomposed exactly into graph ops. The axes are an attribute or, in newer opsets, the
+optional input 1; `noop_with_empty_axes` makes an empty axis list the identity."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from frontend.node_context import NodeContext
+from frontend.values import Value
+from fusion_dialects import graph
+from fusion_dialects.shape_rules import normalize_axes
+
+Prologue = Callable[[NodeContext, Value], Value]
+Epilogue = Callable[[NodeContext, Value], Value]
+
+
+def reduction_axes(ctx: NodeContext) -> list[int] | None:
+    """The reduced axes, sorted and non-negative; None when the reduction is the identity."""
+    given = ctx.has_input(1)
+    axes = ctx.ints(1, "the axes") if given else [int(a) for a in ctx.attr("axes", [])]
+    if not axes:
+        return None if ctx.attr("noop_with_empty_axes", 0) else list(range(ctx.rank(0)))
+    return list(normalize_axes(axes, ctx.rank(0)))
+
+
+def _reduction(
+    op_class: type[graph.ReductionOp],
+    before: Prologue | None = None,
+    after: Epilogue | None = None,
+) -> Callable[[NodeContext], Value]:
+    """`after(reduce(before(x)))` over the node's axes."""
+
+    def convert(ctx: NodeContext) -> Value:
+        b = ctx.builder
+        x = ctx.value(0)
+        axes = reduction_axes(ctx)
+        if axes is None:
+            return x
+        if before is not None:
+            x = before(ctx, x)
+        keepdims = bool(ctx.attr("keepdims", 1))
+        y = b.emit(op_class(b.tensor(x), axes, keepdims)).results[0]
+        return y if after is None else after(ctx, y)
+
+    return convert
+
+
+def _negate(ctx: NodeContext, x: Value) -> Value:
+    return ctx.builder.unary(graph.NegOp, x)
+
+
+def _square(ctx: NodeContext, x: Value) -> Value:
+    return ctx.builder.binary(graph.MulOp, x, x)
+
+
+def _abs(ctx: NodeContext, x: Value) -> Value:
+    return ctx.builder.unary(graph.AbsOp, x)
+
+
+def _sqrt(ctx: NodeContext, x: Value) -> Value:
+    return ctx.builder.unary(graph.SqrtOp, x)
+
+
+CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
+    "ReduceSum": _reduction(graph.ReduceSumOp),
+    "ReduceMean": _reduction(graph.ReduceMeanOp),
+    "ReduceMax": _reduction(graph.ReduceMaxOp),
+    "ReduceMin": _reduction(graph.ReduceMaxOp, _negate, _negate),
+    "ReduceSumSquare": _reduction(graph.ReduceSumOp, _square),
+    "ReduceL1": _reduction(graph.ReduceSumOp, _abs),
+    "ReduceL2": _reduction(graph.ReduceSumOp, _square, _sqrt),
+}

@@ -1,0 +1,170 @@
+"""Shape-changing ONNX ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Expand, the
+pass-throughs (Identity, Dropout, Cast to float), DepthToSpace and SpaceToDepth.
+
+On constants they compute with numpy (the builder folds them); on run-time tensors they become
+graph.reshape / transpose / squeeze / expand_dims / broadcast_to, or nothing at all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from frontend.errors import Unsupported
+from frontend.node_context import NodeContext
+from frontend.values import Value
+from fusion_dialects.shape_rules import fmt, normalize_axis
+
+
+def reshape_target(source: Sequence[int], shape: Sequence[int], allowzero: bool) -> list[int]:
+    """ONNX Reshape's target: 0 copies the input dimension (unless `allowzero`), -1 is inferred."""
+    target = [
+        source[i] if d == 0 and not allowzero and i < len(source) else d
+        for i, d in enumerate(shape)
+    ]
+    total = math.prod(source)
+    if target.count(-1) > 1 or any(d < -1 for d in target):
+        raise Unsupported(f"invalid Reshape shape {list(shape)}")
+    if -1 in target:
+        known = math.prod(d for d in target if d != -1)
+        if known == 0 or total % known:
+            raise Unsupported(f"cannot reshape {fmt(source)} to {list(shape)}")
+        target[target.index(-1)] = total // known
+    if math.prod(target) != total:
+        raise Unsupported(f"cannot reshape {fmt(source)} to {list(shape)}")
+    return target
+
+
+def convert_reshape(ctx: NodeContext) -> Value:
+    # Before opset 5 the shape is an attribute.
+    given = ctx.has_input(1)
+    shape = ctx.ints(1, "the target shape") if given else ctx.int_list("shape", [])
+    target = reshape_target(ctx.shape(0), shape, bool(ctx.attr("allowzero", 0)))
+    return ctx.builder.reshape(ctx.value(0), target)
+
+
+def convert_flatten(ctx: NodeContext) -> Value:
+    shape = ctx.shape(0)
+    axis = int(ctx.attr("axis", 1))
+    if not -len(shape) <= axis <= len(shape):
+        raise Unsupported(f"axis={axis} is out of range for rank {len(shape)}")
+    axis %= len(shape) + 1
+    target = [math.prod(shape[:axis]), math.prod(shape[axis:])]
+    return ctx.builder.reshape(ctx.value(0), target)
+
+
+def convert_transpose(ctx: NodeContext) -> Value:
+    rank = ctx.rank(0)
+    perm = ctx.int_list("perm", list(reversed(range(rank))))
+    return ctx.builder.transpose(ctx.value(0), [normalize_axis(p, rank, "perm") for p in perm])
+
+
+def _axes(ctx: NodeContext) -> list[int] | None:
+    """The axes of Squeeze / Unsqueeze / reductions: input 1 (newer opsets) or an attribute."""
+    if ctx.has_input(1):
+        return ctx.ints(1, "the axes")
+    axes = ctx.attr("axes")
+    return None if axes is None else [int(a) for a in axes]
+
+
+def convert_squeeze(ctx: NodeContext) -> Value:
+    axes = _axes(ctx)
+    if axes is None:
+        axes = [i for i, d in enumerate(ctx.shape(0)) if d == 1]
+    return ctx.builder.squeeze(ctx.value(0), axes)
+
+
+def convert_unsqueeze(ctx: NodeContext) -> Value:
+    axes = _axes(ctx)
+    if axes is None:
+        raise Unsupported("the axes are required")
+    return ctx.builder.expand_dims(ctx.value(0), axes)
+
+
+def convert_expand(ctx: NodeContext) -> Value:
+    return ctx.builder.expand(ctx.value(0), ctx.ints(1, "the shape"))
+
+
+def convert_identity(ctx: NodeContext) -> Value:
+    return ctx.value(0)
+
+
+def convert_dropout(ctx: NodeContext) -> Value:
+    """Inference: the identity (a requested mask output is reported where it is used)."""
+    if ctx.has_input(2) and bool(ctx.constant(2, "training_mode").reshape(-1)[0]):
+        raise Unsupported("training_mode=true is not supported (inference only)")
+    return ctx.value(0)
+
+
+def _cast(ctx: NodeContext, value: Value, dtype: np.dtype) -> Value:
+    if isinstance(value, np.ndarray):
+        return value.astype(dtype)
+    if dtype != np.float32:
+        raise Unsupported(f"a run-time tensor cannot be cast to {dtype} (only f32 is supported)")
+    return value
+
+
+def convert_cast(ctx: NodeContext) -> Value:
+    to = int(ctx.attr("to", TensorProto.FLOAT))
+    if to == TensorProto.STRING:
+        raise Unsupported("casting to strings is not supported")
+    return _cast(ctx, ctx.value(0), np.dtype(helper.tensor_dtype_to_np_dtype(to)))
+
+
+def convert_cast_like(ctx: NodeContext) -> Value:
+    target = ctx.value(1)
+    dtype = target.dtype if isinstance(target, np.ndarray) else np.dtype(np.float32)
+    return _cast(ctx, ctx.value(0), dtype)
+
+
+def _block_size(ctx: NodeContext) -> tuple[int, int, int, int, int]:
+    if ctx.rank(0) != 4:
+        raise Unsupported(f"only NCHW inputs are supported, got rank {ctx.rank(0)}")
+    block = ctx.attr("blocksize")
+    if block is None or block < 1:
+        raise Unsupported(f"invalid blocksize {block}")
+    return (int(block), *ctx.shape(0))
+
+
+def convert_depth_to_space(ctx: NodeContext) -> Value:
+    b = ctx.builder
+    bs, n, c, h, w = _block_size(ctx)
+    if c % (bs * bs):
+        raise Unsupported(f"{c} channels are not divisible by blocksize^2 = {bs * bs}")
+    mode = ctx.expect_attr("mode", ("DCR", "CRD"), "DCR")
+    if mode == "DCR":
+        blocks = b.reshape(ctx.value(0), [n, bs, bs, c // (bs * bs), h, w])
+        moved = b.transpose(blocks, [0, 3, 4, 1, 5, 2])
+    else:
+        blocks = b.reshape(ctx.value(0), [n, c // (bs * bs), bs, bs, h, w])
+        moved = b.transpose(blocks, [0, 1, 4, 2, 5, 3])
+    return b.reshape(moved, [n, c // (bs * bs), h * bs, w * bs])
+
+
+def convert_space_to_depth(ctx: NodeContext) -> Value:
+    b = ctx.builder
+    bs, n, c, h, w = _block_size(ctx)
+    if h % bs or w % bs:
+        raise Unsupported(f"H={h} and W={w} must be divisible by blocksize {bs}")
+    blocks = b.reshape(ctx.value(0), [n, c, h // bs, bs, w // bs, bs])
+    moved = b.transpose(blocks, [0, 3, 5, 1, 2, 4])
+    return b.reshape(moved, [n, c * bs * bs, h // bs, w // bs])
+
+
+CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
+    "Reshape": convert_reshape,
+    "Flatten": convert_flatten,
+    "Transpose": convert_transpose,
+    "Squeeze": convert_squeeze,
+    "Unsqueeze": convert_unsqueeze,
+    "Expand": convert_expand,
+    "Identity": convert_identity,
+    "Dropout": convert_dropout,
+    "Cast": convert_cast,
+    "CastLike": convert_cast_like,
+    "DepthToSpace": convert_depth_to_space,
+    "SpaceToDepth": convert_space_to_depth,
+}

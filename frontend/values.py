@@ -1,0 +1,96 @@
+"""What an ONNX value becomes at import: a graph tensor or a numpy constant.
+
+Every ONNX value name is bound to a `Value`:
+
+- an `SSAValue` of type `tensor<...xf32>`: a tensor computed at run time by graph ops;
+- a numpy array (any dtype): a value known at import time (an initializer, a `Constant`, or
+  the folded result of a shape computation). It turns into a `graph.constant` only where a
+  graph op consumes it, cast to f32 if that is exact;
+- `Missing`: an output the importer could not produce (the reason is reported where it is used).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
+from xdsl.ir import SSAValue
+
+from frontend.errors import Unsupported
+
+
+@dataclass(frozen=True)
+class Missing:
+    """An output that was not produced. `reason` (where, message) is reported when something
+    uses it; it is None when the producing node already reported its problem."""
+
+    reason: tuple[str, str] | None = None
+
+
+Value = SSAValue | np.ndarray
+"""A converted ONNX value: a run-time graph tensor or an import-time constant."""
+
+_INVALID_NAME_CHARS = re.compile(r"[^A-Za-z0-9_$.-]")
+
+
+def ssa_name(onnx_name: str) -> str | None:
+    """`onnx_name` as a valid SSA name hint (`gpu_0/data_0` → `gpu_0_data_0`), or None."""
+    name = _INVALID_NAME_CHARS.sub("_", onnx_name)
+    if not name:
+        return None
+    return f"v{name}" if name[0].isdigit() else name
+
+
+def shape_of_value(value: Value) -> tuple[int, ...]:
+    """The static shape of a graph tensor or a constant."""
+    if isinstance(value, np.ndarray):
+        return tuple(value.shape)
+    typ = value.type
+    assert isinstance(typ, TensorType)
+    return tuple(typ.get_shape())
+
+
+def exact_f32(array: np.ndarray, what: str) -> np.ndarray:
+    """`array` as float32, if every element converts exactly; `Unsupported` otherwise."""
+    if array.dtype == np.float32:
+        return array
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)
+    ):
+        raise Unsupported(f"{what} has element type {array.dtype}, which has no f32 equivalent")
+    converted = array.astype(np.float32)
+    back = converted.astype(array.dtype)
+    same = back == array
+    if np.issubdtype(array.dtype, np.floating):
+        same |= np.isnan(array) & np.isnan(converted)
+    if not np.all(same):
+        raise Unsupported(
+            f"{what} is a {array.dtype} constant whose values are not all exactly representable in f32"
+        )
+    return converted
+
+
+def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """The elements of a float32 array as a dense attribute.
+
+    An array whose elements are all the same (such as the result of `ConstantOfShape`) is stored
+    as a splat: one element of data for the whole shape, which `constant_array` expands; this
+    keeps large uniform weights out of memory and prints as `dense<0.02>`.
+    """
+    assert array.dtype == np.float32
+    typ = TensorType(f32, list(array.shape))
+    if array.size > 1 and _is_uniform(array):
+        data = np.ascontiguousarray(array.flat[0], dtype="<f4").tobytes()
+    else:
+        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+    return DenseIntOrFPElementsAttr(typ, BytesAttr(data))
+
+
+def _is_uniform(array: np.ndarray) -> bool:
+    """Whether every element has the same bits as the first (broadcast views: at no cost)."""
+    if all(stride == 0 for stride in array.strides):
+        return True
+    bits = np.ascontiguousarray(array).view(np.uint32)
+    return bool(np.all(bits == bits.flat[0]))
