@@ -1,0 +1,100 @@
+"""Loop fusion: two adjacent sibling loops over the same range become one loop.
+
+```
+loop.for %i = 0 to 8 {                          loop.for %i = 0 to 8 {
+  %x = load %a[%i]; store f(%x), %t[%i]           %x = load %a[%i]; store f(%x), %t[%i]
+}                                        ==>      %y = load %t[%i]; store g(%y), %c[%i]
+loop.for %j = 0 to 8 {                          }
+  %y = load %t[%j]; store g(%y), %c[%j]
+}
+```
+
+Applied level by level, the member nests of a fused kernel (fuse-tir emits them one after the
+other, writing full-size intermediates) become one nest: a producer's loops absorb the
+consumer's, so the consumer's body runs right after the producer's final store of the same
+element (after the producer's reduction loops, if any). Store forwarding then removes the
+intermediate.
+
+Legality (`can_fuse`): the loops are adjacent, run the same constant iterations, hold only
+kernel ops, and every buffer that one of them writes and both access is *sliced* by them: all
+accesses of it in both bodies subscript one common dimension with their own loop's induction
+variable. Iteration `i` of either loop then only touches slice `i` of the buffers they share,
+so running the second loop's iteration `i` before the first loop's iteration `i + 1` reorders
+only independent accesses.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref
+from xdsl.ir import Block
+
+from fusion_dialects.loop import ForOp, FuncOp
+from passes.analysis.loop_access import (
+    accesses_by_buffer,
+    body_ops,
+    only_kernel_ops,
+    same_range,
+    sliced_dimension,
+)
+
+
+def can_fuse(first: ForOp, second: ForOp) -> bool:
+    """Whether `second`, the next op after `first`, can be fused into `first`."""
+    if first.next_op is not second or not same_range(first, second):
+        return False
+    if first.loop_kind != second.loop_kind:
+        return False
+    first_ops, second_ops = body_ops(first), body_ops(second)
+    if not (only_kernel_ops(first_ops) and only_kernel_ops(second_ops)):
+        return False
+    first_accesses = accesses_by_buffer(first_ops)
+    second_accesses = accesses_by_buffer(second_ops)
+    for buffer, accesses in first_accesses.items():
+        others = second_accesses.get(buffer)
+        if others is None:
+            continue
+        if not any(isinstance(a, memref.StoreOp) for a in (*accesses, *others)):
+            continue
+        pairs = [(a, first.induction_var) for a in accesses]
+        pairs += [(a, second.induction_var) for a in others]
+        if sliced_dimension(pairs) is None:
+            return False
+    return True
+
+
+def fuse(first: ForOp, second: ForOp) -> None:
+    """Append the body of `second` to the body of `first` and erase `second`."""
+    second.induction_var.replace_all_uses_with(first.induction_var)
+    terminator = first.body.block.last_op
+    assert terminator is not None
+    for op in body_ops(second):
+        op.detach()
+        first.body.block.insert_op_before(op, terminator)
+    second.detach()
+    second.erase()
+
+
+def _fuse_siblings(block: Block) -> bool:
+    """Fuse one pair of adjacent sibling loops of `block`; whether one was fused."""
+    for op in block.ops:
+        following = op.next_op
+        if isinstance(op, ForOp) and isinstance(following, ForOp) and can_fuse(op, following):
+            fuse(op, following)
+            return True
+    return False
+
+
+def fuse_loops_in(block: Block) -> bool:
+    """Fuse adjacent sibling loops in `block`, then inside every loop left, recursively."""
+    changed = False
+    while _fuse_siblings(block):
+        changed = True
+    for op in block.ops:
+        if isinstance(op, ForOp):
+            changed |= fuse_loops_in(op.body.block)
+    return changed
+
+
+def fuse_loops(func: FuncOp) -> bool:
+    """Fuse the loop nests of `func` as far as legal; whether anything changed."""
+    return fuse_loops_in(func.body.block)

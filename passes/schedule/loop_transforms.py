@@ -1,0 +1,133 @@
+"""Loop distribution and interchange: the structural moves behind the reduction reorder.
+
+- `statement_groups(loop)`: the body split into statements: each nested loop alone, and each
+  maximal run of other ops (stores with the scalar code computing their values).
+- `distribute(loop)`: one copy of the loop per statement, in order:
+
+  ```
+  loop.for %x {                      loop.for %x { store 0, %acc[%x] }
+    store 0, %acc[%x]          ==>   loop.for %x { loop.for %k { ... %acc[%x] ... } }
+    loop.for %k { ... }              loop.for %x { ... load %acc[%x] ... }
+    ... load %acc[%x] ...
+  }
+  ```
+
+- `sink(loop)`: a loop whose body is a perfect nest of loops moves below the nest's innermost
+  loop: `for x { for c { for k { S } } }` becomes `for c { for k { for x { S } } }`.
+
+Legality, checked by the callers: both moves are legal for a *parallel* loop (its iterations
+are independent, `loop_access.is_parallel`), as long as no SSA value crosses statements
+(`groups_are_independent`) and the nest's bounds do not depend on the moved loop (constant
+bounds). Each iteration's own statements keep their order; only independent statement
+instances of different iterations are reordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Block, Operation, Region
+
+from fusion_dialects.loop import ForOp, YieldOp
+from passes.analysis.loop_access import body_ops
+
+Group = list[Operation]
+
+
+def statement_groups(loop: ForOp) -> list[Group]:
+    """The loop body as statements: nested loops alone, runs of other ops together."""
+    groups: list[Group] = []
+    run: Group = []
+    for op in body_ops(loop):
+        if isinstance(op, ForOp):
+            if run:
+                groups.append(run)
+                run = []
+            groups.append([op])
+        else:
+            run.append(op)
+    if run:
+        groups.append(run)
+    return groups
+
+
+def _contains(group: Group, op: Operation) -> bool:
+    return any(member.is_ancestor(op) for member in group)
+
+
+def groups_are_independent(groups: Sequence[Group]) -> bool:
+    """Whether no value defined in one statement is used in another."""
+    for group in groups:
+        for member in group:
+            for result in member.results:
+                if any(not _contains(group, use.operation) for use in result.uses):
+                    return False
+    return True
+
+
+def empty_loop_like(loop: ForOp) -> ForOp:
+    """A loop with the bounds and kind of `loop` and an empty body."""
+    body = Region(Block([YieldOp()], arg_types=[IndexType()]))
+    new = ForOp(loop.lb, loop.ub, loop.step, body, loop.loop_kind)
+    new.induction_var.name_hint = loop.induction_var.name_hint
+    return new
+
+
+def move_into(ops: Sequence[Operation], loop: ForOp) -> None:
+    """Move `ops` to the end of `loop`'s body (before its terminator)."""
+    terminator = loop.body.block.last_op
+    assert terminator is not None
+    for op in ops:
+        op.detach()
+        loop.body.block.insert_op_before(op, terminator)
+
+
+def distribute(loop: ForOp) -> list[ForOp]:
+    """Split `loop` into one loop per statement group; returns the new loops in order."""
+    block = loop.parent_block()
+    assert block is not None
+    loops: list[ForOp] = []
+    for group in statement_groups(loop):
+        new = empty_loop_like(loop)
+        block.insert_op_before(new, loop)
+        loop.induction_var.replace_uses_with_if(
+            new.induction_var, lambda use, group=group: _contains(group, use.operation)
+        )
+        move_into(group, new)
+        loops.append(new)
+    loop.detach()
+    loop.erase()
+    return loops
+
+
+def perfect_nest(loop: ForOp) -> list[ForOp]:
+    """The loops nested perfectly in `loop` (each the only op of its parent's body)."""
+    chain: list[ForOp] = []
+    current = loop
+    while True:
+        ops = body_ops(current)
+        if len(ops) != 1 or not isinstance(ops[0], ForOp):
+            return chain
+        current = ops[0]
+        chain.append(current)
+
+
+def sink(loop: ForOp) -> ForOp:
+    """Move `loop` below the innermost loop of its perfect nest; returns the moved loop."""
+    chain = perfect_nest(loop)
+    assert chain, "sink needs a loop whose body is a loop"
+    innermost = chain[-1]
+    moved = empty_loop_like(loop)
+    ops = body_ops(innermost)
+    loop.induction_var.replace_all_uses_with(moved.induction_var)
+    move_into(ops, moved)
+    innermost.body.block.insert_op_before(moved, innermost.body.block.last_op)  # type: ignore[arg-type]
+    outer = chain[0]
+    outer.detach()
+    block = loop.parent_block()
+    assert block is not None
+    block.insert_op_before(outer, loop)
+    loop.detach()
+    loop.erase()
+    return moved

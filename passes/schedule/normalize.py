@@ -1,0 +1,108 @@
+"""Canonical form of a kernel for the scheduling transformations.
+
+- `hoist_constants`: every `arith.constant` moves to the top of the kernel (after its local
+  buffers), one per distinct value and type. Nests that were separated by their own constants
+  become adjacent siblings, which loop fusion needs, and moved code always sees its constants.
+- `remove_unit_loops`: a loop that runs once is replaced by its body, its induction variable by
+  its lower bound (`loop.for %n = %c0 to %c1` of a batch of one).
+- `erase_dead_code`: pure ops and loads whose results are unused, and loops left empty.
+
+None of them changes what the kernel computes.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Hashable
+
+from xdsl.dialects import arith, math, memref
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import Operation
+
+from fusion_dialects.loop import AllocOp, ForOp, FuncOp
+from passes.analysis.loop_access import body_ops, trip_count
+
+
+def _constant_key(op: arith.ConstantOp) -> Hashable | None:
+    """A key equal for constants of bit-identical value and type (-0.0 differs from 0.0)."""
+    attr = op.value
+    if isinstance(attr, FloatAttr):
+        return ("float", attr.type, struct.pack(">d", attr.value.data))
+    if isinstance(attr, IntegerAttr):
+        return ("int", attr.type, attr.value.data)
+    return None
+
+
+def hoist_constants(func: FuncOp) -> None:
+    """Move every constant to the top of `func` (after its allocs), merging duplicates."""
+    block = func.body.block
+    anchor: Operation | None = None
+    for op in block.ops:
+        if not isinstance(op, AllocOp):
+            break
+        anchor = op
+    kept: dict[Hashable, arith.ConstantOp] = {}
+    for op in [op for op in func.body.walk() if isinstance(op, arith.ConstantOp)]:
+        key = _constant_key(op)
+        if key is not None and key in kept:
+            op.result.replace_all_uses_with(kept[key].result)
+            op.detach()
+            op.erase()
+            continue
+        if key is not None:
+            kept[key] = op
+        op.detach()
+        if anchor is None:
+            block.insert_op_before(op, block.first_op)  # type: ignore[arg-type]
+        else:
+            block.insert_op_after(op, anchor)
+        anchor = op
+
+
+def inline_loop_body(loop: ForOp) -> None:
+    """Replace a loop that runs exactly once by its body."""
+    loop.induction_var.replace_all_uses_with(loop.lb)
+    block = loop.parent_block()
+    assert block is not None
+    for op in body_ops(loop):
+        op.detach()
+        block.insert_op_before(op, loop)
+    loop.detach()
+    loop.erase()
+
+
+def remove_unit_loops(func: FuncOp) -> None:
+    """Inline every loop that runs once and erase every loop that never runs."""
+    for loop in [op for op in func.body.walk() if isinstance(op, ForOp)]:
+        count = trip_count(loop)
+        if count == 1:
+            inline_loop_body(loop)
+        elif count == 0:
+            loop.detach()
+            loop.erase()
+
+
+SCALAR_OPS: frozenset[type[Operation]] = frozenset(
+    {*arith.Arith.operations, *math.Math.operations}
+)
+"""Ops without memory effects: scalar and index arithmetic."""
+
+
+def _is_dead(op: Operation) -> bool:
+    if isinstance(op, ForOp):
+        return not body_ops(op)
+    if not op.results or any(result.uses for result in op.results):
+        return False
+    return isinstance(op, memref.LoadOp) or type(op) in SCALAR_OPS
+
+
+def erase_dead_code(func: FuncOp) -> None:
+    """Erase unused pure ops and loads, and empty loops, until none is left."""
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(func.body.walk())):
+            if op is not func and _is_dead(op):
+                op.detach()
+                op.erase()
+                changed = True

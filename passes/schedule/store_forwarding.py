@@ -1,0 +1,105 @@
+"""Store forwarding and dead local buffers: intermediates that only carry values away.
+
+After loop fusion a consumer reads an intermediate right where the producer stored it:
+
+```
+memref.store %v, %t[%i, %j]              (nothing writes %t in between)
+%x = memref.load %t[%i, %j]       ==>    uses of %x use %v
+```
+
+- `reaching_value(load)`: the value a load is known to read: that of the closest earlier store
+  of the same element (or of an earlier load of it), found by walking back through the load's
+  block and out through the enclosing loops. The walk stops, finding nothing, at any other
+  store to the buffer (it might write the same element) and at a loop that writes the buffer;
+  leaving a loop is only allowed when the loop writes nothing to the buffer (else an earlier
+  iteration's store could be the reaching one). The found value is defined before the load in
+  an enclosing block, so it dominates the load.
+- `dead_buffers(func)`: `loop.alloc` buffers that are written but never read; their stores,
+  and then the alloc, are erased.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref
+from xdsl.ir import Operation, SSAValue
+
+from fusion_dialects.loop import AllocOp, ForOp, FuncOp
+from passes.analysis.loop_access import same_subscripts, writes_buffer
+
+
+class _Blocked:
+    """The walk back from a load met a write it cannot see through."""
+
+
+_BLOCKED = _Blocked()
+
+
+def _value_from(op: Operation, load: memref.LoadOp) -> SSAValue | _Blocked | None:
+    """What `op`, met walking back from `load`, says about the value `load` reads."""
+    buffer = load.memref
+    match op:
+        case memref.StoreOp() if op.memref is buffer:
+            return op.value if same_subscripts(op.indices, load.indices) else _BLOCKED
+        case memref.LoadOp() if op.memref is buffer:
+            return op.res if same_subscripts(op.indices, load.indices) else None
+        case ForOp() if writes_buffer(op, buffer):
+            return _BLOCKED
+        case _:
+            return None
+
+
+def reaching_value(load: memref.LoadOp) -> SSAValue | None:
+    """The value `load` reads, if an earlier store or load of the same element gives it."""
+    current: Operation = load
+    while True:
+        previous = current.prev_op
+        while previous is not None:
+            found = _value_from(previous, load)
+            if isinstance(found, _Blocked):
+                return None
+            if found is not None:
+                return found
+            previous = previous.prev_op
+        parent = current.parent_op()
+        if not isinstance(parent, ForOp) or writes_buffer(parent, load.memref):
+            return None
+        current = parent
+
+
+def forward_stores(func: FuncOp) -> bool:
+    """Replace every load whose value is known by that value; whether any was replaced."""
+    changed = False
+    for load in [op for op in func.body.walk() if isinstance(op, memref.LoadOp)]:
+        value = reaching_value(load)
+        if value is None:
+            continue
+        load.res.replace_all_uses_with(value)
+        load.detach()
+        load.erase()
+        changed = True
+    return changed
+
+
+def is_dead_buffer(alloc: AllocOp) -> bool:
+    """Whether the local buffer is only ever the destination of stores."""
+    return all(
+        isinstance(use.operation, memref.StoreOp) and use.operation.memref is alloc.result
+        for use in alloc.result.uses
+    )
+
+
+def dead_buffers(func: FuncOp) -> list[AllocOp]:
+    return [op for op in func.body.block.ops if isinstance(op, AllocOp) and is_dead_buffer(op)]
+
+
+def erase_dead_buffers(func: FuncOp) -> bool:
+    """Erase the local buffers never read, with their stores; whether any was erased."""
+    dead = dead_buffers(func)
+    for alloc in dead:
+        for use in list(alloc.result.uses):
+            store = use.operation
+            store.detach()
+            store.erase()
+        alloc.detach()
+        alloc.erase()
+    return bool(dead)
