@@ -17,7 +17,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from frontend.errors import Unsupported
-from frontend.values import Value, dense_f32, exact_f32, shape_of_value
+from frontend.values import Value, dense_f32, exact_f32, shape_of_value, ssa_name
 from fusion_dialects import graph
 from fusion_dialects.graph.base import BinaryBroadcastOp
 from fusion_dialects.shape_rules import broadcast, normalize_axes, normalize_axis
@@ -31,6 +31,7 @@ class GraphBuilder:
         self.filename = StringAttr(filename)
         self.location = None
         self._constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        self._names: dict[int, tuple[np.ndarray, str]] = {}
         self._scalars: dict[bytes, SSAValue] = {}
 
     def at_node(self, index: int) -> None:
@@ -50,15 +51,22 @@ class GraphBuilder:
         self.block.add_op(op)
         return op
 
+    def name_constant(self, array: np.ndarray, name: str) -> None:
+        """Remember the ONNX name of a constant, for its `graph.constant` and for errors."""
+        self._names.setdefault(id(array), (array, name))
+
     def tensor(self, value: Value, what: str = "a constant") -> SSAValue:
         """`value` as a graph tensor: constants are materialised (once each) as f32."""
         if isinstance(value, SSAValue):
             return value
         cached = self._constants.get(id(value))
-        if cached is not None and cached[0] is value:
+        if cached is not None:
             return cached[1]
-        op = graph.ConstantOp(dense_f32(exact_f32(value, what)))
-        result = self.emit(op).results[0]
+        named = self._names.get(id(value))
+        name = named[1] if named is not None else None
+        array = exact_f32(value, f"constant '{name}'" if name else what)
+        result = self.emit(graph.ConstantOp(dense_f32(array))).results[0]
+        result.name_hint = ssa_name(name) if name else None
         # The array is kept alive with its tensor, so its id cannot be reused by another array.
         self._constants[id(value)] = (value, result)
         return result

@@ -89,15 +89,17 @@ class _ModelImporter:
             self.problems.append(problem)
 
     def run(self) -> ModuleOp:
-        for initializer in self.graph.initializer:
-            self.values[initializer.name] = numpy_helper.to_array(initializer)
-        arguments = [i for i in self.graph.input if i.name not in self.values]
+        initializers = {i.name: i for i in self.graph.initializer}
+        arguments = [i for i in self.graph.input if i.name not in initializers]
         block = Block(arg_types=[self._argument_type(i) for i in arguments])
+        builder = GraphBuilder(block, self.filename)
+        for name, initializer in initializers.items():
+            self.values[name] = numpy_helper.to_array(initializer)
+            builder.name_constant(self.values[name], name)
         for argument, info in zip(block.args, arguments, strict=True):
             argument.name_hint = ssa_name(info.name)
             self.values[info.name] = argument
         self._check_input_shapes_used(arguments)
-        builder = GraphBuilder(block, self.filename)
         for index, node in enumerate(self.graph.node):
             self._import_node(node, index, builder)
         results = self._results(builder)
@@ -167,7 +169,7 @@ class _ModelImporter:
             self.report(where, "unsupported op type")
             ready = False
         if not ready:
-            self._bind_outputs(node, where, [])
+            self._bind_outputs(node, where, [], builder)
             return
         builder.at_node(index)
         context = NodeContext(node, index, self.opset, self.values, builder)
@@ -179,7 +181,7 @@ class _ModelImporter:
         except ShapeError as err:
             self.report(where, f"invalid shapes: {err}")
             outputs = []
-        self._bind_outputs(node, where, outputs)
+        self._bind_outputs(node, where, outputs, builder)
 
     def _inputs_ready(self, node: onnx.NodeProto, where: str) -> bool:
         """Whether every input is available; reports why not (once per missing value)."""
@@ -207,7 +209,9 @@ class _ModelImporter:
         outputs = converter(context)
         return list(outputs) if isinstance(outputs, list | tuple) else [outputs]
 
-    def _bind_outputs(self, node: onnx.NodeProto, where: str, outputs: list[Value]) -> None:
+    def _bind_outputs(
+        self, node: onnx.NodeProto, where: str, outputs: list[Value], builder: GraphBuilder
+    ) -> None:
         for position, name in enumerate(node.output):
             if not name:
                 continue
@@ -217,6 +221,8 @@ class _ModelImporter:
                 value = outputs[position]
                 if isinstance(value, SSAValue) and value.name_hint is None:
                     value.name_hint = ssa_name(name)
+                elif isinstance(value, np.ndarray):
+                    builder.name_constant(value, name)
                 self.values[name] = value
             else:
                 reason = (where, f"output #{position} '{name}' is not supported")

@@ -1,0 +1,85 @@
+"""`fusion-import`: an ONNX model into the graph dialect.
+
+    fusion-import MODEL.onnx [-o OUT.mlir] [--input-shape NAME=1x3x224x224 ...]
+
+prints `func.func @main` in the custom syntax of the graph dialect (initializers become
+`graph.constant`s; uniform ones print as splats such as `dense<0.02>`). A problem with the
+model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with status 1.
+Needs the optional `onnx` package: `pip install 'fusion-compiler[onnx]'`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from xdsl.printer import Printer
+
+from fusion_dialects.diagnostics import CompileError
+from tools.errors import run_without_traceback
+
+
+def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
+    """`name=1x3x224x224` → ("name", (1, 3, 224, 224)); `name=` is a scalar."""
+    name, sep, dims = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=DIMS such as x=1x3x224x224, got '{text}'")
+    try:
+        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"dimensions must be integers like 1x3x224x224, got '{dims}'"
+        ) from None
+    if any(d < 0 for d in shape):
+        raise argparse.ArgumentTypeError(f"dimensions must be non-negative, got '{dims}'")
+    return name, shape
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fusion-import", description="Import an ONNX model into the graph dialect."
+    )
+    parser.add_argument("model", help="the .onnx file")
+    parser.add_argument("-o", "--output", help="write the module here (default: stdout)")
+    parser.add_argument(
+        "--input-shape",
+        action="append",
+        default=[],
+        type=parse_input_shape,
+        metavar="NAME=DIMS",
+        help="fix the shape of a graph input, e.g. data=1x3x224x224 (repeatable)",
+    )
+    return parser
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        from frontend.onnx_importer import import_model, load_model
+    except ImportError as err:
+        raise CompileError(
+            f"fusion-import needs the 'onnx' package ({err}); "
+            "install it with: pip install 'fusion-compiler[onnx]'"
+        ) from None
+    model = load_model(args.model)
+    module = import_model(model, dict(args.input_shape), filename=args.model)
+    if args.output is None:
+        _print_module(module, sys.stdout)
+        return 0
+    with open(args.output, "w") as stream:
+        _print_module(module, stream)
+    return 0
+
+
+def _print_module(module, stream) -> None:
+    Printer(stream=stream).print_op(module)
+    stream.write("\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_without_traceback(lambda: _run(argv), "fusion-import")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
