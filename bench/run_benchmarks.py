@@ -1,0 +1,355 @@
+"""Our fused and unfused builds side by side with numpy (op by op) and onnxruntime.
+
+    python bench/run_benchmarks.py [--repeats N] [--threads 1|all|both] [--cases a,b]
+                                   [--budget SECONDS] [--markdown bench/RESULTS.md]
+
+Every case of `bench/cases.py` is one graph-dialect module. Our builds compile it with the
+default pipeline and with fusion off (compile time reported apart, never timed with the runs);
+numpy runs the case's op-by-op float32 implementation; onnxruntime, when installed, runs the
+module exported by `bench/onnx_export.py`. Each implementation's output is checked once against
+the reference evaluator (max abs error column, `(!)` past `fusion-run --check`'s tolerance).
+Times are medians of up to `--repeats` consecutive runs after a warm-up, one implementation
+after the other, each set up just before its runs; slow cases get fewer runs (each
+implementation about `--budget` / 4 seconds, at least 3). Ratios divide the other
+implementation's time by our fused build's time. Nothing is compared across processes.
+
+Each thread setting runs in a subprocess of this script, whose environment is set before numpy
+is imported: `1` sets OMP/OPENBLAS/MKL_NUM_THREADS=1 (and threadpoolctl limits, if installed)
+and onnxruntime's intra_op_num_threads=1; `all` gives both every core. OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE are removed from that environment (together), since they slow a current
+numpy. Our builds run single-threaded in both settings: parallel loops are not threaded yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+for _path in (str(ROOT), str(BENCH)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+SLOW_BLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+IMPLEMENTATIONS = ("fused", "unfused", "numpy", "onnxruntime")
+MIN_REPEATS = 3
+CORES = os.cpu_count() or 1
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=20, help="runs per median (default 20)")
+    parser.add_argument("--threads", choices=("1", "all", "both"), default="both")
+    parser.add_argument("--cases", help="comma-separated case names (default: every case)")
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds of runs per case")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
+    parser.add_argument("--worker", metavar="JSON", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    return args
+
+
+# --- the worker: one thread setting, in its own process ------------------------------------------
+
+
+def limit_threads(threads: str):
+    """threadpoolctl's limit for the setting (None without threadpoolctl) and the BLAS info."""
+    import numpy as np
+
+    try:
+        from threadpoolctl import threadpool_info, threadpool_limits
+    except ImportError:
+        blas = np.__config__.CONFIG["Build Dependencies"]["blas"]
+        return None, f"{blas['name']} {blas['version']} (threadpoolctl not installed)"
+    limiter = threadpool_limits(limits=1 if threads == "1" else CORES)
+    pools = [
+        f"{p['internal_api']} {p['version']} ({p.get('architecture', '?')} kernels, "
+        f"{p['num_threads']} thread{'s' if p['num_threads'] != 1 else ''})"
+        for p in threadpool_info()
+    ]
+    return limiter, "; ".join(pools) or "none found"
+
+
+def onnxruntime_runner(ort, module, inputs, threads: str):
+    from onnx_export import export_function
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1 if threads == "1" else CORES
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    model = export_function(module).SerializeToString()
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    feeds = {arg.name: x for arg, x in zip(session.get_inputs(), inputs, strict=True)}
+    return lambda: session.run(None, feeds)[0]
+
+
+def check_output(output, reference) -> dict:
+    """Max abs error against the reference; whether it is within fusion-run's tolerance."""
+    import numpy as np
+
+    from tools.fusion_run import CHECK_ATOL_SCALE, CHECK_RTOL
+
+    if output.shape != reference.shape:
+        return {"error": float("inf"), "ok": False}
+    error = np.abs(output.astype(np.float64) - reference)
+    bound = CHECK_ATOL_SCALE * float(np.max(np.abs(reference))) + CHECK_RTOL * np.abs(reference)
+    return {"error": float(np.max(error)), "ok": bool(np.all(error <= bound))}
+
+
+def measure(run, repeats: int, budget: float) -> tuple[object, float, int]:
+    """The output of a warm-up run, then the median seconds of consecutive runs and their
+    count: `repeats`, or fewer when slow (the budget's share, at least MIN_REPEATS)."""
+    start = time.perf_counter()
+    output = run()
+    warm_up = time.perf_counter() - start
+    share = budget / len(IMPLEMENTATIONS)
+    count = min(repeats, max(MIN_REPEATS, int(share / max(warm_up, 1e-9))))
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return output, statistics.median(times), count
+
+
+def measure_case(case, args: argparse.Namespace, ort) -> dict:
+    from cases import random_inputs
+
+    from fusion_dialects.reference.evaluator import evaluate
+    from lowering.compiled_model import compile_module
+    from passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+
+    module = case.build()
+    inputs = random_inputs(module)
+    (reference,) = evaluate(module, "main", inputs)
+    compile_s, kernels = {}, {}
+
+    def compiled(label: str, pipeline: str):
+        start = time.perf_counter()
+        model = compile_module(module, pipeline, cache=False)
+        compile_s[label] = time.perf_counter() - start
+        kernels[label] = len(model.kernels("main"))
+        return lambda: model.run("main", *inputs)[0]
+
+    # Each implementation is set up just before its runs, so that no other's setup (such as
+    # an onnxruntime session) changes the heap its runs start from.
+    setups = {
+        "fused": lambda: compiled("fused", DEFAULT_PIPELINE),
+        "unfused": lambda: compiled("unfused", UNFUSED_PIPELINE),
+        "numpy": lambda: lambda: case.numpy(*inputs),
+    }
+    if ort is not None:
+        setups["onnxruntime"] = lambda: onnxruntime_runner(ort, module, inputs, args.threads)
+    measured = {
+        label: measure(setup(), args.repeats, args.budget) for label, setup in setups.items()
+    }
+    return {
+        "case": case.name,
+        "summary": case.summary,
+        "ms": {label: 1e3 * seconds for label, (_, seconds, _) in measured.items()},
+        "runs": {label: count for label, (_, _, count) in measured.items()},
+        "check": {label: check_output(out, reference) for label, (out, _, _) in measured.items()},
+        "kernels": kernels,
+        "compile_s": compile_s,
+    }
+
+
+def import_onnxruntime():
+    try:
+        import onnx  # noqa: F401  (the exporter needs it)
+        import onnxruntime
+    except ImportError:
+        return None
+    return onnxruntime
+
+
+def worker(args: argparse.Namespace) -> None:
+    import numpy as np
+    from cases import BY_NAME
+
+    _limiter, blas = limit_threads(args.threads)
+    ort = import_onnxruntime()
+    info = {
+        "threads": args.threads,
+        "numpy": f"numpy {np.__version__}, BLAS: {blas}",
+        "onnxruntime": f"onnxruntime {ort.__version__}" if ort else "onnxruntime: not installed",
+    }
+    print(f"[threads={args.threads}] {info['numpy']}; {info['onnxruntime']}", flush=True)
+    rows = []
+    for name in args.cases.split(","):
+        row = measure_case(BY_NAME[name], args, ort)
+        times = ", ".join(f"{label} {ms:.3f} ms" for label, ms in row["ms"].items())
+        print(f"[threads={args.threads}] {name}: {times}", flush=True)
+        rows.append(row)
+    Path(args.worker).write_text(json.dumps({"info": info, "rows": rows}))
+
+
+# --- the driver: one worker per thread setting, then the tables ----------------------------------
+
+
+def worker_environment(threads: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SLOW_BLAS_VARS}
+    count = "1" if threads == "1" else str(CORES)
+    env.update(dict.fromkeys(THREAD_VARS, count))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return env
+
+
+def run_worker(threads: str, args: argparse.Namespace, cases: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "results.json"
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(out)]
+        command += ["--threads", threads, "--repeats", str(args.repeats)]
+        command += ["--budget", str(args.budget), "--cases", ",".join(cases)]
+        subprocess.run(command, env=worker_environment(threads), check=True)
+        return json.loads(out.read_text())
+
+
+def fmt_ms(ms: float | None) -> str:
+    if ms is None:
+        return "–"
+    return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
+
+
+def fmt_ratio(other: float | None, fused: float) -> str:
+    if other is None:
+        return "–"
+    ratio = other / fused
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"
+
+
+def fmt_errors(check: dict) -> str:
+    parts = []
+    for label in IMPLEMENTATIONS:
+        if label in check:
+            verdict = "" if check[label]["ok"] else " (!)"
+            parts.append(f"{check[label]['error']:.1e}{verdict}")
+    return " / ".join(parts)
+
+
+HEADER = (
+    "case",
+    "fused ms",
+    "unfused ms",
+    "numpy ms",
+    "onnxruntime ms",
+    "unfused/fused",
+    "numpy/fused",
+    "onnxruntime/fused",
+    "kernels fused/unfused",
+    "max abs error fused / unfused / numpy / ort",
+    "compile s fused/unfused",
+)
+
+
+def table_row(row: dict) -> list[str]:
+    ms = row["ms"]
+    fused = ms["fused"]
+    return [
+        row["case"],
+        fmt_ms(fused),
+        fmt_ms(ms["unfused"]),
+        fmt_ms(ms["numpy"]),
+        fmt_ms(ms.get("onnxruntime")),
+        fmt_ratio(ms["unfused"], fused),
+        fmt_ratio(ms["numpy"], fused),
+        fmt_ratio(ms.get("onnxruntime"), fused),
+        f"{row['kernels']['fused']}/{row['kernels']['unfused']}",
+        fmt_errors(row["check"]),
+        f"{row['compile_s']['fused']:.2f}/{row['compile_s']['unfused']:.2f}",
+    ]
+
+
+def markdown_table(rows: list[dict]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(table_row(row)) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+SETTING_TITLES = {
+    "1": "Single-threaded: numpy/BLAS and onnxruntime on 1 thread",
+    "all": f"All cores: numpy/BLAS and onnxruntime on {CORES} threads; our builds still on 1",
+}
+
+
+def section(result: dict) -> str:
+    info = result["info"]
+    title = SETTING_TITLES[info["threads"]]
+    return f"## {title}\n\n{info['numpy']}; {info['onnxruntime']}.\n\n" + markdown_table(
+        result["rows"]
+    )
+
+
+def machine_line() -> str:
+    import llvmlite.binding as llvm
+
+    return (
+        f"{llvm.get_host_cpu_name()} (llvmlite host CPU), {CORES} cores, "
+        f"{platform.system()} {platform.machine()}, Python {platform.python_version()}"
+    )
+
+
+def report(results: list[dict], args: argparse.Namespace, argv: list[str], load: str) -> str:
+    command = " ".join(["python bench/run_benchmarks.py", *argv])
+    today = datetime.date.today().isoformat()
+    removed = [v for v in SLOW_BLAS_VARS if v in os.environ]
+    notes = [
+        f"Generated by `{command}` on {today}.",
+        "",
+        f"- Machine: {machine_line()}; load average {load} when the run started (the machine "
+        "is shared: read medians and ratios, not single numbers).",
+        f"- Times: medians in ms of up to {args.repeats} consecutive runs after a warm-up "
+        f"per implementation; slow cases get fewer runs (at least {MIN_REPEATS}, about "
+        f"{args.budget / len(IMPLEMENTATIONS):.2g} s each).",
+        "- Ratios: the other implementation's time / our fused build's time (> 1: fused is "
+        "faster).",
+        "- Our fused and unfused builds run single-threaded under both settings: parallel "
+        "loops are not threaded yet.",
+        "- Errors: max abs difference from the reference evaluator; `(!)` marks one outside "
+        "`fusion-run --check`'s tolerance.",
+        "- numpy's gelu takes erf from `fusion_dialects.reference` (numpy has none).",
+        f"- OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE: {'unset for the runs' if removed else 'not set'}.",
+    ]
+    cases = "\n".join(f"- `{row['case']}`: {row['summary']}" for row in results[0]["rows"])
+    body = "\n\n".join(section(result) for result in results)
+    return "# Benchmarks\n\n" + "\n".join(notes) + "\n\n" + body + "\n\nCases:\n\n" + cases + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_arguments(argv)
+    if args.worker:
+        worker(args)
+        return 0
+    from cases import BY_NAME  # (imports numpy: fine here, the workers have their own)
+
+    cases = args.cases.split(",") if args.cases else list(BY_NAME)
+    unknown = [name for name in cases if name not in BY_NAME]
+    if unknown:
+        print(f"unknown cases: {', '.join(unknown)} (known: {', '.join(BY_NAME)})")
+        return 2
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    settings = ["1", "all"] if args.threads == "both" else [args.threads]
+    results = [run_worker(threads, args, cases) for threads in settings]
+    text = report(results, args, argv, load)
+    print("\n" + text)
+    if args.markdown:
+        Path(args.markdown).write_text(text, encoding="utf-8")
+        print(f"wrote {args.markdown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
