@@ -43,6 +43,9 @@ __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
+_PLACEHOLDER_TYPE = TensorType(f32, [])
+"""The block argument type of a graph input that cannot be imported (never printed)."""
+
 SUPPORTED_OPS = tuple(sorted(CONVERTERS))
 """ONNX op types translated into graph ops (more fold when their inputs are constants)."""
 
@@ -91,14 +94,16 @@ class _ModelImporter:
     def run(self) -> ModuleOp:
         initializers = {i.name: i for i in self.graph.initializer}
         arguments = [i for i in self.graph.input if i.name not in initializers]
-        block = Block(arg_types=[self._argument_type(i) for i in arguments])
+        types = [self._argument_type(info) for info in arguments]
+        block = Block(arg_types=[t or _PLACEHOLDER_TYPE for t in types])
         builder = GraphBuilder(block, self.filename)
         for name, initializer in initializers.items():
             self.values[name] = numpy_helper.to_array(initializer)
             builder.name_constant(self.values[name], name)
-        for argument, info in zip(block.args, arguments, strict=True):
+        for argument, info, typ in zip(block.args, arguments, types, strict=True):
             argument.name_hint = ssa_name(info.name)
-            self.values[info.name] = argument
+            # An input with a problem is missing: the nodes using it are skipped silently.
+            self.values[info.name] = argument if typ is not None else Missing()
         self._check_input_shapes_used(arguments)
         for index, node in enumerate(self.graph.node):
             self._import_node(node, index, builder)
@@ -111,21 +116,22 @@ class _ModelImporter:
 
     # --- graph inputs ---------------------------------------------------------------------------
 
-    def _argument_type(self, info: onnx.ValueInfoProto) -> TensorType:
-        """`tensor<...xf32>` of a graph input; a placeholder type after reporting a problem."""
+    def _argument_type(self, info: onnx.ValueInfoProto) -> TensorType | None:
+        """`tensor<...xf32>` of a graph input, or None after reporting its problems."""
         where = f"graph input '{info.name}'"
-        tensor = info.type.tensor_type
         if not info.type.HasField("tensor_type"):
             self.report(where, "only tensor inputs are supported")
-            return TensorType(f32, [])
-        if tensor.elem_type != TensorProto.FLOAT:
-            dtype = TensorProto.DataType.Name(tensor.elem_type).lower()
+            return None
+        elem_type = info.type.tensor_type.elem_type
+        if elem_type != TensorProto.FLOAT:
+            dtype = TensorProto.DataType.Name(elem_type).lower()
             self.report(where, f"has element type {dtype}; only float32 inputs are supported")
         try:
-            return TensorType(f32, self._input_shape(info))
+            shape = self._input_shape(info)
         except Unsupported as err:
             self.report(where, err.message)
-            return TensorType(f32, [])
+            return None
+        return TensorType(f32, shape) if elem_type == TensorProto.FLOAT else None
 
     def _input_shape(self, info: onnx.ValueInfoProto) -> list[int]:
         tensor = info.type.tensor_type
@@ -207,7 +213,9 @@ class _ModelImporter:
         if converter is None:
             raise Unsupported(f"{context.op_type} is only supported on values known at import time")
         outputs = converter(context)
-        return list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+        outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+        # numpy hands back scalars (np.int64) for rank-0 results; keep every constant an array.
+        return [np.asarray(v) if isinstance(v, np.generic) else v for v in outputs]
 
     def _bind_outputs(
         self, node: onnx.NodeProto, where: str, outputs: list[Value], builder: GraphBuilder

@@ -51,7 +51,7 @@ def convert_flatten(ctx: NodeContext) -> Value:
     axis = int(ctx.attr("axis", 1))
     if not -len(shape) <= axis <= len(shape):
         raise Unsupported(f"axis={axis} is out of range for rank {len(shape)}")
-    axis %= len(shape) + 1
+    axis = axis + len(shape) if axis < 0 else axis
     target = [math.prod(shape[:axis]), math.prod(shape[axis:])]
     return ctx.builder.reshape(ctx.value(0), target)
 

@@ -1,0 +1,99 @@
+"""The `fusion-import` command line: output, --input-shape, and errors without tracebacks."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import helper  # noqa: E402
+
+from fusion_dialects.context import make_context  # noqa: E402
+from fusion_dialects.diagnostics import parse_source  # noqa: E402
+from fusion_dialects.reference.evaluator import evaluate  # noqa: E402
+from tools.fusion_import import main, parse_input_shape  # noqa: E402
+
+
+@pytest.fixture
+def conv_model(make_model, tmp_path):
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["y"]),
+    ]
+    inits = {
+        "w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+        "b": np.zeros(4, np.float32),
+    }
+    path = tmp_path / "conv.onnx"
+    onnx.save(make_model(nodes, {"x": ["batch", 3, 8, 8]}, ["y"], inits), str(path))
+    return path
+
+
+def test_prints_a_module_that_parses_and_runs(conv_model, tmp_path, capsys):
+    out = tmp_path / "conv.mlir"
+    assert main([str(conv_model), "-o", str(out), "--input-shape", "x=2x3x8x8"]) == 0
+    text = out.read_text()
+    assert "func.func @main(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x8x8xf32>" in text
+    module = parse_source(make_context(), text, str(out))
+    module.verify()
+    (y,) = evaluate(module, "main", [np.ones((2, 3, 8, 8), np.float32)])
+    assert y.shape == (2, 4, 8, 8)
+    assert main([str(conv_model), "--input-shape", "x=2x3x8x8"]) == 0
+    assert capsys.readouterr().out == text
+
+
+def test_dynamic_dimension_error(conv_model, capsys):
+    assert main([str(conv_model)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{conv_model}: error: cannot import the model (1 problem)\n")
+    assert "graph input 'x': dimension 0 is dynamic ('batch')" in err
+    assert "Traceback" not in err
+
+
+def test_unsupported_nodes_error_through_the_console_script(make_model, tmp_path):
+    nodes = [
+        helper.make_node("Sin", ["x"], ["a"], name="s1"),
+        helper.make_node("Cos", ["x"], ["y"], name="c1"),
+    ]
+    path = tmp_path / "trig.onnx"
+    onnx.save(make_model(nodes, {"x": [2]}, ["y", "a"]), str(path))
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.fusion_import", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"{path}: error: cannot import the model (2 problems)",
+        "  node 's1' (Sin, #0): unsupported op type",
+        "  node 'c1' (Cos, #1): unsupported op type",
+    ]
+
+
+def test_not_a_model_and_missing_file(tmp_path, capsys):
+    junk = tmp_path / "junk.onnx"
+    junk.write_text("this is not protobuf")
+    assert main([str(junk)]) == 1
+    assert capsys.readouterr().err.startswith(f"{junk}: error: not a valid ONNX model")
+    assert main([str(tmp_path / "absent.onnx")]) == 1
+    assert "No such file or directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("x=1x3x224x224", ("x", (1, 3, 224, 224))), ("a=b=4", ("a=b", (4,))), ("s=", ("s", ()))],
+)
+def test_parse_input_shape(text, expected):
+    assert parse_input_shape(text) == expected
+
+
+@pytest.mark.parametrize("bad", ["x", "x=1xa", "=3", "x=-1"])
+def test_bad_input_shape_is_a_usage_error(bad, conv_model, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([str(conv_model), "--input-shape", bad])
+    assert info.value.code == 2
+    assert "--input-shape" in capsys.readouterr().err

@@ -1,0 +1,156 @@
+"""Problems are collected and reported together, each naming its node (or input) and op type."""
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+from frontend.errors import ModelImportError  # noqa: E402
+from frontend.onnx_importer import import_model  # noqa: E402
+from fusion_dialects.diagnostics import CompileError  # noqa: E402
+
+
+def _problems(model, **kwargs) -> list[str]:
+    with pytest.raises(ModelImportError) as info:
+        import_model(model, **kwargs)
+    return [str(p) for p in info.value.problems]
+
+
+def test_every_unsupported_node_is_listed_in_one_error(make_model):
+    nodes = [
+        helper.make_node("Sin", ["x"], ["a"], name="sine"),
+        helper.make_node("Relu", ["a"], ["b"], name="after_sine"),  # depends on a failure: silent
+        helper.make_node(
+            "MaxPool", ["x4"], ["c"], name="dilated", kernel_shape=[2, 2], dilations=[2, 2]
+        ),
+        helper.make_node("FusedConv", ["x4"], ["d"], name="custom", domain="com.microsoft"),
+        helper.make_node("TopK", ["x", "k"], ["e", "f"]),
+        helper.make_node("Conv", ["x5", "w5"], ["g"], name="conv3d"),
+        helper.make_node("Relu", ["x"], ["y"], name="fine"),
+    ]
+    inits = {"k": np.array([1], np.int64), "w5": np.zeros((2, 1, 1, 1, 1), np.float32)}
+    model = make_model(
+        nodes, {"x": [4], "x4": [1, 1, 4, 4], "x5": [1, 1, 2, 2, 2]}, ["y", "b"], inits
+    )
+    with pytest.raises(ModelImportError) as info:
+        import_model(model, filename="net.onnx")
+    problems = [str(p) for p in info.value.problems]
+    assert problems == [
+        "node 'sine' (Sin, #0): unsupported op type",
+        "node 'dilated' (MaxPool, #2): dilations=[2, 2] is not supported",
+        "node 'custom' (FusedConv, #3): unsupported op type 'com.microsoft.FusedConv'",
+        "node #4 (TopK, output 'e'): unsupported op type",
+        "node 'conv3d' (Conv, #5): only 1-D and 2-D convolutions are supported (input rank 5)",
+    ]
+    text = info.value.format()
+    assert text.startswith("net.onnx: error: cannot import the model (5 problems)\n")
+    assert all(f"  {p}" in text for p in problems)
+    assert isinstance(info.value, CompileError)
+
+
+def test_dynamic_dimension_is_reported_and_fixed_by_input_shapes(make_model, check_model, rng):
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": ["N", 3]}, ["y"])
+    (problem,) = _problems(model)
+    assert problem.startswith(
+        "graph input 'x': dimension 0 is dynamic ('N'); fix it with --input-shape x="
+    )
+    check_model(
+        model, {"x": rng.standard_normal((2, 3)).astype(np.float32)}, input_shapes={"x": (2, 3)}
+    )
+
+
+def test_unknown_dimension_and_unknown_rank(make_model):
+    model = make_model(
+        [helper.make_node("Add", ["x", "z"], ["y"])], {"x": [None, 3], "z": None}, ["y"]
+    )
+    assert _problems(model) == [
+        "graph input 'x': dimension 0 is dynamic; fix it with --input-shape x=... (or input_shapes={'x': ...})",
+        "graph input 'z': has an unknown rank; fix it with --input-shape z=... (or input_shapes={'z': ...})",
+    ]
+
+
+def test_input_shapes_must_agree_with_the_model(make_model):
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": [2, 3]}, ["y"])
+    assert _problems(model, input_shapes={"x": [2, 4], "nope": [1]}) == [
+        "graph input 'x': dimension 1 is 3, but the given shape is [2, 4]",
+        "input shape 'nope': is not the name of a graph input",
+    ]
+    assert _problems(model, input_shapes={"x": [6]}) == [
+        "graph input 'x': has rank 2, but the given shape [6] has rank 1"
+    ]
+
+
+def test_non_float_input_is_reported(make_model):
+    model = make_model(
+        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT)],
+        {"x": [3]},
+        ["y"],
+        input_types={"x": TensorProto.INT64},
+    )
+    assert _problems(model) == [
+        "graph input 'x': has element type int64; only float32 inputs are supported"
+    ]
+
+
+def test_run_time_shape_input_is_reported(make_model):
+    model = make_model(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], {"x": [2, 3], "s": [2]}, ["y"]
+    )
+    assert _problems(model) == [
+        "node 'r' (Reshape, #0): the target shape (input #1 's') must be known at import time, "
+        "but it is computed at run time"
+    ]
+
+
+def test_foldable_only_op_on_run_time_values(make_model):
+    model = make_model([helper.make_node("Equal", ["x", "x"], ["y"], name="eq")], {"x": [2]}, ["y"])
+    assert _problems(model) == [
+        "node 'eq' (Equal, #0): Equal is only supported on values known at import time"
+    ]
+
+
+def test_unsupported_output_is_reported_only_when_used(make_model, check_model, rng):
+    nodes = [
+        helper.make_node("Dropout", ["x"], ["d", "mask"], name="drop"),
+        helper.make_node("Cast", ["mask"], ["m"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["d", "m"], ["y"]),
+    ]
+    model = make_model(nodes, {"x": [3]}, ["y"], opset=13)
+    assert _problems(model) == ["node 'drop' (Dropout, #0): output #1 'mask' is not supported"]
+    unused = make_model(nodes[:1], {"x": [3]}, ["d"], opset=13)
+    check_model(unused, {"x": rng.standard_normal(3).astype(np.float32)})
+
+
+def test_incompatible_shapes_are_reported(make_model):
+    model = make_model(
+        [helper.make_node("Add", ["a", "b"], ["y"], name="add")], {"a": [2, 3], "b": [4]}, ["y"]
+    )
+    assert _problems(model) == [
+        "node 'add' (Add, #0): invalid shapes: shapes 2x3 and 4 are not broadcast-compatible"
+    ]
+
+
+def test_undefined_value_and_output(make_model):
+    model = make_model(
+        [helper.make_node("Relu", ["ghost"], ["y"], name="r")], {"x": [1]}, ["y", "nothing"]
+    )
+    assert _problems(model) == [
+        "node 'r' (Relu, #0): input 'ghost' is not defined",
+        "graph output 'nothing': is not defined",
+    ]
+
+
+def test_training_batch_norm_is_reported(make_model):
+    params = {n: np.ones(2, np.float32) for n in "sbmv"}
+    node = helper.make_node("BatchNormalization", ["x", *"sbmv"], ["y"], name="bn", training_mode=1)
+    model = make_model([node], {"x": [1, 2, 3]}, ["y"], params, opset=15)
+    assert _problems(model) == [
+        "node 'bn' (BatchNormalization, #0): training_mode=1 is not supported (inference only)"
+    ]
+
+
+def test_unsupported_attribute_value(make_model):
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="c", auto_pad="SAME_SIDEWAYS")
+    model = make_model([node], {"x": [1, 1, 3, 3]}, ["y"], {"w": np.ones((1, 1, 1, 1), np.float32)})
+    assert _problems(model) == ["node 'c' (Conv, #0): auto_pad='SAME_SIDEWAYS' is not supported"]

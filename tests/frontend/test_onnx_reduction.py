@@ -1,0 +1,60 @@
+"""Reductions with axes as attributes (older opsets) or inputs, keepdims, noop_with_empty_axes."""
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import helper  # noqa: E402
+
+OPS = [
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceSumSquare",
+    "ReduceL1",
+    "ReduceL2",
+]
+
+
+def _axes_as_input(op_type: str, opset: int) -> bool:
+    return opset >= (13 if op_type == "ReduceSum" else 18)
+
+
+@pytest.mark.parametrize("op_type", OPS)
+@pytest.mark.parametrize("opset", [11, 18])
+@pytest.mark.parametrize(("axes", "keepdims"), [([1], 1), ([0, -1], 0), (None, 1), (None, 0)])
+def test_reductions(op_type, opset, axes, keepdims, make_model, check_model, rng):
+    inits, inputs, attrs = {}, ["x"], {"keepdims": keepdims}
+    if axes is not None and _axes_as_input(op_type, opset):
+        inits["a"] = np.array(axes, np.int64)
+        inputs.append("a")
+    elif axes is not None:
+        attrs["axes"] = axes
+    model = make_model(
+        [helper.make_node(op_type, inputs, ["y"], **attrs)],
+        {"x": [3, 4, 5]},
+        ["y"],
+        inits,
+        opset=opset,
+    )
+    check_model(model, {"x": rng.standard_normal((3, 4, 5)).astype(np.float32)}, atol=1e-5)
+
+
+@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean", "ReduceMax"])
+def test_noop_with_empty_axes(op_type, make_model, check_model, rng, op_names):
+    node = helper.make_node(op_type, ["x"], ["y"], noop_with_empty_axes=1)
+    model = make_model([node], {"x": [3, 4]}, ["y"], opset=18)
+    module = check_model(model, {"x": rng.standard_normal((3, 4)).astype(np.float32)})
+    assert op_names(module) == []
+
+
+def test_reduce_prod_of_a_shape_folds(make_model, check_model, op_names):
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("ReduceProd", ["s"], ["n"], keepdims=1),
+        helper.make_node("Reshape", ["x", "n"], ["y"]),
+    ]
+    model = make_model(nodes, {"x": [2, 3, 4]}, ["y"], opset=13)
+    module = check_model(model, {"x": np.arange(24, dtype=np.float32).reshape(2, 3, 4)})
+    assert op_names(module) == ["graph.reshape"]
