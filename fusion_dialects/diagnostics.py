@@ -100,7 +100,15 @@ def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -
     except ParseError as err:
         where = err.span.get_location()
         position = SourcePosition(filename, where.line + line_offset, where.col)
-        raise CompileError(err.msg, position=position) from None
+        raise CompileError(_parse_message(err, text), position=position) from None
+
+
+def _parse_message(err: ParseError, text: str) -> str:
+    """xDSL's message, completed where it lost its subject (at the end of the input)."""
+    message = err.msg.strip()
+    if err.span.start >= len(text.rstrip()):
+        return f"unexpected end of input ({message})" if message else "unexpected end of input"
+    return message
 
 
 def _ops_in_order(module: ModuleOp) -> Iterator[Operation]:
@@ -113,9 +121,12 @@ def verify_module(module: ModuleOp) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except (VerifyException, DiagnosticException) as err:
-            raise CompileError(_first_line(err), op) from None
+            raise CompileError(_one_line(err), op) from None
 
 
-def _first_line(err: Exception) -> str:
+def _one_line(err: Exception) -> str:
+    """The verifier's message on one line (xDSL puts the reason of a constraint failure on
+    the lines after the first)."""
     text = str(err.args[0]) if err.args else str(err)
-    return text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return " ".join(lines) if lines else type(err).__name__

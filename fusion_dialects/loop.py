@@ -184,7 +184,7 @@ class FuncOp(IRDLOperation):
         pattern: PatternKind | None = None,
     ):
         if body is None:
-            body = Region(Block(arg_types=[*input_types, *output_types]))
+            body = Region(Block([ReturnOp()], arg_types=[*input_types, *output_types]))
         super().__init__(
             properties={
                 "sym_name": StringAttr(name),

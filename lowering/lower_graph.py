@@ -95,7 +95,6 @@ class _EntryBuilder:
             self._emit(loop.CallOp(call.callee, operands), call)
         for source, target in copies:
             self._emit_copy(source, target)
-        self.body.add_op(loop.ReturnOp())
         return entry
 
     def _calls(self, block) -> list[CallLoopOp]:
@@ -140,7 +139,7 @@ class _EntryBuilder:
         for index, size in enumerate(plan.slot_sizes):
             alloc = loop.AllocOp(MemRefType(f32, [size]))
             alloc.result.name_hint = f"slot{index}"
-            self.body.add_op(alloc)
+            self.body.insert_op_before(alloc, self.body.last_op)
             slots.append(alloc.result)
         for value, slot in zip(values, plan.slot_of, strict=True):
             view = loop.ViewOp(slots[slot], buffer_type(value.type))
@@ -150,12 +149,14 @@ class _EntryBuilder:
 
     def _emit(self, op: Operation, origin: Operation) -> None:
         op.location = origin.location
-        self.body.add_op(op)
+        self.body.insert_op_before(op, self.body.last_op)
 
     def _emit_copy(self, source: SSAValue, target: SSAValue) -> None:
         assert isinstance(source.type, TensorType)
         kernel = _copy_kernel(self.module, tuple(source.type.get_shape()))
-        self.body.add_op(loop.CallOp(kernel.sym_name.data, [self.buffer_of[source], target]))
+        self.body.insert_op_before(
+            loop.CallOp(kernel.sym_name.data, [self.buffer_of[source], target]), self.body.last_op
+        )
 
 
 def _copy_kernel(module: ModuleOp, shape: tuple[int, ...]) -> loop.FuncOp:

@@ -96,7 +96,6 @@ def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
     input_types = [buffer_type(t) for t in function.function_type.inputs.data]
     output_types = [buffer_type(t) for t in function.function_type.outputs.data]
     fused = loop.FuncOp(function.sym_name.data, input_types, output_types)
-    fused.body.block.add_op(loop.ReturnOp())
     fused.location = function.location
     block = fused.body.block
     buffer_of: dict[SSAValue, SSAValue] = dict(

@@ -26,7 +26,7 @@ from fusion_dialects.graph.base import (
     shape_of,
     tensor_type,
 )
-from fusion_dialects.shape_rules import Shape
+from fusion_dialects.shape_rules import Shape, fmt
 
 _OPERANDS_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
 
@@ -292,7 +292,7 @@ class LrnOp(GraphOp):
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
         (x,) = operand_shapes
         if len(x) != 4:
-            raise VerifyException(f"{self.name}: needs a rank-4 NCHW input, got {x}")
+            raise VerifyException(f"{self.name}: needs a rank-4 NCHW input, got {fmt(x)}")
         if int_of(self.size) < 1:
             raise VerifyException(f"{self.name}: size must be >= 1, got {int_of(self.size)}")
         return [x]

@@ -89,15 +89,16 @@ class KernelBuilder:
             for position, arg in enumerate(args):
                 arg.name_hint = f"{prefix}{position}"
         self._block = self.func.body.block
-        self._point = InsertPoint.at_end(self._block)
+        terminator = self._block.last_op
+        assert isinstance(terminator, loop.ReturnOp)
+        self._point = InsertPoint.before(terminator)
         self._prologue_end: Operation | None = None
         self._last_alloc: Operation | None = None
         self._index_constants: dict[int, SSAValue] = {}
         self._float_constants: dict[bytes, SSAValue] = {}
 
     def finish(self) -> loop.FuncOp:
-        """Close the kernel with `loop.return` and hand it over."""
-        Rewriter.insert_op(loop.ReturnOp(), InsertPoint.at_end(self._block))
+        """Hand over the finished kernel (it ends with the `loop.return` it was created with)."""
         return self.func
 
     # -----------------------------------------------------------------------------------------

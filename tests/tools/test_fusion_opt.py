@@ -191,12 +191,6 @@ def test_a_target_that_cannot_print_the_ir_is_an_error():
     assert "error: cannot emit target 'llvm'" in result.stderr
 
 
-@pytest.mark.xfail(
-    reason="fusion_dialects/diagnostics.py `_first_line` keeps only the first line of a "
-    "VerifyException; for IRDL constraint failures xDSL puts the reason on the second line, so "
-    "the error ends in 'does not verify:' without saying why",
-    strict=False,
-)
 def test_constraint_errors_say_why(write):
     text = (
         GOOD.replace(

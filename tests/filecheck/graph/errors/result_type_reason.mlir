@@ -1,7 +1,5 @@
 // An IRDL constraint failure (the result type of relu differs from its operand's) must say why,
-// not only "does not verify:". Expected to fail until fixed: fusion_dialects/diagnostics.py `_first_line` keeps only
-// the first line of the VerifyException, and xDSL puts the reason on the second line.
-// XFAIL: *
+// not only "does not verify:" (xDSL puts the reason on the lines after the first).
 // RUN: not fusion-opt %s 2>&1 | filecheck %s
 
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
@@ -11,5 +9,5 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
 }
 
 // CHECK-NOT: Traceback
-// CHECK: {{.*}}result_type_reason.mlir:9:3: error: result 'result' at position 0 does not verify{{.*}}tensor<4x8xf32>{{.*}}tensor<4x9xf32>
+// CHECK: {{.*}}result_type_reason.mlir:7:3: error: result 'result' at position 0 does not verify{{.*}}tensor<4x8xf32>{{.*}}tensor<4x9xf32>
 // CHECK-NOT: Traceback
