@@ -238,6 +238,12 @@ def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None
 
 def compile_llvm_module(module: ModuleOp) -> JitModule:
     """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
+    for op in module.ops:
+        if not isinstance(op, llvm_dialect.FuncOp | llvm_dialect.GlobalOp):
+            raise ValueError(
+                f"compile_llvm_module: '{op.name}' is not in the llvm dialect "
+                "(run convert-loop-to-llvm first)"
+            )
     target_machine = host_target_machine()
     data_layout = str(target_machine.target_data)
     ir_module = convert_module(

@@ -8,8 +8,9 @@ import re
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
+from xdsl.parser import Parser
 
-from lowering import KernelCallError
+from lowering import KernelCallError, compile_llvm_module
 
 ADD_SHAPE = (64, 40)
 
@@ -166,3 +167,9 @@ def test_entry_function_calls_kernels_natively(jit, stack_limit):
     out = np.empty(4, np.float32)
     module.call_kernel("main", x, w, out)
     np.testing.assert_array_equal(out, w - x)
+
+
+def test_compile_rejects_a_module_that_is_not_lowered(ctx):
+    module = Parser(ctx, "func.func @f() {\n  func.return\n}").parse_module()
+    with pytest.raises(ValueError, match="'func.func' is not in the llvm dialect"):
+        compile_llvm_module(module)
