@@ -29,7 +29,7 @@ class GraphBuilder:
     def __init__(self, block: Block, filename: str):
         self.block = block
         self.filename = StringAttr(filename)
-        self.location = None
+        self.location: FileLineColLoc | None = None
         self._constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
         self._names: dict[int, tuple[np.ndarray, str]] = {}
         self._scalars: dict[bytes, SSAValue] = {}

@@ -36,7 +36,7 @@ from frontend.graph_builder import GraphBuilder
 from frontend.node_context import NodeContext, describe_node
 from frontend.onnx_ops import CONVERTERS
 from frontend.shape_folding import FOLDERS, fold_node
-from frontend.values import Missing, Value, shape_of_value, ssa_name
+from frontend.values import Missing, Value, ssa_name
 from fusion_dialects.shape_rules import ShapeError
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
@@ -187,6 +187,9 @@ class _ModelImporter:
         except ShapeError as err:
             self.report(where, f"invalid shapes: {err}")
             outputs = []
+        except (ValueError, IndexError) as err:  # numpy, folding an inconsistent model
+            self.report(where, f"cannot be evaluated at import time: {err}")
+            outputs = []
         self._bind_outputs(node, where, outputs, builder)
 
     def _inputs_ready(self, node: onnx.NodeProto, where: str) -> bool:
@@ -206,14 +209,15 @@ class _ModelImporter:
         return ready
 
     def _convert(self, context: NodeContext) -> list[Value]:
-        folded = fold_node(context)
-        if folded is not None:
-            return folded
-        converter = CONVERTERS.get(context.op_type)
-        if converter is None:
-            raise Unsupported(f"{context.op_type} is only supported on values known at import time")
-        outputs = converter(context)
-        outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+        outputs = fold_node(context)
+        if outputs is None:
+            converter = CONVERTERS.get(context.op_type)
+            if converter is None:
+                raise Unsupported(
+                    f"{context.op_type} is only supported on values known at import time"
+                )
+            converted = converter(context)
+            outputs = list(converted) if isinstance(converted, list | tuple) else [converted]
         # numpy hands back scalars (np.int64) for rank-0 results; keep every constant an array.
         return [np.asarray(v) if isinstance(v, np.generic) else v for v in outputs]
 
@@ -239,6 +243,7 @@ class _ModelImporter:
     # --- graph outputs --------------------------------------------------------------------------
 
     def _results(self, builder: GraphBuilder) -> list[SSAValue]:
+        builder.location = None
         results = []
         for info in self.graph.output:
             value = self.values.get(info.name)
@@ -249,16 +254,14 @@ class _ModelImporter:
                 if value.reason is not None:
                     self.report(*value.reason)
             else:
-                results.append(self._result(builder, value, info.name))
+                try:
+                    results.append(self._result(builder, value, info.name))
+                except Unsupported as err:
+                    self.report(where, err.message)
         return results
 
     def _result(self, builder: GraphBuilder, value: Value, name: str) -> SSAValue:
-        where = f"graph output '{name}'"
-        try:
-            tensor = builder.tensor(value, where)
-        except Unsupported as err:
-            self.report(where, err.message)
-            return builder.tensor(np.zeros(shape_of_value(value), np.float32))
+        tensor = builder.tensor(value, f"graph output '{name}'")
         if tensor.name_hint is None:
             tensor.name_hint = ssa_name(name)
         return tensor

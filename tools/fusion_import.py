@@ -1,6 +1,6 @@
 """`fusion-import`: an ONNX model into the graph dialect.
 
-    fusion-import MODEL.onnx [-o OUT.mlir] [--input-shape NAME=1x3x224x224 ...]
+    fusion-import MODEL.onnx [-o OUT.mlir] [--input-shape NAME=1x3x224x224 ...] [--print-op-generic]
 
 prints `func.func @main` in the custom syntax of the graph dialect (initializers become
 `graph.constant`s; uniform ones print as splats such as `dense<0.02>`). A problem with the
@@ -11,9 +11,12 @@ Needs the optional `onnx` package: `pip install 'fusion-compiler[onnx]'`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from fusion_dialects.diagnostics import CompileError
@@ -50,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=DIMS",
         help="fix the shape of a graph input, e.g. data=1x3x224x224 (repeatable)",
     )
+    parser.add_argument(
+        "--print-op-generic", action="store_true", help="print ops in xDSL's generic form"
+    )
     return parser
 
 
@@ -64,16 +70,20 @@ def _run(argv: Sequence[str] | None) -> int:
         ) from None
     model = load_model(args.model)
     module = import_model(model, dict(args.input_shape), filename=args.model)
-    if args.output is None:
-        _print_module(module, sys.stdout)
+    if args.output is not None:
+        with open(args.output, "w") as stream:
+            _print_module(module, stream, args.print_op_generic)
         return 0
-    with open(args.output, "w") as stream:
-        _print_module(module, stream)
+    try:
+        _print_module(module, sys.stdout, args.print_op_generic)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `fusion-import model.onnx | head`: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
-def _print_module(module, stream) -> None:
-    Printer(stream=stream).print_op(module)
+def _print_module(module: ModuleOp, stream: TextIO, generic: bool) -> None:
+    Printer(stream=stream, print_generic_format=generic).print_op(module)
     stream.write("\n")
 
 

@@ -97,3 +97,14 @@ def test_bad_input_shape_is_a_usage_error(bad, conv_model, capsys):
         main([str(conv_model), "--input-shape", bad])
     assert info.value.code == 2
     assert "--input-shape" in capsys.readouterr().err
+
+
+def test_generic_form(conv_model, tmp_path):
+    out = tmp_path / "generic.mlir"
+    assert (
+        main([str(conv_model), "--input-shape", "x=1x3x8x8", "--print-op-generic", "-o", str(out)])
+        == 0
+    )
+    text = out.read_text()
+    assert '"graph.conv2d"(%x, %w) <{' in text
+    parse_source(make_context(), text, str(out)).verify()
