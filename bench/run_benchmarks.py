@@ -301,6 +301,18 @@ def machine_line() -> str:
     )
 
 
+def source_line() -> str:
+    """The commit measured, and whether the work tree differed from it."""
+    git = ["git", "-C", str(ROOT)]
+    try:
+        commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True)
+        status = subprocess.run([*git, "status", "--porcelain", "-uno"], capture_output=True)
+    except OSError:
+        return "unknown (no git)"
+    dirty = " plus uncommitted changes" if status.stdout.strip() else ""
+    return commit.stdout.decode().strip() + dirty
+
+
 def report(results: list[dict], args: argparse.Namespace, argv: list[str], load: str) -> str:
     command = " ".join(["python bench/run_benchmarks.py", *argv])
     today = datetime.date.today().isoformat()
@@ -310,6 +322,7 @@ def report(results: list[dict], args: argparse.Namespace, argv: list[str], load:
         "",
         f"- Machine: {machine_line()}; load average {load} when the run started (the machine "
         "is shared: read medians and ratios, not single numbers).",
+        f"- Source: commit {source_line()}.",
         f"- Times: medians in ms of up to {args.repeats} consecutive runs after a warm-up "
         f"per implementation; slow cases get fewer runs (at least {MIN_REPEATS}, about "
         f"{args.budget / len(IMPLEMENTATIONS):.2g} s each).",
