@@ -98,15 +98,16 @@ def ceil_mode_ends(sizes, kernel, strides, begins, ends) -> list[int]:
 
 
 def _pool_window(ctx: NodeContext, count_include_pad: bool = False):
-    """(kernel, strides, padding) of a 2-D MaxPool or AveragePool."""
+    """(kernel, strides, padding) of a 1-D or 2-D MaxPool or AveragePool, lifted to 2-D."""
     kernel = ctx.int_list("kernel_shape", [])
-    if ctx.rank(0) != 4 or len(kernel) != 2:
-        raise Unsupported(f"only 2-D pooling of NCHW inputs is supported (kernel {kernel})")
-    strides = ctx.int_list("strides", [1, 1])
-    if ctx.int_list("dilations", [1, 1]) != [1, 1]:
+    n = len(kernel)
+    if n not in (1, 2) or ctx.rank(0) != n + 2:
+        raise Unsupported(f"only 1-D and 2-D pooling is supported (kernel {kernel})")
+    strides = ctx.int_list("strides", [1] * n)
+    if ctx.int_list("dilations", [1] * n) != [1] * n:
         raise Unsupported(f"dilations={ctx.attr('dilations')} is not supported")
     sizes = ctx.shape(0)[2:]
-    begins, ends = window_pads(ctx, sizes, kernel, strides, [1, 1])
+    begins, ends = window_pads(ctx, sizes, kernel, strides, [1] * n)
     if ctx.expect_attr("ceil_mode", (0, 1), 0):
         if ctx.attr("auto_pad", "NOTSET") != "NOTSET":
             raise Unsupported("ceil_mode=1 with auto_pad is not supported")
@@ -117,19 +118,31 @@ def _pool_window(ctx: NodeContext, count_include_pad: bool = False):
                 "count_include_pad=1"
             )
         ends = extended
+    if n == 1:  # over a unit H axis
+        kernel, strides, begins, ends = [1, *kernel], [1, *strides], [0, *begins], [0, *ends]
     return kernel, strides, [*begins, *ends]
 
 
+def _pool(ctx: NodeContext, make_op: Callable[..., graph.Pool2DOp], window) -> Value:
+    """`make_op(x, kernel, strides, padding)`, with a unit H axis around a 1-D pooling."""
+    b = ctx.builder
+    one_d = ctx.rank(0) == 3
+    x = b.expand_dims(ctx.value(0), [2]) if one_d else ctx.value(0)
+    y = b.emit(make_op(b.tensor(x), *window)).results[0]
+    return b.squeeze(y, [2]) if one_d else y
+
+
 def convert_max_pool(ctx: NodeContext) -> Value:
-    op = graph.MaxPool2DOp(ctx.tensor(0), *_pool_window(ctx))
-    return ctx.builder.emit(op).results[0]
+    return _pool(ctx, graph.MaxPool2DOp, _pool_window(ctx))
 
 
 def convert_average_pool(ctx: NodeContext) -> Value:
     count_include_pad = bool(ctx.expect_attr("count_include_pad", (0, 1), 0))
-    window = _pool_window(ctx, count_include_pad)
-    op = graph.AvgPool2DOp(ctx.tensor(0), *window, count_include_pad=count_include_pad)
-    return ctx.builder.emit(op).results[0]
+
+    def make_op(x, kernel, strides, padding) -> graph.AvgPool2DOp:
+        return graph.AvgPool2DOp(x, kernel, strides, padding, count_include_pad)
+
+    return _pool(ctx, make_op, _pool_window(ctx, count_include_pad))
 
 
 def _global_pool(reduction: type[graph.ReductionOp]) -> Callable[[NodeContext], Value]:

@@ -99,9 +99,13 @@ def convert_leaky_relu(ctx: NodeContext) -> Value:
 
 
 def convert_prelu(ctx: NodeContext) -> Value:
-    """`max(x, 0) + slope * min(x, 0)` with a slope broadcast to `x`."""
-    b, x = ctx.builder, ctx.value(0)
-    scaled = b.binary(graph.MulOp, _negative_part(ctx, x), ctx.value(1))
+    """`max(x, 0) + slope * min(x, 0)` with a slope broadcast to `x`; before opset 7, a vector
+    slope holds one value per channel (axis 1)."""
+    b, x, slope = ctx.builder, ctx.value(0), ctx.value(1)
+    shape, slope_shape = ctx.shape(0), ctx.shape(1)
+    if ctx.opset < 7 and len(shape) > 2 and slope_shape == (shape[1],):
+        slope = b.reshape(slope, [shape[1]] + [1] * (len(shape) - 2))
+    scaled = b.binary(graph.MulOp, _negative_part(ctx, x), slope)
     return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), scaled)
 
 
