@@ -37,6 +37,7 @@ from lowering.math_to_llvm import (
     LowerMathIntrinsicPattern,
     LowerMathLibmPattern,
     LowerRsqrtPattern,
+    SpecializePowFPattern,
 )
 from lowering.memref_to_llvm import (
     DEFAULT_STACK_LIMIT,
@@ -135,6 +136,7 @@ class ConvertLoopToLLVMPass(ModulePass):
         _walk(
             op,
             *expand,
+            SpecializePowFPattern(),
             LowerRsqrtPattern(),
             LowerFPowIPattern(),
             LowerMathIntrinsicPattern(),

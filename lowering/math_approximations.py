@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32, i32
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, f32
 from xdsl.ir import Operation, SSAValue
 
 EXP_POLY = (
@@ -92,20 +92,23 @@ _MIN_NORMAL = 1.1754943508222875e-38  # 2^-126
 
 
 class Emitter:
-    """Appends scalar `f32`/`i32` arith and math ops to `ops`; each method returns a value."""
+    """Appends scalar float (by default `f32`) and same-width integer arith and math ops to
+    `ops`; each method returns the value it computes."""
 
-    def __init__(self) -> None:
+    def __init__(self, float_type: AnyFloat = f32) -> None:
         self.ops: list[Operation] = []
+        self.float_type = float_type
+        self.int_type = IntegerType(float_type.bitwidth)
 
     def emit(self, op: Operation) -> SSAValue:
         self.ops.append(op)
         return op.results[0]
 
     def const(self, value: float) -> SSAValue:
-        return self.emit(arith.ConstantOp(FloatAttr(value, f32)))
+        return self.emit(arith.ConstantOp(FloatAttr(value, self.float_type)))
 
     def iconst(self, value: int) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(value, i32, truncate_bits=True)))
+        return self.emit(arith.ConstantOp(IntegerAttr(value, self.int_type, truncate_bits=True)))
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.AddfOp(a, b))
@@ -134,11 +137,14 @@ class Emitter:
     def select(self, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.SelectOp(condition, a, b))
 
+    def sqrt(self, a: SSAValue) -> SSAValue:
+        return self.emit(math.SqrtOp(a))
+
     def to_bits(self, a: SSAValue) -> SSAValue:
-        return self.emit(arith.BitcastOp(a, i32))
+        return self.emit(arith.BitcastOp(a, self.int_type))
 
     def from_bits(self, a: SSAValue) -> SSAValue:
-        return self.emit(arith.BitcastOp(a, f32))
+        return self.emit(arith.BitcastOp(a, self.float_type))
 
     def iadd(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.AddiOp(a, b))
@@ -196,7 +202,7 @@ def log(e: Emitter, x: SSAValue) -> SSAValue:
     mantissa = e.from_bits(e.isub(bits, e.shl(exponent, e.iconst(23))))  # in [2/3, 4/3)
     f = e.sub(mantissa, e.const(1.0))
     log1p = e.fma(e.mul(f, f), e.polynomial(f, LOG_POLY), f)
-    k = e.sub(e.emit(arith.SIToFPOp(exponent, f32)), bias)
+    k = e.sub(e.emit(arith.SIToFPOp(exponent, e.float_type)), bias)
     result = e.fma(k, e.const(_LN2_HI), e.fma(k, e.const(_LN2_LO), log1p))
     # x <= 0, inf and NaN: log(±0) = -inf, log(inf) = inf, otherwise NaN.
     inf = e.const(float("inf"))
@@ -232,3 +238,20 @@ F32_APPROXIMATIONS: dict[type[Operation], Callable[[Emitter, SSAValue], SSAValue
     math.ErfOp: erf,
 }
 """The math ops expanded (for `f32` operands) into vectorisable arithmetic."""
+
+
+def _pow_half(e: Emitter, x: SSAValue) -> SSAValue:
+    # pow(-0, 0.5) = +0 and pow(-inf, 0.5) = +inf, where sqrt gives -0 and NaN.
+    inf = e.const(float("inf"))
+    return e.select(e.cmp("oeq", x, e.const(float("-inf"))), inf, e.abs(e.sqrt(x)))
+
+
+POWF_BY_CONSTANT: dict[float, Callable[[Emitter, SSAValue], SSAValue]] = {
+    0.0: lambda e, x: e.const(1.0),
+    1.0: lambda e, x: x,
+    2.0: lambda e, x: e.mul(x, x),
+    -1.0: lambda e, x: e.div(e.const(1.0), x),
+    0.5: _pow_half,
+}
+"""`powf(x, c)` for constant exponents where one correctly rounded operation gives the
+correctly rounded power, with C's special cases (any float type)."""

@@ -8,6 +8,7 @@
 | libm function (no LLVM intrinsic)        | erf, log1p, expm1, cbrt, asinh, acosh, atanh (`erff`, `log1pf`, ... for f32) |
 | rewrite                                  | rsqrt → 1 / sqrt (two correctly rounded ops, ≤ 1.5 ulp, vectorised) |
 | LLVM intrinsic `llvm.powi`               | fpowi (x to an integer power, by multiplications)    |
+| exact rewrite                            | powf by a constant 0, 1, 2, -1, 0.5 → 1, x, x·x, 1/x, sqrt (vectorised) |
 
 Intrinsics that LLVM has no instruction for become libm calls in the backend (`powf`, ...):
 correct to glibc's accuracy (≤ 1-2 ulp) but one call per element, so loops around them are
@@ -24,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from lowering.llvm_builders import call_function, intrinsic
 from lowering.llvm_types import llvm_type
-from lowering.math_approximations import F32_APPROXIMATIONS, Emitter
+from lowering.math_approximations import F32_APPROXIMATIONS, POWF_BY_CONSTANT, Emitter
 
 INTRINSIC_FUNCTIONS: dict[type[Operation], str] = {
     math.SqrtOp: "sqrt",
@@ -78,6 +79,23 @@ class ExpandMathPattern(RewritePattern):
             return
         emitter = Emitter()
         result = expansion(emitter, op.operands[0])
+        rewriter.replace(op, emitter.ops, [result])
+
+
+class SpecializePowFPattern(RewritePattern):
+    """`math.powf %x, %c` with `%c` one of `POWF_BY_CONSTANT` → exact arithmetic."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: math.PowFOp, rewriter: PatternRewriter, /) -> None:
+        exponent = op.rhs.owner
+        if not isinstance(exponent, arith.ConstantOp) or not isinstance(exponent.value, FloatAttr):
+            return
+        specialization = POWF_BY_CONSTANT.get(exponent.value.value.data)
+        result_type = op.result.type
+        if specialization is None or not isinstance(result_type, Float32Type | Float64Type):
+            return
+        emitter = Emitter(result_type)
+        result = specialization(emitter, op.lhs)
         rewriter.replace(op, emitter.ops, [result])
 
 

@@ -171,6 +171,24 @@ def test_powf(jit, elementwise):
     assert ulp_error(out[finite], exact[finite]).max() <= 1.0
 
 
+@pytest.mark.parametrize("exponent", ["0.0", "1.0", "2.0", "-1.0", "0.5"])
+def test_powf_by_a_constant_is_exact(jit, elementwise, lower, exponent):
+    body = f"%c = arith.constant {exponent} : f32\n%r = math.powf %x0, %c : f32"
+    text = elementwise("pow_c", (1000,), 1, body)
+    assert "llvm.pow" not in str(lower(text))
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-45, 3e38]
+    x = np.concatenate([RNG.uniform(-50, 50, 1000 - len(specials)), specials]).astype(np.float32)
+    out = np.empty_like(x)
+    jit(text).call_kernel("pow_c", x, out)
+    with np.errstate(all="ignore"):
+        # An array exponent: numpy computes a scalar power 0.5 as sqrt, unlike C's pow.
+        c_pow = np.power(x.astype(np.float64), np.full(x.shape, float(exponent)))
+        expected = c_pow.astype(np.float32)
+    np.testing.assert_array_equal(out, expected)
+    number = ~np.isnan(expected)  # the sign of a NaN means nothing
+    np.testing.assert_array_equal(np.signbit(out[number]), np.signbit(expected[number]))
+
+
 def test_fpowi_and_fma(jit, elementwise):
     body = """
 %n = arith.constant 3 : i32
