@@ -74,6 +74,17 @@ def static_layout(buffer_type: MemRefType) -> tuple[tuple[int, ...], int]:
     return tuple(s for s in strides if s is not None), offset
 
 
+def element_extent(buffer_type: MemRefType) -> int:
+    """How many elements a buffer spans: one past its last element's linear offset."""
+    shape = buffer_type.get_shape()
+    if prod(shape) == 0:
+        return 0
+    strides, offset = static_layout(buffer_type)
+    return (
+        offset + sum((size - 1) * stride for size, stride in zip(shape, strides, strict=True)) + 1
+    )
+
+
 def _index_constant(value: int) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
@@ -183,7 +194,7 @@ class LowerAllocPattern(RewritePattern):
         kernel = _kernel_of(op)
         entry = kernel.body.blocks.first
         assert entry is not None
-        count = prod(buffer_type.get_shape())
+        count = element_extent(buffer_type)
         size = count * storage_bytes(buffer_type.element_type)
         if size <= self.stack_limit:
             ops, pointer = _stack_buffer(count, buffer_type)

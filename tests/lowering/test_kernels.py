@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr, f32
+
+from lowering.memref_to_llvm import element_extent
 
 RNG = np.random.default_rng(1234)
 
@@ -365,3 +368,16 @@ def test_uitofp_from_64_bits(jit):
     jit(UITOFP_64).call_kernel("u64", np.zeros(4, np.float32), out)
     expected = np.float32(np.float32(2.0**64) + np.float32(2.0**63))
     np.testing.assert_array_equal(out, np.full(4, expected))
+
+
+@pytest.mark.parametrize(
+    ("buffer_type", "extent"),
+    [
+        (MemRefType(f32, [37, 53]), 37 * 53),
+        (MemRefType(f32, []), 1),
+        (MemRefType(f32, [4, 0]), 0),
+        (MemRefType(f32, [5], StridedLayoutAttr([3], 2)), 2 + 4 * 3 + 1),
+    ],
+)
+def test_element_extent(buffer_type, extent):
+    assert element_extent(buffer_type) == extent
