@@ -101,16 +101,20 @@ class ConvertLoopToLLVMPass(ModulePass):
     """Lowers every `loop.func` kernel, with its loops, buffers and scalar code, to `llvm`.
 
     Pre-conditions: kernels are `loop.func`s over statically shaped memrefs with identity or
-    static strided layouts; their bodies hold `loop.for`, `loop.alloc`, `memref.load`,
-    `memref.store`, `arith` and `math` ops (the ops listed in `arith_to_llvm.ARITH_LOWERINGS`
-    and `math_to_llvm`). Other top-level ops are left alone.
+    static strided layouts; their bodies hold `loop.for`, `loop.alloc`, `loop.call`,
+    `loop.view`, `memref.load`, `memref.store`, and scalar `arith` and `math` ops (those of
+    `CONVERTIBLE_OPS`); anything else raises a `CompileError` at the offending op before the
+    IR is touched. Other top-level ops are left alone.
 
     Post-conditions: each kernel is an external `llvm.func` with the same name taking one
     `!llvm.ptr {llvm.noalias, llvm.nocapture}` per buffer (inputs, then outputs) and
     returning nothing, i.e. a C-ABI entry point; loops are basic blocks; `index` is `i64`;
     memory is `llvm.getelementptr`/`load`/`store`; local buffers are `llvm.alloca` or
     `aligned_alloc`/`free`; external functions (`aligned_alloc`, `free`, libm) are declared.
-    No `loop`, `memref`, `arith`, `math` op or unrealized cast remains.
+    No `loop`, `memref`, `arith`, `math` op or unrealized cast remains. Every loop kind
+    becomes the same serial loop for now: LLVM vectorises and unrolls innermost loops on its
+    own, and `parallel` loops run serially until the threading runtime exists
+    (`loop_to_llvm`). The math route of each function is in `math_to_llvm`.
 
     Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `lowering.jit`.
 
