@@ -121,7 +121,10 @@ def verify_module(module: ModuleOp) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except (VerifyException, DiagnosticException) as err:
-            raise CompileError(_one_line(err), op) from None
+            message = _one_line(err)
+            if not message.startswith(op.name):
+                message = f"{op.name}: {message}"
+            raise CompileError(message, op) from None
 
 
 def _one_line(err: Exception) -> str:

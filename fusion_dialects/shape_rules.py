@@ -52,7 +52,11 @@ def broadcast(a: Shape, b: Shape) -> Shape:
 
 def broadcast_to(source: Shape, target: Shape) -> Shape:
     """`source` broadcast to exactly `target`."""
-    if len(source) > len(target) or broadcast(source, target) != tuple(target):
+    try:
+        compatible = len(source) <= len(target) and broadcast(source, target) == tuple(target)
+    except ShapeError:
+        compatible = False
+    if not compatible:
         raise ShapeError(f"shape {fmt(source)} cannot be broadcast to {fmt(target)}")
     return tuple(target)
 

@@ -12,6 +12,7 @@ Every flag of `xdsl-opt` keeps working (`-p`, `--split-input-file`, `--verify-di
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from itertools import accumulate
@@ -79,6 +80,8 @@ class FusionOptMain(xDSLOptMain):
         finally:
             if output is not sys.stdout:
                 output.close()
+        if status != 0 and self.args.output_file:
+            os.remove(self.args.output_file)  # no partial output after an error
         if self.timer is not None:
             print(self.timer.report(), file=sys.stderr)
         return status

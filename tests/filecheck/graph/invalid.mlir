@@ -27,7 +27,7 @@ func.func @relu_result(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
   %y = "graph.relu"(%x) : (tensor<4x8xf32>) -> tensor<4x9xf32>
   func.return %y : tensor<4x9xf32>
 }
-// CHECK: {{.*}}invalid.mlir:27:3: error: result 'result' at position 0 does not verify
+// CHECK: {{.*}}invalid.mlir:27:3: error: graph.relu: result 'result' at position 0 does not verify
 
 // -----
 
@@ -54,7 +54,7 @@ func.func @memref_operand(%x: memref<4x8xf32>) -> tensor<4x8xf32> {
   %y = "graph.tanh"(%x) : (memref<4x8xf32>) -> tensor<4x8xf32>
   func.return %y : tensor<4x8xf32>
 }
-// CHECK: {{.*}}invalid.mlir:54:3: error: operand 'input' at position 0 does not verify
+// CHECK: {{.*}}invalid.mlir:54:3: error: graph.tanh: operand 'input' at position 0 does not verify
 
 // -----
 
@@ -63,7 +63,7 @@ func.func @clip_missing(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = "graph.clip"(%x) <{min = 0.0 : f32}> : (tensor<8xf32>) -> tensor<8xf32>
   func.return %y : tensor<8xf32>
 }
-// CHECK: {{.*}}invalid.mlir:63:3: error: property 'max' expected in operation 'graph.clip'
+// CHECK: {{.*}}invalid.mlir:63:3: error: graph.clip: property 'max' expected in operation 'graph.clip'
 
 // -----
 
@@ -72,7 +72,7 @@ func.func @clip_f64(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = "graph.clip"(%x) <{min = 0.0 : f64, max = 6.0 : f32}> : (tensor<8xf32>) -> tensor<8xf32>
   func.return %y : tensor<8xf32>
 }
-// CHECK: {{.*}}invalid.mlir:72:3: error: f64 should be of base attribute f32
+// CHECK: {{.*}}invalid.mlir:72:3: error: graph.clip: f64 should be of base attribute f32
 
 // -----
 

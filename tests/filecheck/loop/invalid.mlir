@@ -8,7 +8,7 @@
 ^bb0(%x: tensor<4xf32>, %y: memref<4xf32>):
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:7:1: error: 'k': argument #0 must be a memref, got tensor<4xf32>
+// CHECK: {{.*}}invalid.mlir:7:1: error: loop.func: 'k': argument #0 must be a memref, got tensor<4xf32>
 
 // -----
 
@@ -17,7 +17,7 @@
 ^bb0(%x: memref<4xf32>):
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:16:1: error: 'k': block argument types (memref<4xf32>) do not match the function type's inputs and outputs (memref<4xf32>, memref<4xf32>)
+// CHECK: {{.*}}invalid.mlir:16:1: error: loop.func: 'k': block argument types (memref<4xf32>) do not match the function type's inputs and outputs (memref<4xf32>, memref<4xf32>)
 
 // -----
 
@@ -26,7 +26,7 @@
 ^bb0(%x: memref<4xf32>, %y: memref<8xf32>):
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:25:1: error: 'k': block argument types (memref<4xf32>, memref<8xf32>) do not match the function type's inputs and outputs (memref<4xf32>, memref<4xf32>)
+// CHECK: {{.*}}invalid.mlir:25:1: error: loop.func: 'k': block argument types (memref<4xf32>, memref<8xf32>) do not match the function type's inputs and outputs (memref<4xf32>, memref<4xf32>)
 
 // -----
 
@@ -34,7 +34,7 @@
 "loop.func"() <{sym_name = "k"}> ({
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:34:1: error: property 'function_type' expected in operation 'loop.func'
+// CHECK: {{.*}}invalid.mlir:34:1: error: loop.func: property 'function_type' expected in operation 'loop.func'
 
 // -----
 
@@ -43,7 +43,7 @@
   %b = "loop.alloc"() : () -> memref<?x4xf32>
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:43:3: error: a local buffer needs a static shape, got memref<?x4xf32>
+// CHECK: {{.*}}invalid.mlir:43:3: error: loop.alloc: a local buffer needs a static shape, got memref<?x4xf32>
 
 // -----
 
@@ -84,7 +84,7 @@ loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) pattern fancy {
   }) : (index, index, index) -> ()
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:82:3: error: the body must take exactly one 'index' induction variable
+// CHECK: {{.*}}invalid.mlir:82:3: error: loop.for: the body must take exactly one 'index' induction variable
 
 // -----
 
@@ -97,7 +97,7 @@ loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) pattern fancy {
   }) : (index, index, index) -> ()
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:94:3: error: the body must take exactly one 'index' induction variable
+// CHECK: {{.*}}invalid.mlir:94:3: error: loop.for: the body must take exactly one 'index' induction variable
 
 // -----
 
@@ -110,7 +110,7 @@ loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) pattern fancy {
   }) : (index, index, index) -> ()
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:107:3: error: the body must take exactly one 'index' induction variable
+// CHECK: {{.*}}invalid.mlir:107:3: error: loop.for: the body must take exactly one 'index' induction variable
 
 // -----
 
@@ -123,7 +123,7 @@ loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) pattern fancy {
   }) : (i32, i32, i32) -> ()
   "loop.return"() : () -> ()
 }) : () -> ()
-// CHECK: {{.*}}invalid.mlir:120:3: error: operand 'lb' at position 0 does not verify
+// CHECK: {{.*}}invalid.mlir:120:3: error: loop.for: operand 'lb' at position 0 does not verify
 
 // -----
 
@@ -131,4 +131,4 @@ loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) pattern fancy {
 func.func @f() {
   "loop.return"() : () -> ()
 }
-// CHECK: {{.*}}invalid.mlir:132:3: error: 'loop.return' expects parent op 'loop.func'
+// CHECK: {{.*}}invalid.mlir:132:3: error: loop.return: 'loop.return' expects parent op 'loop.func'

@@ -9,5 +9,5 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
 }
 
 // CHECK-NOT: Traceback
-// CHECK: {{.*}}result_type_reason.mlir:7:3: error: result 'result' at position 0 does not verify{{.*}}tensor<4x8xf32>{{.*}}tensor<4x9xf32>
+// CHECK: {{.*}}result_type_reason.mlir:7:3: error: graph.relu: result 'result' at position 0 does not verify{{.*}}tensor<4x8xf32>{{.*}}tensor<4x9xf32>
 // CHECK-NOT: Traceback
