@@ -15,7 +15,9 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
+from fusion_dialects.diagnostics import CompileError
 from lowering.llvm_types import intrinsic_suffix, is_float, llvm_type
 
 
@@ -61,12 +63,18 @@ def declare_function(
 ) -> None:
     """Declares the external C function `name` in `anchor`'s module, once."""
     module = enclosing_module(anchor)
-    for op in module.ops:
-        if isinstance(op, llvm.FuncOp) and op.sym_name.data == name:
-            return
-    function_type = llvm.LLVMFunctionType(list(inputs), output)
+    function_type = llvm.LLVMFunctionType([llvm_type(t) for t in inputs], output)
+    existing = SymbolTable.lookup_symbol(module, name)
+    if existing is not None:
+        if not _is_declaration_of(existing, function_type):
+            raise CompileError(f"@{name} clashes with the C library function '{name}'", existing)
+        return
     declaration = llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external"))
     rewriter.insert(declaration, InsertPoint.at_end(module.body.block))
+
+
+def _is_declaration_of(op: Operation, function_type: llvm.LLVMFunctionType) -> bool:
+    return isinstance(op, llvm.FuncOp) and not op.body.blocks and op.function_type == function_type
 
 
 def call_function(

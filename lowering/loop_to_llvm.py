@@ -78,6 +78,7 @@ class LowerFuncPattern(RewritePattern):
             other_props={"arg_attrs": ArrayAttr([BUFFER_ARG_ATTRS] * count)},
             extra_attrs={**op.attributes, KERNEL_TYPE_ATTR: op.function_type},
         )
+        func.location = op.location
         rewriter.replace(op, func, [])
 
 

@@ -26,3 +26,12 @@ loop.func @vector(%a: memref<4xf32>) outs(%c: memref<4xf32>) {
 }
 
 // CHECK: error: convert-loop-to-llvm: 'arith.constant': unsupported type vector<4xf32>
+
+// -----
+
+loop.func @free(%a: memref<2000xf32>) outs(%c: memref<2000xf32>) {
+  %t = loop.alloc : memref<2000xf32>
+  loop.return
+}
+
+// CHECK: error: @free clashes with the C library function 'free'
