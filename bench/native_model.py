@@ -64,7 +64,9 @@ def compile_module(module: ModuleOp, ctx, fused: bool, schedule: str | None) -> 
 
 
 def lower_and_jit(module: ModuleOp, ctx) -> NativeModel:
-    main = next(op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main")
+    main = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"
+    )
     constants = [
         np.array(constant_array(c.value), np.float32).reshape(c.result.type.get_shape())
         for c in bound_constants(main)

@@ -107,9 +107,7 @@ def accesses_by_buffer(ops: Iterable[Operation]) -> dict[SSAValue, list[MemoryAc
 
 def writes_buffer(op: Operation, buffer: SSAValue) -> bool:
     """Whether `op` is, or contains, a store to `buffer`."""
-    return any(
-        isinstance(inner, memref.StoreOp) and inner.memref is buffer for inner in op.walk()
-    )
+    return any(isinstance(inner, memref.StoreOp) and inner.memref is buffer for inner in op.walk())
 
 
 def only_kernel_ops(ops: Iterable[Operation]) -> bool:
@@ -121,17 +119,33 @@ def only_kernel_ops(ops: Iterable[Operation]) -> bool:
     )
 
 
-def sliced_dimension(
-    accesses: Sequence[tuple[MemoryAccess, SSAValue]],
-) -> int | None:
-    """A dimension that every access subscripts with the plain induction variable paired with
-    it, or None. Accesses of a rank-0 buffer are never sliced."""
+def slice_offset(index: SSAValue, loop: ForOp) -> int | None:
+    """`c` if `index` is `iv + c` for the induction variable `iv` of `loop` and `0 <= c <
+    step` (so iteration `iv` only touches `[iv, iv + step)`), else None."""
+    iv = loop.induction_var
+    if index is iv:
+        return 0
+    if not isinstance(index, OpResult) or not isinstance(index.op, arith.AddiOp):
+        return None
+    lhs, rhs = index.op.operands
+    offset = constant_index(rhs) if lhs is iv else constant_index(lhs) if rhs is iv else None
+    bounds = loop_range(loop)
+    if offset is None or bounds is None or not 0 <= offset < bounds[2]:
+        return None
+    return offset
+
+
+def sliced_dimension(accesses: Sequence[tuple[MemoryAccess, ForOp]]) -> int | None:
+    """A dimension that every access subscripts with the induction variable of the loop paired
+    with it (plus an offset below the loop's step), or None. Iteration `iv` of those loops then
+    touches only the slice `[iv, iv + step)` of that dimension. Rank-0 buffers are never sliced."""
     if not accesses:
         return None
     rank = len(accesses[0][0].indices)
     for dim in range(rank):
         if all(
-            len(access.indices) == rank and access.indices[dim] is iv for access, iv in accesses
+            len(access.indices) == rank and slice_offset(access.indices[dim], loop) is not None
+            for access, loop in accesses
         ):
             return dim
     return None
@@ -150,11 +164,10 @@ def is_parallel(loop: ForOp) -> bool:
     ops = body_ops(loop)
     if not only_kernel_ops(ops):
         return False
-    iv = loop.induction_var
     for accesses in accesses_by_buffer(ops).values():
         if not any(isinstance(access, memref.StoreOp) for access in accesses):
             continue
-        if sliced_dimension([(access, iv) for access in accesses]) is None:
+        if sliced_dimension([(access, loop) for access in accesses]) is None:
             return False
     return True
 

@@ -15,6 +15,9 @@ consumer's, so the consumer's body runs right after the producer's final store o
 element (after the producer's reduction loops, if any). Store forwarding then removes the
 intermediate.
 
+Straight-line ops between the two loops (a reduction's init store) move above the first loop
+when they share no written buffer with it (`can_hoist_above`).
+
 Legality (`can_fuse`): the loops are adjacent, run the same constant iterations, hold only
 kernel ops, and every buffer that one of them writes and both access is *sliced* by them: all
 accesses of it in both bodies subscript one common dimension with their own loop's induction
@@ -26,7 +29,7 @@ only independent accesses.
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation
 
 from fusion_dialects.loop import ForOp, FuncOp
 from passes.analysis.loop_access import (
@@ -40,9 +43,13 @@ from passes.analysis.loop_access import (
 
 def can_fuse(first: ForOp, second: ForOp) -> bool:
     """Whether `second`, the next op after `first`, can be fused into `first`."""
-    if first.next_op is not second or not same_range(first, second):
-        return False
-    if first.loop_kind != second.loop_kind:
+    return first.next_op is second and fusable(first, second)
+
+
+def fusable(first: ForOp, second: ForOp) -> bool:
+    """Whether `second`'s iterations may run interleaved with `first`'s, iteration by
+    iteration (`first` runs before `second` in the same block)."""
+    if not same_range(first, second) or first.loop_kind != second.loop_kind:
         return False
     first_ops, second_ops = body_ops(first), body_ops(second)
     if not (only_kernel_ops(first_ops) and only_kernel_ops(second_ops)):
@@ -55,11 +62,34 @@ def can_fuse(first: ForOp, second: ForOp) -> bool:
             continue
         if not any(isinstance(a, memref.StoreOp) for a in (*accesses, *others)):
             continue
-        pairs = [(a, first.induction_var) for a in accesses]
-        pairs += [(a, second.induction_var) for a in others]
+        pairs = [(a, first) for a in accesses] + [(a, second) for a in others]
         if sliced_dimension(pairs) is None:
             return False
     return True
+
+
+def can_hoist_above(run: list[Operation], loop: ForOp) -> bool:
+    """Whether the straight-line ops `run`, right after `loop`, may move before it: they share
+    no buffer with `loop` that either of them writes."""
+    if not only_kernel_ops(run) or any(isinstance(op, ForOp) for op in run):
+        return False
+    mine = accesses_by_buffer(run)
+    theirs = accesses_by_buffer(body_ops(loop))
+    for buffer, accesses in mine.items():
+        others = theirs.get(buffer, [])
+        if others and any(isinstance(a, memref.StoreOp) for a in (*accesses, *others)):
+            return False
+    return True
+
+
+def _run_after(loop: ForOp) -> tuple[list[Operation], ForOp | None]:
+    """The straight-line ops after `loop`, and the loop that follows them (if any)."""
+    run: list[Operation] = []
+    op = loop.next_op
+    while op is not None and not isinstance(op, ForOp):
+        run.append(op)
+        op = op.next_op
+    return run, op
 
 
 def fuse(first: ForOp, second: ForOp) -> None:
@@ -75,12 +105,21 @@ def fuse(first: ForOp, second: ForOp) -> None:
 
 
 def _fuse_siblings(block: Block) -> bool:
-    """Fuse one pair of adjacent sibling loops of `block`; whether one was fused."""
+    """Fuse one pair of sibling loops of `block`, adjacent or separated by straight-line ops
+    that can move above the first; whether one was fused."""
     for op in block.ops:
-        following = op.next_op
-        if isinstance(op, ForOp) and isinstance(following, ForOp) and can_fuse(op, following):
-            fuse(op, following)
-            return True
+        if not isinstance(op, ForOp):
+            continue
+        run, following = _run_after(op)
+        if following is None or not fusable(op, following):
+            continue
+        if run and not can_hoist_above(run, op):
+            continue
+        for moved in run:
+            moved.detach()
+            block.insert_op_before(moved, op)
+        fuse(op, following)
+        return True
     return False
 
 

@@ -82,9 +82,7 @@ def remove_unit_loops(func: FuncOp) -> None:
             loop.erase()
 
 
-SCALAR_OPS: frozenset[type[Operation]] = frozenset(
-    {*arith.Arith.operations, *math.Math.operations}
-)
+SCALAR_OPS: frozenset[type[Operation]] = frozenset({*arith.Arith.operations, *math.Math.operations})
 """Ops without memory effects: scalar and index arithmetic."""
 
 

@@ -1,26 +1,102 @@
+"""`schedule-kernels`: make fused kernels fast without changing a single result.
+
+fuse-tir leaves each fused kernel as its members' loop nests one after the other, passing
+values through full-size local buffers, with legalize-ops' loop orders (reductions innermost).
+This pass schedules every `loop.func`, in this order:
+
+```
+  normalize            constants to the top, loops of one iteration inlined
+  inline               cheap data-movement producers (reshape, transpose) recomputed at their
+                       reads                                               compute_inline.py
+  fuse                 sibling nests fused level by level; a consumer's body runs right after
+                       the producer's final store, the stored value replaces its load, and
+                       intermediates no longer read disappear   loop_fusion.py, store_forwarding.py
+  reorder              the spatial loop over the accumulator's contiguous dimension goes below
+                       the reduction loops: matmul (i, j | k) -> (i | k | j)  reduction_order.py
+  unroll-jam           the outer loop that shares vector loads is unrolled by N and jammed
+                       (N rows of a matmul per vector of B)                   unroll_jam.py
+  loop-kinds           innermost contiguous loops `vectorized`, outermost parallel loops
+                       `parallel`                                             loop_kinds.py
+```
+
+Every transformation is a pure legality predicate followed by a rewrite, and does nothing when
+it cannot prove legality. No transformation reorders the terms of any reduction, so the
+scheduled kernels compute bit-identical results.
+"""
+
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.transforms.common_subexpression_elimination import cse
 
 from fusion_dialects.loop import FuncOp
+from passes.schedule.compute_inline import inline_producers
 from passes.schedule.loop_fusion import fuse_loops
+from passes.schedule.loop_kinds import mark_loop_kinds
 from passes.schedule.normalize import erase_dead_code, hoist_constants, remove_unit_loops
 from passes.schedule.reduction_order import reorder_reductions
 from passes.schedule.store_forwarding import erase_dead_buffers, forward_stores
+from passes.schedule.unroll_jam import unroll_jam_reductions
+
+
+def clean_up(func: FuncOp, forward: bool) -> None:
+    """Merge constants and common values, drop dead code; with `forward`, also forward stored
+    and loaded values to later loads and drop the local buffers no longer read."""
+    hoist_constants(func)
+    cse(func.body)
+    if forward:
+        forward_stores(func)
+        erase_dead_buffers(func)
+    erase_dead_code(func)
 
 
 @dataclass(frozen=True)
 class ScheduleKernelsPass(ModulePass):
+    """Schedule every `loop.func` kernel: inline, fuse, reorder, unroll-and-jam, mark kinds.
+
+    Pre-conditions: kernels follow the kernel conventions (fuse-tir's output, or any kernel
+    of loops, loads, stores and scalar ops); anything the analyses do not understand is left
+    as it is.
+    Post-conditions: each kernel computes the same values (bit for bit: no reduction is
+    reassociated); the IR verifies; output is deterministic.
+    Options: `inline` (cheap producers into their readers), `inline-into-reductions` (also into
+    loads inside reduction loops; off: it recomputes the producer per reduction step),
+    `fuse` (loop fusion, store forwarding, dead local buffers), `reorder` (reductions with a
+    contiguous innermost spatial loop), `unroll-jam` (factor, 0 or 1: off), `loop-kinds`
+    (mark `vectorized` / `parallel` loops).
+    Follow-up: lower-graph, convert-loop-to-llvm.
+    """
+
     name = "schedule-kernels"
 
+    inline: bool = True
+    inline_into_reductions: bool = False
+    fuse: bool = True
+    reorder: bool = True
+    unroll_jam: int = 4
+    loop_kinds: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.ops if isinstance(f, FuncOp)]:
-            hoist_constants(func)
-            remove_unit_loops(func)
-            fuse_loops(func)
-            forward_stores(func)
-            erase_dead_buffers(func)
-            erase_dead_code(func)
-            reorder_reductions(func)
+        for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
+            self.schedule(kernel)
+
+    def schedule(self, kernel: FuncOp) -> None:
+        hoist_constants(kernel)
+        remove_unit_loops(kernel)
+        if self.inline:
+            inline_producers(kernel, self.inline_into_reductions)
+            clean_up(kernel, self.fuse)
+        if self.fuse:
+            fuse_loops(kernel)
+            clean_up(kernel, self.fuse)
+        if self.reorder:
+            reorder_reductions(kernel)
+        if self.unroll_jam > 1:
+            unroll_jam_reductions(kernel, self.unroll_jam)
+            clean_up(kernel, self.fuse)
+        if self.loop_kinds:
+            mark_loop_kinds(kernel)

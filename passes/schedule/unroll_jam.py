@@ -1,0 +1,204 @@
+"""Unroll-and-jam (register blocking): several iterations of an outer loop share inner loops.
+
+After the reduction reorder a matmul row is `for k { for j { C[i, j] += A[i, k] * B[k, j] } }`:
+each vector of `B` is loaded for one row of `C` only. Unrolling `i` by 4 and jamming the copies
+into the inner loops computes four rows per vector of `B`:
+
+```
+loop.for %i = 0 to 128 step 1 {              loop.for %i = 0 to 128 step 4 {
+  loop.for %k {                                %i1 = %i + 1, %i2 = %i + 2, %i3 = %i + 3
+    loop.for %j {                      ==>     loop.for %k {
+      C[%i, %j] += A[%i, %k] * B[%k, %j]         loop.for %j {
+    }                                              C[%i, %j]  += A[%i, %k]  * B[%k, %j]
+  }                                                C[%i1, %j] += A[%i1, %k] * B[%k, %j]
+}                                                  ... (%i2, %i3)
+                                                 }
+                                               }
+                                             }
+```
+
+Legality (`can_unroll_jam`): the loop is parallel (its iterations are independent, so the
+statement instances of different iterations may interleave in any order as long as each
+iteration keeps its own order, which jamming does), every nested bound is constant, and the
+factor divides the trip count. Only unit-step loops are candidates, so a loop is never
+unrolled twice.
+
+Profitability (`choose_loop`): for an innermost vectorised loop `P` of a reduction nest, the
+enclosing parallel loop that shares the most vector loads of `P`'s body between its iterations
+(loads that vary with `P` but not with the loop), the innermost such on ties: `i` for a matmul
+(`B[k, j]` is shared), the output channel `f` for a convolution (the input row is shared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, SSAValue
+
+from fusion_dialects.loop import ForOp, FuncOp
+from passes.analysis.loop_access import (
+    body_ops,
+    depends_on,
+    has_constant_bounds,
+    is_parallel,
+    loop_range,
+    trip_count,
+)
+from passes.schedule.loop_transforms import empty_loop_like
+
+# ---------------------------------------------------------------------------------------------
+# Predicates
+# ---------------------------------------------------------------------------------------------
+
+
+def can_unroll_jam(loop: ForOp, factor: int) -> bool:
+    """Whether unrolling `loop` by `factor` and jamming the copies preserves its semantics."""
+    count = trip_count(loop)
+    bounds = loop_range(loop)
+    if factor < 2 or count is None or count % factor != 0 or count == factor:
+        return False
+    if bounds is None or bounds[2] != 1:
+        return False
+    return is_parallel(loop) and has_constant_bounds(loop)
+
+
+def shared_vector_loads(outer: ForOp, inner: ForOp) -> int:
+    """How many loads of `inner`'s body vary with `inner` and not with `outer`."""
+    loads = [op for op in inner.body.walk() if isinstance(op, memref.LoadOp)]
+    return sum(
+        1
+        for load in loads
+        if any(depends_on(i, inner.induction_var) for i in load.indices)
+        and not any(depends_on(i, outer.induction_var) for i in load.indices)
+    )
+
+
+def _enclosing_loops(op: Operation) -> list[ForOp]:
+    loops: list[ForOp] = []
+    parent = op.parent_op()
+    while isinstance(parent, ForOp):
+        loops.append(parent)
+        parent = parent.parent_op()
+    return loops
+
+
+def choose_loop(vector_loop: ForOp, factor: int) -> ForOp | None:
+    """The loop to unroll-and-jam for the innermost loop `vector_loop` (see module doc)."""
+    best: ForOp | None = None
+    best_score = 0
+    for outer in _enclosing_loops(vector_loop):
+        if not can_unroll_jam(outer, factor):
+            continue
+        score = shared_vector_loads(outer, vector_loop)
+        if score > best_score:
+            best, best_score = outer, score
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Transformation
+# ---------------------------------------------------------------------------------------------
+
+
+def _index_constant(value: int, before: Operation) -> SSAValue:
+    constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    block = before.parent_block()
+    assert block is not None
+    block.insert_op_before(constant, before)
+    return constant.result
+
+
+def _jam(copies: Sequence[Sequence[Operation]], block: Block) -> None:
+    """Append the op lists `copies` (clones of one body) to `block`, jamming their loops:
+    loops at the same position become one loop, runs of other ops are kept copy by copy."""
+    terminator = block.last_op
+    assert terminator is not None
+    run: list[int] = []
+    for position, op in enumerate(copies[0]):
+        if isinstance(op, ForOp):
+            _move_runs(run, copies, block, terminator)
+            _jam_loops([copy[position] for copy in copies], block, terminator)  # type: ignore[misc]
+            run = []
+        else:
+            run.append(position)
+    _move_runs(run, copies, block, terminator)
+
+
+def _move_runs(
+    positions: list[int], copies: Sequence[Sequence[Operation]], block: Block, before: Operation
+) -> None:
+    """Move each copy's ops at `positions` before `before`, copy after copy."""
+    for copy in copies:
+        for position in positions:
+            op = copy[position]
+            if op.parent is not None:
+                op.detach()
+            block.insert_op_before(op, before)
+
+
+def _jam_loops(loops: Sequence[ForOp], block: Block, before: Operation) -> None:
+    """One loop in place of `loops` (copies of one loop), with their bodies jammed."""
+    jammed = empty_loop_like(loops[0])
+    block.insert_op_before(jammed, before)
+    for loop in loops:
+        loop.induction_var.replace_all_uses_with(jammed.induction_var)
+    _jam([body_ops(loop) for loop in loops], jammed.body.block)
+    for loop in loops:
+        if loop.parent is not None:
+            loop.detach()
+        loop.erase()
+
+
+def unroll_jam(loop: ForOp, factor: int) -> ForOp:
+    """Unroll `loop` by `factor` and jam the copies; returns the new loop."""
+    bounds = loop_range(loop)
+    assert bounds is not None
+    step = bounds[2]
+    blocked = empty_loop_like(loop)
+    blocked.operands = (loop.lb, loop.ub, _index_constant(step * factor, loop))
+    block = loop.parent_block()
+    assert block is not None
+    block.insert_op_before(blocked, loop)
+    offsets = [blocked.induction_var]
+    first = blocked.body.block.last_op
+    assert first is not None
+    for copy in range(1, factor):
+        add = arith.AddiOp(blocked.induction_var, _index_constant(copy * step, first))
+        blocked.body.block.insert_op_before(add, first)
+        offsets.append(add.result)
+    copies = [
+        [op.clone(value_mapper=mapping) for op in body_ops(loop)]
+        for mapping in ({loop.induction_var: offset} for offset in offsets)
+    ]
+    _jam(copies, blocked.body.block)
+    loop.detach()
+    loop.erase()
+    return blocked
+
+
+def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:
+    """Innermost parallel loops nested in a loop that is not parallel (a reduction)."""
+    return [
+        op
+        for op in func.body.walk()
+        if isinstance(op, ForOp)
+        and not any(isinstance(inner, ForOp) for inner in body_ops(op))
+        and any(not is_parallel(outer) for outer in _enclosing_loops(op))
+        and is_parallel(op)
+    ]
+
+
+def unroll_jam_reductions(func: FuncOp, factor: int) -> bool:
+    """Unroll-and-jam the best outer loop of every vectorised reduction (never two nested in
+    one another); whether any was."""
+    chosen: list[ForOp] = []
+    for vector_loop in innermost_reduction_loops(func):
+        outer = choose_loop(vector_loop, factor)
+        if outer is None or any(outer.is_ancestor(c) or c.is_ancestor(outer) for c in chosen):
+            continue
+        chosen.append(outer)
+    for outer in chosen:
+        unroll_jam(outer, factor)
+    return bool(chosen)
