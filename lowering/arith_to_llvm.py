@@ -20,10 +20,11 @@ from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from fusion_dialects.diagnostics import CompileError
 from lowering.llvm_builders import constant, intrinsic
 from lowering.llvm_types import bitwidth, llvm_type
 
@@ -157,10 +158,9 @@ def _icmp(predicate: str) -> IntegerAttr[IntegerType]:
 def _constant(op: Operation) -> Lowered:
     assert isinstance(op, arith.ConstantOp)
     value = op.value
-    result_type = op.result.type
-    if not hasattr(value, "value"):
-        raise NotImplementedError(f"convert-loop-to-llvm: unsupported constant {value}")
-    new = constant(value.value.data, result_type)  # type: ignore[union-attr]
+    if not isinstance(value, IntegerAttr | FloatAttr):
+        raise CompileError(f"convert-loop-to-llvm: unsupported constant {value}", op)
+    new = constant(value.value.data, op.result.type)
     return [new], new.result
 
 
