@@ -31,11 +31,17 @@ from fusion_dialects.context import make_context
 from fusion_dialects.diagnostics import CompileError, verify_module
 from passes.registry import available_passes
 
-DEFAULT_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
-"""Graph IR in, fused `loop.func` kernels called through `graph.call_loop` out."""
+FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
+"""TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
+`graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
 
-UNFUSED_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir"
-"""The same pipeline with fusion switched off: one kernel per graph op."""
+DEFAULT_PIPELINE = f"{FUSION_PIPELINE},schedule-kernels"
+"""The fusion pipeline, then the scheduling of every kernel: what `fusion-run` compiles."""
+
+UNFUSED_PIPELINE = (
+    "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir,schedule-kernels"
+)
+"""The default pipeline with fusion switched off: one (scheduled) kernel per graph op."""
 
 
 class PassInstrument:

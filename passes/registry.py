@@ -31,6 +31,12 @@ def _fuse_tir() -> type[ModulePass]:
     return FuseTIRPass
 
 
+def _schedule_kernels() -> type[ModulePass]:
+    from passes.schedule.schedule_kernels import ScheduleKernelsPass
+
+    return ScheduleKernelsPass
+
+
 def _lower_graph() -> type[ModulePass]:
     from lowering.lower_graph import LowerGraphPass
 
@@ -48,6 +54,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "annotate-pattern": _annotate_pattern,
     "fuse-ops": _fuse_ops,
     "fuse-tir": _fuse_tir,
+    "schedule-kernels": _schedule_kernels,
     "lower-graph": _lower_graph,
     "convert-loop-to-llvm": _convert_loop_to_llvm,
 }
