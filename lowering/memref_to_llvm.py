@@ -190,7 +190,6 @@ class LowerAllocPattern(RewritePattern):
     def match_and_rewrite(self, op: loop.AllocOp, rewriter: PatternRewriter, /) -> None:
         buffer_type = op.result.type
         assert isinstance(buffer_type, MemRefType)
-        static_layout(buffer_type)
         kernel = _kernel_of(op)
         entry = kernel.body.blocks.first
         assert entry is not None
