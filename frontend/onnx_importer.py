@@ -22,7 +22,7 @@ is collected; at the end one `ModelImportError` lists them all, each naming its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import onnx
@@ -65,9 +65,11 @@ def import_model(
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     *,
     filename: str = "model.onnx",
+    progress: Callable[[int], None] | None = None,
 ) -> ModuleOp:
-    """The graph-dialect module of `model`; `input_shapes` fixes dynamic input dimensions."""
-    return _ModelImporter(model, dict(input_shapes or {}), filename).run()
+    """The graph-dialect module of `model`; `input_shapes` fixes dynamic input dimensions.
+    `progress(n)` is called after each node with the number of nodes imported so far."""
+    return _ModelImporter(model, dict(input_shapes or {}), filename, progress).run()
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -78,8 +80,15 @@ def default_opset(model: onnx.ModelProto) -> int:
 
 
 class _ModelImporter:
-    def __init__(self, model: onnx.ModelProto, input_shapes: dict, filename: str):
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        input_shapes: dict,
+        filename: str,
+        progress: Callable[[int], None] | None = None,
+    ):
         self.graph = model.graph
+        self.progress = progress
         self.opset = default_opset(model)
         self.input_shapes = input_shapes
         self.filename = filename
@@ -107,6 +116,8 @@ class _ModelImporter:
         self._check_input_shapes_used(arguments)
         for index, node in enumerate(self.graph.node):
             self._import_node(node, index, builder)
+            if self.progress is not None:
+                self.progress(index + 1)
         results = self._results(builder)
         if self.problems:
             raise ModelImportError(self.filename, self.problems)

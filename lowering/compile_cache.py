@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -24,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_dialects import loop
 from fusion_dialects.context import make_context
 from lowering.jit import JitModule, compile_llvm_module, host_target_machine
-from passes.pipeline import PassManager
+from passes.pipeline import PassInstrument, PassManager
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
 
@@ -77,25 +78,35 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     return kernels
 
 
-def _lower(module: ModuleOp, pipeline: str) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+def _lower(
+    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
+) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
     """A lowered copy of `module` and the kernels of each entry."""
     lowered = module.clone()
     ctx = make_context()
-    PassManager(",".join(p for p in (pipeline, "lower-graph") if p), ctx=ctx).run(lowered)
+    spec = ",".join(p for p in (pipeline, "lower-graph") if p)
+    PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
     kernels = entry_kernels(lowered)
-    PassManager("convert-loop-to-llvm", ctx=ctx).run(lowered)
+    PassManager("convert-loop-to-llvm", ctx=ctx, instruments=instruments).run(lowered)
     return lowered, kernels
 
 
-def compile_native(module: ModuleOp, pipeline: str, *, use_cache: bool = True) -> NativeCode:
-    """Native code for `module` compiled with `pipeline` (from the cache when possible)."""
+def compile_native(
+    module: ModuleOp,
+    pipeline: str,
+    *,
+    use_cache: bool = True,
+    instruments: Sequence[PassInstrument] = (),
+) -> NativeCode:
+    """Native code for `module` compiled with `pipeline` (from the cache when possible);
+    `instruments` run around each pass when it is compiled."""
     directory = cache_dir() if use_cache else None
     key = cache_key(module, pipeline) if directory is not None else ""
     if directory is not None:
         hit = _load(directory, key)
         if hit is not None:
             return hit
-    lowered, kernels = _lower(module, pipeline)
+    lowered, kernels = _lower(module, pipeline, instruments)
     jit = compile_llvm_module(lowered)
     if directory is not None:
         _store(directory, key, jit, kernels)

@@ -37,7 +37,7 @@ from fusion_dialects.reference.evaluator import constant_array
 from lowering import compile_cache
 from lowering.jit import JitModule
 from lowering.lower_graph import bound_constants
-from passes.pipeline import DEFAULT_PIPELINE
+from passes.pipeline import DEFAULT_PIPELINE, PassInstrument
 
 
 class ArgumentError(TypeError):
@@ -156,15 +156,22 @@ def _tensor(typ) -> TensorType:
 
 
 def compile_module(
-    module: ModuleOp, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True
+    module: ModuleOp,
+    pipeline: str = DEFAULT_PIPELINE,
+    *,
+    cache: bool = True,
+    instruments: Sequence[PassInstrument] = (),
 ) -> CompiledModel:
     """Compile `module` (graph level; left unchanged) with `pipeline`, then to native code.
 
     With `cache`, the native code is looked up in, and stored into, the on-disk compile cache
-    (`lowering.compile_cache`), keyed by the module, the pipeline and the CPU.
+    (`lowering.compile_cache`), keyed by the module, the pipeline and the CPU. `instruments`
+    run around every pass (the pipeline's, lower-graph and convert-loop-to-llvm).
     """
     verify_module(module)
-    native = compile_cache.compile_native(module, pipeline, use_cache=cache)
+    native = compile_cache.compile_native(
+        module, pipeline, use_cache=cache, instruments=instruments
+    )
     functions = {}
     for function in graph_functions(module):
         name = function.sym_name.data

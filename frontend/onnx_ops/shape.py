@@ -149,8 +149,10 @@ def convert_space_to_depth(ctx: NodeContext) -> Value:
     bs, n, c, h, w = _block_size(ctx)
     if h % bs or w % bs:
         raise Unsupported(f"H={h} and W={w} must be divisible by blocksize {bs}")
+    mode = ctx.expect_attr("mode", ("DCR", "CRD"), "DCR")  # opset 25 added CRD
     blocks = b.reshape(ctx.value(0), [n, c, h // bs, bs, w // bs, bs])
-    moved = b.transpose(blocks, [0, 3, 5, 1, 2, 4])
+    permutation = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+    moved = b.transpose(blocks, permutation)
     return b.reshape(moved, [n, c * bs * bs, h // bs, w // bs])
 
 
