@@ -21,8 +21,14 @@ from fusion_dialects.diagnostics import parse_source
 from fusion_dialects.reference.evaluator import constant_array
 from lowering.jit import JitModule, compile_llvm_module
 from lowering.lower_graph import bound_constants
-from passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager, parse_pipeline
+from passes.pipeline import PassManager, parse_pipeline
 from passes.schedule import ScheduleKernelsPass
+
+FUSED = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
+"""The fusion pipeline without scheduling (the baseline of the comparison)."""
+
+UNFUSED = "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir"
+"""One kernel per graph op, without scheduling."""
 
 
 @dataclass
@@ -56,7 +62,7 @@ def parse_pipeline_with_schedule(spec: str):
 
 
 def compile_module(module: ModuleOp, ctx, fused: bool, schedule: str | None) -> ModuleOp:
-    passes = list(parse_pipeline(DEFAULT_PIPELINE if fused else UNFUSED_PIPELINE))
+    passes = list(parse_pipeline(FUSED if fused else UNFUSED))
     if schedule is not None:
         passes.append(schedule_pass(schedule))
     PassManager(passes, ctx=ctx).run(module)

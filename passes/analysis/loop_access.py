@@ -5,15 +5,16 @@ Read-only analyses of kernel loop nests for the scheduling passes (`passes/sched
 - `loop_range(loop)`: constant `(lb, ub, step)` of a loop, or None.
 - `accesses_by_buffer(ops)`: every `memref.load`/`memref.store` nested in `ops`, by buffer,
   in program order.
-- `sliced_dimension(accesses, ivs)`: a dimension that every access subscripts with its own
-  loop's plain induction variable. Iteration `i` of such loops then touches only slice `i` of
-  the buffer, which no other iteration touches.
+- `sliced_dimension(accesses)`: a dimension that every access subscripts with its own loop's
+  induction variable plus a common loop-invariant part (`C[%i, %jo + %ji]` is sliced by `%ji`).
+  Iteration `i` of such loops then touches only slice `i` of the buffer, which no other
+  iteration touches.
 - `is_parallel(loop)`: no iteration of the loop touches an element another iteration writes
   (every buffer stored in its body is sliced by it), so its iterations may run in any order,
   interleaved, or at once. This licenses loop distribution, interchange, unroll-and-jam and a
   `parallel` loop kind.
 - `stride(value, iv)`: how an `index` value changes when `iv` grows by one (1 for `iv + k`, 0
-  when independent of `iv`), or None when it is not affine in `iv`.
+  when independent of `iv`), or None when it is not affine in `iv` (`linear_index.py`).
 
 Everything is conservative: a fact that cannot be shown is reported as false (or None).
 
@@ -34,10 +35,11 @@ from collections.abc import Iterable, Sequence
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from fusion_dialects.loop import AllocOp, ForOp
 from passes.analysis.kernel_blocks import KERNEL_OPS
+from passes.analysis.linear_index import LinearForm, linear_form
 
 MemoryAccess = memref.LoadOp | memref.StoreOp
 
@@ -119,34 +121,52 @@ def only_kernel_ops(ops: Iterable[Operation]) -> bool:
     )
 
 
-def slice_offset(index: SSAValue, loop: ForOp) -> int | None:
-    """`c` if `index` is `iv + c` for the induction variable `iv` of `loop` and `0 <= c <
-    step` (so iteration `iv` only touches `[iv, iv + step)`), else None."""
+def defined_outside(value: SSAValue, loop: ForOp) -> bool:
+    """Whether `value` is defined outside `loop` (so it is the same in all its iterations)."""
+    owner = value.owner
+    op = owner.parent_op() if isinstance(owner, Block) else owner
+    return op is None or not loop.is_ancestor(op)
+
+
+def slice_form(index: SSAValue, loop: ForOp) -> LinearForm | None:
+    """The rest of `index` if it is `iv + rest` for the induction variable `iv` of `loop` and
+    `rest` is the same in every iteration of `loop` (else None)."""
+    form = linear_form(index)
     iv = loop.induction_var
-    if index is iv:
-        return 0
-    if not isinstance(index, OpResult) or not isinstance(index.op, arith.AddiOp):
+    if form.coefficient(iv) != 1:
         return None
-    lhs, rhs = index.op.operands
-    offset = constant_index(rhs) if lhs is iv else constant_index(lhs) if rhs is iv else None
-    bounds = loop_range(loop)
-    if offset is None or bounds is None or not 0 <= offset < bounds[2]:
+    rest = form.without(iv)
+    if not all(defined_outside(atom, loop) for atom in rest.terms):
         return None
-    return offset
+    return rest
 
 
 def sliced_dimension(accesses: Sequence[tuple[MemoryAccess, ForOp]]) -> int | None:
-    """A dimension that every access subscripts with the induction variable of the loop paired
-    with it (plus an offset below the loop's step), or None. Iteration `iv` of those loops then
-    touches only the slice `[iv, iv + step)` of that dimension. Rank-0 buffers are never sliced."""
+    """A dimension that every access subscripts with `iv + rest + c` for the induction variable
+    `iv` of the loop paired with it, one loop-invariant `rest` common to all and constants `c`
+    that spread over less than the loops' step; or None. Iteration `iv` of those loops then
+    touches only elements `rest + iv + c` of that dimension, which no other iteration does.
+    Rank-0 buffers are never sliced."""
     if not accesses:
         return None
     rank = len(accesses[0][0].indices)
+    steps = [loop_range(loop) for _, loop in accesses]
+    if rank == 0 or any(step is None for step in steps):
+        return None
+    least_step = min(step[2] for step in steps if step is not None)
     for dim in range(rank):
-        if all(
-            len(access.indices) == rank and slice_offset(access.indices[dim], loop) is not None
+        forms = [
+            slice_form(access.indices[dim], loop) if len(access.indices) == rank else None
             for access, loop in accesses
-        ):
+        ]
+        if any(form is None for form in forms):
+            continue
+        first = forms[0]
+        assert first is not None
+        if not all(form.same_terms(first) for form in forms if form is not None):
+            continue
+        offsets = [form.constant for form in forms if form is not None]
+        if max(offsets) - min(offsets) < least_step:
             return dim
     return None
 
@@ -181,38 +201,14 @@ def has_constant_bounds(op: Operation) -> bool:
 # Strides
 # ---------------------------------------------------------------------------------------------
 
-_ADDITIVE: dict[type[Operation], int] = {arith.AddiOp: 1, arith.SubiOp: -1}
 
-
-def stride(value: SSAValue, iv: SSAValue, depth: int = 0) -> int | None:
-    """How much `value` grows when `iv` grows by one, if `value` is affine in `iv`.
-
-    Understood: `iv` itself (1), constants and values that do not depend on `iv` (0), and
-    `addi`/`subi`/`muli` by a constant of those. Anything else that depends on `iv` is None.
-    """
-    if value is iv:
-        return 1
-    if not depends_on(value, iv) or depth > 32:
-        return 0 if not depends_on(value, iv) else None
-    if not isinstance(value, OpResult):
+def stride(value: SSAValue, iv: SSAValue) -> int | None:
+    """How much `value` grows when `iv` grows by one, if `value` is affine in `iv`: the
+    coefficient of `iv` in its linear form, provided no other atom depends on `iv`."""
+    form = linear_form(value)
+    if any(atom is not iv and depends_on(atom, iv) for atom in form.terms):
         return None
-    op = value.op
-    sign = _ADDITIVE.get(type(op))
-    if sign is not None:
-        lhs, rhs = (stride(operand, iv, depth + 1) for operand in op.operands)
-        return None if lhs is None or rhs is None else lhs + sign * rhs
-    if isinstance(op, arith.MuliOp):
-        return _scaled_stride(op, iv, depth)
-    return None
-
-
-def _scaled_stride(op: arith.MuliOp, iv: SSAValue, depth: int) -> int | None:
-    for varying, scale in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-        factor = constant_index(scale)
-        if factor is not None:
-            inner = stride(varying, iv, depth + 1)
-            return None if inner is None else inner * factor
-    return None
+    return form.coefficient(iv)
 
 
 def depends_on(value: SSAValue, iv: SSAValue) -> bool:

@@ -48,6 +48,7 @@ from passes.schedule.loop_transforms import (
     sink,
     statement_groups,
 )
+from passes.schedule.tiling import can_strip_mine, tile
 
 
 def reduction_nests(loop: ForOp) -> list[ForOp]:
@@ -96,10 +97,15 @@ def find_candidate(func: FuncOp) -> ForOp | None:
     return None
 
 
-def reorder_reductions(func: FuncOp) -> bool:
-    """Reorder every reduction of `func` that can and should be; whether any was."""
+def reorder_reductions(func: FuncOp, tile_size: int = 0) -> bool:
+    """Reorder every reduction of `func` that can and should be; whether any was. With a
+    `tile_size`, a longer loop is tiled first (`tiling.py`) and its loop in a tile reordered."""
     changed = False
     while (candidate := find_candidate(func)) is not None:
+        if tile_size and can_strip_mine(candidate, tile_size):
+            candidate = tile(candidate, tile_size)
+            if not can_reorder(candidate):
+                continue
         reorder(candidate)
         changed = True
     return changed

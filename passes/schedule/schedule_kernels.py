@@ -34,6 +34,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from fusion_dialects.loop import FuncOp
+from passes.analysis.kernel_blocks import unsupported_op
 from passes.schedule.compute_inline import inline_producers
 from passes.schedule.loop_fusion import fuse_loops
 from passes.schedule.loop_kinds import mark_loop_kinds
@@ -59,8 +60,8 @@ class ScheduleKernelsPass(ModulePass):
     """Schedule every `loop.func` kernel: inline, fuse, reorder, unroll-and-jam, mark kinds.
 
     Pre-conditions: kernels follow the kernel conventions (fuse-tir's output, or any kernel
-    of loops, loads, stores and scalar ops); anything the analyses do not understand is left
-    as it is.
+    of loops, loads, stores and scalar ops); a kernel with any other op (an entry function of
+    lower-graph) is left as it is, and so is anything the analyses cannot prove legal.
     Post-conditions: each kernel computes the same values (bit for bit: no reduction is
     reassociated); the IR verifies; output is deterministic.
     Options: `inline` (cheap producers into their readers), `inline-into-reductions` (also into
@@ -77,6 +78,7 @@ class ScheduleKernelsPass(ModulePass):
     inline_into_reductions: bool = False
     fuse: bool = True
     reorder: bool = True
+    tile: int = 0
     unroll_jam: int = 4
     loop_kinds: bool = True
 
@@ -85,6 +87,8 @@ class ScheduleKernelsPass(ModulePass):
             self.schedule(kernel)
 
     def schedule(self, kernel: FuncOp) -> None:
+        if unsupported_op(kernel) is not None:
+            return  # an entry function (loop.call) or something the analyses do not know
         hoist_constants(kernel)
         remove_unit_loops(kernel)
         if self.inline:
@@ -94,7 +98,7 @@ class ScheduleKernelsPass(ModulePass):
             fuse_loops(kernel)
             clean_up(kernel, self.fuse)
         if self.reorder:
-            reorder_reductions(kernel)
+            reorder_reductions(kernel, self.tile)
         if self.unroll_jam > 1:
             unroll_jam_reductions(kernel, self.unroll_jam)
             clean_up(kernel, self.fuse)
