@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
 
-from fusion_dialects.loop import ForOp, YieldOp
+from fusion_dialects.loop import ForOp, FuncOp, YieldOp
 from passes.analysis.loop_access import body_ops
 
 Group = list[Operation]
@@ -72,6 +73,20 @@ def empty_loop_like(loop: ForOp) -> ForOp:
     new = ForOp(loop.lb, loop.ub, loop.step, body, loop.loop_kind)
     new.induction_var.name_hint = loop.induction_var.name_hint
     return new
+
+
+def index_constant(value: int, inside: Operation) -> SSAValue:
+    """An `index` constant (`%c<value>`) at the top of the kernel that holds `inside`."""
+    kernel = inside
+    while not isinstance(kernel, FuncOp):
+        parent = kernel.parent_op()
+        assert parent is not None
+        kernel = parent
+    constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    constant.result.name_hint = f"c{value}"
+    block = kernel.body.block
+    block.insert_op_before(constant, block.first_op)  # type: ignore[arg-type]
+    return constant.result
 
 
 def move_into(ops: Sequence[Operation], loop: ForOp) -> None:

@@ -1,7 +1,7 @@
 """Canonical form of a kernel for the scheduling transformations.
 
-- `hoist_constants`: every `arith.constant` moves to the top of the kernel (after its local
-  buffers), one per distinct value and type. Nests that were separated by their own constants
+- `hoist_constants`: local buffers, then every `arith.constant`, move to the top of the kernel,
+  one constant per distinct value and type. Nests that were separated by their own constants
   become adjacent siblings, which loop fusion needs, and moved code always sees its constants.
 - `remove_unit_loops`: a loop that runs once is replaced by its body, its induction variable by
   its lower bound (`loop.for %n = %c0 to %c1` of a batch of one).
@@ -17,7 +17,7 @@ from collections.abc import Hashable
 
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 
 from fusion_dialects.loop import AllocOp, ForOp, FuncOp
 from passes.analysis.loop_access import body_ops, trip_count
@@ -34,13 +34,14 @@ def _constant_key(op: arith.ConstantOp) -> Hashable | None:
 
 
 def hoist_constants(func: FuncOp) -> None:
-    """Move every constant to the top of `func` (after its allocs), merging duplicates."""
+    """Move the local buffers, then every constant, to the top of `func`, merging duplicate
+    constants."""
     block = func.body.block
     anchor: Operation | None = None
-    for op in block.ops:
-        if not isinstance(op, AllocOp):
-            break
-        anchor = op
+    for alloc in [op for op in block.ops if isinstance(op, AllocOp)]:
+        alloc.detach()
+        _insert_after(block, alloc, anchor)
+        anchor = alloc
     kept: dict[Hashable, arith.ConstantOp] = {}
     for op in [op for op in func.body.walk() if isinstance(op, arith.ConstantOp)]:
         key = _constant_key(op)
@@ -52,11 +53,15 @@ def hoist_constants(func: FuncOp) -> None:
         if key is not None:
             kept[key] = op
         op.detach()
-        if anchor is None:
-            block.insert_op_before(op, block.first_op)  # type: ignore[arg-type]
-        else:
-            block.insert_op_after(op, anchor)
+        _insert_after(block, op, anchor)
         anchor = op
+
+
+def _insert_after(block: Block, op: Operation, anchor: Operation | None) -> None:
+    if anchor is None:
+        block.insert_op_before(op, block.first_op)  # type: ignore[arg-type]
+    else:
+        block.insert_op_after(op, anchor)
 
 
 def inline_loop_body(loop: ForOp) -> None:

@@ -45,13 +45,13 @@ from passes.schedule.unroll_jam import unroll_jam_reductions
 
 
 def clean_up(func: FuncOp, forward: bool) -> None:
-    """Merge constants and common values, drop dead code; with `forward`, also forward stored
-    and loaded values to later loads and drop the local buffers no longer read."""
+    """Merge constants and common values, drop dead code and the local buffers no longer read;
+    with `forward`, first forward stored and loaded values to later loads."""
     hoist_constants(func)
     cse(func.body)
     if forward:
         forward_stores(func)
-        erase_dead_buffers(func)
+    erase_dead_buffers(func)
     erase_dead_code(func)
 
 

@@ -24,12 +24,10 @@ loop.for %i {                          loop.for %jo = 0 to 3072 step T {
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.loop import ForOp, FuncOp
+from fusion_dialects.loop import ForOp
 from passes.analysis.loop_access import body_ops, has_constant_bounds, is_parallel, loop_range
-from passes.schedule.loop_transforms import empty_loop_like, move_into
+from passes.schedule.loop_transforms import empty_loop_like, index_constant, move_into
 
 
 def can_strip_mine(loop: ForOp, tile: int) -> bool:
@@ -39,19 +37,6 @@ def can_strip_mine(loop: ForOp, tile: int) -> bool:
         return False
     lb, ub, step = bounds
     return lb == 0 and step == 1 and ub > tile and ub % tile == 0
-
-
-def index_constant(value: int, inside: Operation) -> SSAValue:
-    """An `index` constant at the top of the kernel that holds `inside`."""
-    kernel = inside
-    while not isinstance(kernel, FuncOp):
-        parent = kernel.parent_op()
-        assert parent is not None
-        kernel = parent
-    constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    block = kernel.body.block
-    block.insert_op_before(constant, block.first_op)  # type: ignore[arg-type]
-    return constant.result
 
 
 def _replace_iv(loop: ForOp, outer: ForOp, inner: ForOp) -> None:

@@ -34,8 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation
 
 from fusion_dialects.loop import ForOp, FuncOp
 from passes.analysis.loop_access import (
@@ -46,7 +45,7 @@ from passes.analysis.loop_access import (
     loop_range,
     trip_count,
 )
-from passes.schedule.loop_transforms import empty_loop_like
+from passes.schedule.loop_transforms import empty_loop_like, index_constant
 
 # ---------------------------------------------------------------------------------------------
 # Predicates
@@ -102,14 +101,6 @@ def choose_loop(vector_loop: ForOp, factor: int) -> ForOp | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _index_constant(value: int, before: Operation) -> SSAValue:
-    constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    block = before.parent_block()
-    assert block is not None
-    block.insert_op_before(constant, before)
-    return constant.result
-
-
 def _jam(copies: Sequence[Sequence[Operation]], block: Block) -> None:
     """Append the op lists `copies` (clones of one body) to `block`, jamming their loops:
     loops at the same position become one loop, runs of other ops are kept copy by copy."""
@@ -157,7 +148,7 @@ def unroll_jam(loop: ForOp, factor: int) -> ForOp:
     assert bounds is not None
     step = bounds[2]
     blocked = empty_loop_like(loop)
-    blocked.operands = (loop.lb, loop.ub, _index_constant(step * factor, loop))
+    blocked.operands = (loop.lb, loop.ub, index_constant(step * factor, loop))
     block = loop.parent_block()
     assert block is not None
     block.insert_op_before(blocked, loop)
@@ -165,7 +156,7 @@ def unroll_jam(loop: ForOp, factor: int) -> ForOp:
     first = blocked.body.block.last_op
     assert first is not None
     for copy in range(1, factor):
-        add = arith.AddiOp(blocked.induction_var, _index_constant(copy * step, first))
+        add = arith.AddiOp(blocked.induction_var, index_constant(copy * step, loop))
         blocked.body.block.insert_op_before(add, first)
         offsets.append(add.result)
     copies = [

@@ -1,0 +1,64 @@
+// RUN: %{fuse} %{examples}/conv_block.mlir | fusion-opt -p schedule-kernels | filecheck %s --check-prefix=CONV
+// RUN: %{fuse} %{examples}/ffn.mlir | fusion-opt -p schedule-kernels | filecheck %s --check-prefix=FFN
+// RUN: %{fuse} %{examples}/layer_norm_spelled.mlir | fusion-opt -p schedule-kernels | filecheck %s --check-prefix=LN
+
+// The conv block: the bias add and the relu run in the convolution's nest, right after its
+// reduction (their intermediate is gone); the pad stays materialised; output channels are
+// unrolled by 4 and the innermost loop runs along the image rows.
+
+// CONV-LABEL: loop.func @fused_conv2d_add_relu
+// CONV:         %[[CONV:.*]] = loop.alloc : memref<1x64x56x56xf32>
+// CONV-NEXT:    %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
+// CONV-NOT:     loop.alloc
+// CONV:         memref.store %{{.*}}, %[[PAD]]
+// CONV:         loop.for %[[F:.*]] = %c0 to %c64 step %c4 parallel {
+// CONV:           loop.for %[[Y:.*]] = %c0 to %c56 step %c1 {
+// CONV-NEXT:        loop.for %{{.*}} = %c0 to %c56 step %c1 vectorized {
+// CONV-COUNT-4:       memref.store %cst, %[[CONV]]
+// CONV-NEXT:        }
+// CONV-NEXT:        loop.for %{{.*}} = %c0 to %c64 step %c1 {
+// CONV-NEXT:          loop.for %{{.*}} = %c0 to %c3 step %c1 {
+// CONV-NEXT:            loop.for %{{.*}} = %c0 to %c3 step %c1 {
+// CONV-NEXT:              loop.for %[[X:.*]] = %c0 to %c56 step %c1 vectorized {
+// CONV-COUNT-1:             memref.load %[[PAD]]
+// CONV-NOT:                 memref.load %[[PAD]]
+// CONV:                     memref.store %{{.*}}, %[[CONV]][%c0, %[[F]], %[[Y]], %[[X]]]
+// CONV:             }
+// CONV:           loop.for %[[X2:.*]] = %c0 to %c56 step %c1 vectorized {
+// CONV-NEXT:        %[[V:.*]] = memref.load %[[CONV]][%c0, %[[F]], %[[Y]], %[[X2]]]
+// CONV-NEXT:        %[[B:.*]] = memref.load %b[%c0, %[[F]], %c0, %c0]
+// CONV-NEXT:        %[[S:.*]] = arith.addf %[[V]], %[[B]]
+// CONV-NEXT:        %[[R:.*]] = arith.maximumf %[[S]], %cst
+// CONV-NEXT:        memref.store %[[R]], %y[%c0, %[[F]], %[[Y]], %[[X2]]]
+
+// The matmul of the feed-forward layer runs (i | k | j) with four rows per step of k, and
+// the bias and gelu run per row right after it.
+
+// FFN-LABEL: loop.func @fused_matmul_add_gelu
+// FFN:         loop.for %[[I:.*]] = %c0 to %c128 step %c4 parallel {
+// FFN:           loop.for %[[K:.*]] = %c0 to %c768 step %c1 {
+// FFN-NEXT:        loop.for %[[J:.*]] = %c0 to %c3072 step %c1 vectorized {
+// FFN-NEXT:          memref.load %x[%[[I]], %[[K]]]
+// FFN-NEXT:          memref.load %w[%[[K]], %[[J]]]
+// FFN:           loop.for %{{.*}} = %c0 to %c3072 step %c1 vectorized {
+// FFN:             math.erf
+
+// The spelled-out layer norm: each mean is a row reduction followed, in the same row
+// iteration, by the elementwise ops that use it; the 512x1 intermediates are gone.
+
+// LN-LABEL: loop.func @fused_reduce_mean_sub
+// LN:         %[[SUM:.*]] = loop.alloc : memref<512x1xf32>
+// LN-NOT:     loop.alloc
+// LN:         loop.for %[[I:.*]] = %c0 to %c512 step %c1 parallel {
+// LN-NEXT:      memref.store %cst, %[[SUM]][%[[I]], %c0]
+// LN-NEXT:      loop.for
+// LN:           }
+// LN-NEXT:      %[[S:.*]] = memref.load %[[SUM]][%[[I]], %c0]
+// LN-NEXT:      %[[M:.*]] = arith.divf %[[S]]
+// LN-NEXT:      loop.for %[[J:.*]] = %c0 to %c768 step %c1 vectorized {
+// LN-NEXT:        %[[X:.*]] = memref.load %x[%[[I]], %[[J]]]
+// LN-NEXT:        %[[D:.*]] = arith.subf %[[X]], %[[M]]
+// LN-NEXT:        memref.store %[[D]], %d[%[[I]], %[[J]]]
+// LN-LABEL: loop.func @fused_reduce_mean_add_sqrt_div_mul_add
+// LN:         loop.alloc : memref<512x1xf32>
+// LN-NOT:     loop.alloc

@@ -1,0 +1,137 @@
+// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{inline=false reorder=false unroll-jam=0 loop-kinds=false}' | filecheck %s
+
+// An elementwise chain: the nests fuse, the stored value replaces the load, the
+// intermediate buffer disappears.
+
+loop.func @chain(%a: memref<8xf32>) outs(%c: memref<8xf32>) {
+  %t = loop.alloc : memref<8xf32>
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c1 = arith.constant 1 : index
+  loop.for %i = %c0 to %c8 step %c1 {
+    %x = memref.load %a[%i] : memref<8xf32>
+    %e = math.exp %x : f32
+    memref.store %e, %t[%i] : memref<8xf32>
+  }
+  %zero = arith.constant 0.0 : f32
+  loop.for %j = %c0 to %c8 step %c1 {
+    %y = memref.load %t[%j] : memref<8xf32>
+    %r = arith.maximumf %y, %zero : f32
+    memref.store %r, %c[%j] : memref<8xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @chain
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[X:.*]] = memref.load %a[%[[I]]]
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[X]]
+// CHECK-NEXT:      %[[R:.*]] = arith.maximumf %[[E]], %{{.*}}
+// CHECK-NEXT:      memref.store %[[R]], %c[%[[I]]]
+// CHECK-NEXT:    }
+// CHECK-NOT:     loop.for
+
+// -----
+
+// A reduction with an epilogue: the epilogue runs right after the reduction loop, in the
+// nest of the output element; the accumulator stays (its last value is read after a loop
+// that writes it).
+
+loop.func @sum_scale(%x: memref<4x8xf32>) outs(%y: memref<4xf32>) {
+  %acc = loop.alloc : memref<4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  loop.for %i = %c0 to %c4 step %c1 {
+    memref.store %zero, %acc[%i] : memref<4xf32>
+    loop.for %k = %c0 to %c8 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<4x8xf32>
+      %o = memref.load %acc[%i] : memref<4xf32>
+      %n = arith.addf %o, %v : f32
+      memref.store %n, %acc[%i] : memref<4xf32>
+    }
+  }
+  loop.for %j = %c0 to %c4 step %c1 {
+    %s = memref.load %acc[%j] : memref<4xf32>
+    %m = arith.mulf %s, %half : f32
+    memref.store %m, %y[%j] : memref<4xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @sum_scale
+// CHECK:         %[[ACC:.*]] = loop.alloc : memref<4xf32>
+// CHECK:         loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      memref.store %{{.*}}, %[[ACC]][%[[I]]]
+// CHECK-NEXT:      loop.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           }
+// CHECK-NEXT:      %[[S:.*]] = memref.load %[[ACC]][%[[I]]]
+// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[S]], %{{.*}}
+// CHECK-NEXT:      memref.store %[[M]], %y[%[[I]]]
+// CHECK-NEXT:    }
+// CHECK-NOT:     loop.for
+
+// -----
+
+// The consumer reads a neighbouring element: fusing would read it before it is written.
+
+loop.func @shifted(%a: memref<8xf32>) outs(%c: memref<8xf32>) {
+  %t = loop.alloc : memref<8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  loop.for %i = %c0 to %c8 step %c1 {
+    %x = memref.load %a[%i] : memref<8xf32>
+    %e = math.exp %x : f32
+    memref.store %e, %t[%i] : memref<8xf32>
+  }
+  loop.for %j = %c0 to %c8 step %c1 {
+    %j1 = arith.addi %j, %c1 : index
+    %j2 = arith.minsi %j1, %c7 : index
+    %y = memref.load %t[%j2] : memref<8xf32>
+    memref.store %y, %c[%j] : memref<8xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @shifted
+// CHECK:         loop.alloc
+// CHECK:         loop.for
+// CHECK:           memref.store %{{.*}}, %t
+// CHECK:         loop.for
+// CHECK:           memref.load %t
+
+// -----
+
+// An init store between two loops moves above the first, so that the loops fuse.
+
+loop.func @exp_sum(%x: memref<8xf32>) outs(%e: memref<8xf32>, %s: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %w = math.exp %v : f32
+    memref.store %w, %e[%i] : memref<8xf32>
+  }
+  memref.store %zero, %s[] : memref<f32>
+  loop.for %k = %c0 to %c8 step %c1 {
+    %v = memref.load %e[%k] : memref<8xf32>
+    %o = memref.load %s[] : memref<f32>
+    %n = arith.addf %o, %v : f32
+    memref.store %n, %s[] : memref<f32>
+  }
+}
+
+// CHECK-LABEL: loop.func @exp_sum
+// CHECK:         memref.store %{{.*}}, %s[]
+// CHECK-NEXT:    loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           %[[W:.*]] = math.exp
+// CHECK-NEXT:      memref.store %[[W]], %e[%[[I]]]
+// CHECK-NEXT:      %[[O:.*]] = memref.load %s[]
+// CHECK-NEXT:      %{{.*}} = arith.addf %[[O]], %[[W]]
+// CHECK:         }
+// CHECK-NOT:     loop.for

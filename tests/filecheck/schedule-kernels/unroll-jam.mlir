@@ -1,0 +1,77 @@
+// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{unroll-jam=2 loop-kinds=false}' | filecheck %s
+
+// After the reorder, the row loop of a matmul is unrolled by two and jammed: both rows use
+// the same load of B in one innermost loop.
+
+loop.func @matmul(%a: memref<4x6xf32>, %b: memref<6x8xf32>) outs(%c: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      memref.store %zero, %c[%i, %j] : memref<4x8xf32>
+      loop.for %k = %c0 to %c6 step %c1 {
+        %x = memref.load %a[%i, %k] : memref<4x6xf32>
+        %y = memref.load %b[%k, %j] : memref<6x8xf32>
+        %p = arith.mulf %x, %y : f32
+        %o = memref.load %c[%i, %j] : memref<4x8xf32>
+        %s = arith.addf %o, %p : f32
+        memref.store %s, %c[%i, %j] : memref<4x8xf32>
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @matmul
+// CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c2 {
+// CHECK-NEXT:      %[[I1:.*]] = arith.addi %[[I]], %c1
+// CHECK-NEXT:      loop.for %[[J0:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        memref.store %zero, %c[%[[I]], %[[J0]]]
+// CHECK-NEXT:        memref.store %zero, %c[%[[I1]], %[[J0]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c6 step %c1 {
+// CHECK-NEXT:        loop.for %[[J:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:          %[[X0:.*]] = memref.load %a[%[[I]], %[[K]]]
+// CHECK-NEXT:          %[[B:.*]] = memref.load %b[%[[K]], %[[J]]]
+// CHECK-NEXT:          %[[P0:.*]] = arith.mulf %[[X0]], %[[B]]
+// CHECK:               memref.store %{{.*}}, %c[%[[I]], %[[J]]]
+// CHECK-NEXT:          %[[X1:.*]] = memref.load %a[%[[I1]], %[[K]]]
+// CHECK-NEXT:          %[[P1:.*]] = arith.mulf %[[X1]], %[[B]]
+// CHECK:               memref.store %{{.*}}, %c[%[[I1]], %[[J]]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+
+// -----
+
+// Three rows cannot be split into blocks of two: nothing is unrolled.
+
+loop.func @odd_rows(%a: memref<3x6xf32>, %b: memref<6x8xf32>) outs(%c: memref<3x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c3 step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      memref.store %zero, %c[%i, %j] : memref<3x8xf32>
+      loop.for %k = %c0 to %c6 step %c1 {
+        %x = memref.load %a[%i, %k] : memref<3x6xf32>
+        %y = memref.load %b[%k, %j] : memref<6x8xf32>
+        %p = arith.mulf %x, %y : f32
+        %o = memref.load %c[%i, %j] : memref<3x8xf32>
+        %s = arith.addf %o, %p : f32
+        memref.store %s, %c[%i, %j] : memref<3x8xf32>
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @odd_rows
+// CHECK:         loop.for %{{.*}} = %c0 to %c3 step %c1 {
+// CHECK-COUNT-2: memref.store
+// CHECK-NOT:     memref.store

@@ -1,0 +1,362 @@
+"""The legality predicates and rewrites of schedule-kernels on small hand-written kernels.
+
+Each predicate is checked on a kernel where it must hold and on one where it must not; every
+rewrite is checked to leave verifying IR that computes the same values (loop interpreter;
+test_numerics.py checks bit-identical native results).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import memref
+
+from fusion_dialects.loop import AllocOp, ForOp, LoopKind
+from fusion_dialects.reference.loop_interpreter import run_kernel
+from passes.analysis.loop_access import is_parallel
+from passes.schedule.compute_inline import inlinable_producer, inline_producers, is_cheap
+from passes.schedule.loop_fusion import can_fuse, fuse_loops
+from passes.schedule.loop_kinds import mark_loop_kinds
+from passes.schedule.normalize import hoist_constants, remove_unit_loops
+from passes.schedule.reduction_order import can_reorder, reorder_reductions
+from passes.schedule.schedule_kernels import ScheduleKernelsPass
+from passes.schedule.store_forwarding import erase_dead_buffers, forward_stores, reaching_value
+from passes.schedule.tiling import can_strip_mine
+from passes.schedule.unroll_jam import can_unroll_jam, unroll_jam_reductions
+
+HEADER = """
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+"""
+
+CHAIN = f"""
+loop.func @chain(%a: memref<8xf32>) outs(%c: memref<8xf32>) {{
+  %t = loop.alloc : memref<8xf32>
+  {HEADER}
+  loop.for %i = %c0 to %c8 step %c1 {{
+    %x = memref.load %a[%i] : memref<8xf32>
+    %e = math.exp %x : f32
+    memref.store %e, %t[%i] : memref<8xf32>
+  }}
+  loop.for %j = %c0 to %c8 step %c1 {{
+    %y = memref.load %t[%j] : memref<8xf32>
+    %r = arith.maximumf %y, %zero : f32
+    memref.store %r, %c[%j] : memref<8xf32>
+  }}
+}}
+"""
+
+SHIFTED = CHAIN.replace(
+    "%y = memref.load %t[%j] : memref<8xf32>",
+    "%j1 = arith.addi %j, %c1 : index\n    %j2 = arith.minsi %j1, %c4 : index\n"
+    "    %y = memref.load %t[%j2] : memref<8xf32>",
+)
+
+MATMUL = f"""
+loop.func @matmul(%a: memref<8x8xf32>, %b: memref<8x8xf32>) outs(%c: memref<8x8xf32>) {{
+  {HEADER}
+  loop.for %i = %c0 to %c8 step %c1 {{
+    loop.for %j = %c0 to %c8 step %c1 {{
+      memref.store %zero, %c[%i, %j] : memref<8x8xf32>
+      loop.for %k = %c0 to %c8 step %c1 {{
+        %x = memref.load %a[%i, %k] : memref<8x8xf32>
+        %y = memref.load %b[%k, %j] : memref<8x8xf32>
+        %p = arith.mulf %x, %y : f32
+        %o = memref.load %c[%i, %j] : memref<8x8xf32>
+        %s = arith.addf %o, %p : f32
+        memref.store %s, %c[%i, %j] : memref<8x8xf32>
+      }}
+    }}
+  }}
+}}
+"""
+
+ROW_SUM = f"""
+loop.func @row_sum(%x: memref<8x8xf32>) outs(%s: memref<8xf32>) {{
+  {HEADER}
+  loop.for %i = %c0 to %c8 step %c1 {{
+    memref.store %zero, %s[%i] : memref<8xf32>
+    loop.for %k = %c0 to %c8 step %c1 {{
+      %v = memref.load %x[%i, %k] : memref<8x8xf32>
+      %o = memref.load %s[%i] : memref<8xf32>
+      %n = arith.addf %o, %v : f32
+      memref.store %n, %s[%i] : memref<8xf32>
+    }}
+  }}
+}}
+"""
+
+TRANSPOSE_OF_RESHAPE = f"""
+loop.func @reshape_transpose(%q: memref<4x8xf32>) outs(%out: memref<8x4xf32>) {{
+  %t = loop.alloc : memref<4x8xf32>
+  {HEADER}
+  loop.for %i = %c0 to %c4 step %c1 {{
+    loop.for %j = %c0 to %c8 step %c1 {{
+      %v = memref.load %q[%i, %j] : memref<4x8xf32>
+      memref.store %v, %t[%i, %j] : memref<4x8xf32>
+    }}
+  }}
+  loop.for %a = %c0 to %c8 step %c1 {{
+    loop.for %b = %c0 to %c4 step %c1 {{
+      %w = memref.load %t[%b, %a] : memref<4x8xf32>
+      memref.store %w, %out[%a, %b] : memref<8x4xf32>
+    }}
+  }}
+}}
+"""
+
+
+def _same(actual, expected):
+    """Interpreted results agree to float32 accumulation error: the interpreter sums
+    vectorised reductions in float64 and scalar loops (which a rewrite may create) in float32."""
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-6)
+
+
+def _loops(kernel) -> list[ForOp]:
+    return [op for op in kernel.body.walk() if isinstance(op, ForOp)]
+
+
+def _run(kernel, *shapes_in, out_shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    inputs = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes_in]
+    outputs = [np.zeros(s, np.float32) for s in out_shapes]
+    run_kernel(kernel, [*inputs, *outputs])
+    return outputs
+
+
+# --- loop fusion and store forwarding ----------------------------------------------------------
+
+
+def test_fusion_of_an_elementwise_chain_removes_the_intermediate(parse_kernel):
+    kernel = parse_kernel(CHAIN)
+    before = _run(kernel, (8,), out_shapes=[(8,)])
+    first, second = _loops(kernel)
+    assert can_fuse(first, second)
+    assert fuse_loops(kernel)
+    assert forward_stores(kernel) and erase_dead_buffers(kernel)
+    kernel.verify()
+    assert len(_loops(kernel)) == 1
+    assert not any(isinstance(op, AllocOp) for op in kernel.body.walk())
+    _same(_run(kernel, (8,), out_shapes=[(8,)])[0], before[0])
+
+
+def test_no_fusion_when_the_consumer_reads_another_iteration(parse_kernel):
+    kernel = parse_kernel(SHIFTED)
+    first, second = _loops(kernel)
+    assert not can_fuse(first, second)
+    assert not fuse_loops(kernel)
+
+
+def test_no_fusion_of_loops_over_different_ranges(parse_kernel):
+    kernel = parse_kernel(CHAIN.replace("%j = %c0 to %c8", "%j = %c0 to %c4"))
+    first, second = _loops(kernel)
+    assert not can_fuse(first, second)
+
+
+def test_an_init_store_between_loops_moves_up_to_let_them_fuse(parse_kernel):
+    text = f"""
+loop.func @exp_sum(%x: memref<8xf32>) outs(%e: memref<8xf32>, %s: memref<f32>) {{
+  {HEADER}
+  loop.for %i = %c0 to %c8 step %c1 {{
+    %v = memref.load %x[%i] : memref<8xf32>
+    %w = math.exp %v : f32
+    memref.store %w, %e[%i] : memref<8xf32>
+  }}
+  memref.store %zero, %s[] : memref<f32>
+  loop.for %k = %c0 to %c8 step %c1 {{
+    %v = memref.load %e[%k] : memref<8xf32>
+    %o = memref.load %s[] : memref<f32>
+    %n = arith.addf %o, %v : f32
+    memref.store %n, %s[] : memref<f32>
+  }}
+}}
+"""
+    kernel = parse_kernel(text)
+    before = _run(kernel, (8,), out_shapes=[(8,), ()])
+    assert fuse_loops(kernel)
+    kernel.verify()
+    assert len(_loops(kernel)) == 1
+    after = _run(kernel, (8,), out_shapes=[(8,), ()])
+    for got, want in zip(after, before, strict=True):
+        _same(got, want)
+
+
+def test_forwarding_stops_at_a_store_that_may_alias(parse_kernel):
+    text = f"""
+loop.func @alias(%a: memref<8xf32>, %p: memref<8xf32>) outs(%c: memref<8xf32>) {{
+  {HEADER}
+  loop.for %i = %c0 to %c8 step %c1 {{
+    %x = memref.load %a[%i] : memref<8xf32>
+    memref.store %x, %c[%i] : memref<8xf32>
+    %y = memref.load %p[%i] : memref<8xf32>
+    memref.store %y, %c[%c0] : memref<8xf32>
+    %z = memref.load %c[%i] : memref<8xf32>
+    memref.store %z, %c[%c1] : memref<8xf32>
+  }}
+}}
+"""
+    kernel = parse_kernel(text)
+    load = [op for op in kernel.body.walk() if isinstance(op, memref.LoadOp)][-1]
+    assert reaching_value(load) is None
+
+
+def test_forwarding_never_leaves_a_loop_that_writes_the_buffer(parse_kernel):
+    kernel = parse_kernel(ROW_SUM)
+    loads = [op for op in kernel.body.walk() if isinstance(op, memref.LoadOp)]
+    accumulator = next(load for load in loads if len(load.indices) == 1)
+    assert reaching_value(accumulator) is None
+
+
+# --- compute inline ----------------------------------------------------------------------------
+
+
+def test_a_data_movement_producer_is_inlined_into_its_reader(parse_kernel):
+    kernel = parse_kernel(TRANSPOSE_OF_RESHAPE)
+    before = _run(kernel, (4, 8), out_shapes=[(8, 4)])
+    alloc = next(op for op in kernel.body.walk() if isinstance(op, AllocOp))
+    producer = inlinable_producer(alloc, kernel)
+    assert producer is not None and is_cheap(producer)
+    assert inline_producers(kernel)
+    erase_dead_buffers(kernel)
+    kernel.verify()
+    assert not any(isinstance(op, AllocOp) for op in kernel.body.walk())
+    _same(_run(kernel, (4, 8), out_shapes=[(8, 4)])[0], before[0])
+
+
+def test_a_producer_with_float_math_is_not_inlined(parse_kernel):
+    kernel = parse_kernel(CHAIN.replace("%j = %c0 to %c8", "%j = %c0 to %c4"))
+    alloc = next(op for op in kernel.body.walk() if isinstance(op, AllocOp))
+    producer = inlinable_producer(alloc, kernel)
+    assert producer is not None and not is_cheap(producer)
+    assert not inline_producers(kernel)
+
+
+def test_no_inlining_into_a_reduction_unless_asked(parse_kernel):
+    text = f"""
+loop.func @copy_sum(%q: memref<8xf32>) outs(%s: memref<f32>) {{
+  %t = loop.alloc : memref<8xf32>
+  {HEADER}
+  loop.for %i = %c0 to %c8 step %c1 {{
+    %v = memref.load %q[%i] : memref<8xf32>
+    memref.store %v, %t[%i] : memref<8xf32>
+  }}
+  memref.store %zero, %s[] : memref<f32>
+  loop.for %k = %c0 to %c8 step %c1 {{
+    %v = memref.load %t[%k] : memref<8xf32>
+    %o = memref.load %s[] : memref<f32>
+    %n = arith.addf %o, %v : f32
+    memref.store %n, %s[] : memref<f32>
+  }}
+}}
+"""
+    kernel = parse_kernel(text)
+    assert not inline_producers(kernel)
+    assert inline_producers(kernel, into_reductions=True)
+    kernel.verify()
+
+
+# --- reduction order ---------------------------------------------------------------------------
+
+
+def test_matmul_gets_its_column_loop_innermost(parse_kernel):
+    kernel = parse_kernel(MATMUL)
+    before = _run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])
+    i, j, k = _loops(kernel)
+    assert is_parallel(i) and is_parallel(j) and not is_parallel(k)
+    assert can_reorder(j) and not can_reorder(i)
+    assert reorder_reductions(kernel)
+    kernel.verify()
+    order = [loop.induction_var.name_hint for loop in _loops(kernel)]
+    assert order == ["i", "j", "k", "j"]  # i { j { init }; k { j { update } } }
+    _same(_run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])[0], before[0])
+
+
+def test_a_row_sum_keeps_its_order(parse_kernel):
+    kernel = parse_kernel(ROW_SUM)
+    outer = _loops(kernel)[0]
+    assert is_parallel(outer) and not can_reorder(outer)
+    assert not reorder_reductions(kernel)
+
+
+# --- unroll-and-jam, tiling, loop kinds --------------------------------------------------------
+
+
+def test_unroll_jam_needs_a_factor_that_divides_the_trip_count(parse_kernel):
+    kernel = parse_kernel(MATMUL)
+    i = _loops(kernel)[0]
+    assert can_unroll_jam(i, 4) and can_unroll_jam(i, 2)
+    assert not can_unroll_jam(i, 3) and not can_unroll_jam(i, 8) and not can_unroll_jam(i, 1)
+    k = _loops(kernel)[2]
+    assert not can_unroll_jam(k, 4)  # a reduction loop
+    assert not can_strip_mine(i, 8) and can_strip_mine(i, 4)
+
+
+def test_unroll_jam_of_the_matmul_rows(parse_kernel):
+    kernel = parse_kernel(MATMUL)
+    before = _run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])
+    reorder_reductions(kernel)
+    assert unroll_jam_reductions(kernel, 4)
+    kernel.verify()
+    outer = _loops(kernel)[0]
+    assert outer.step.owner.value.value.data == 4
+    stores = [op for op in kernel.body.walk() if isinstance(op, memref.StoreOp)]
+    assert len(stores) == 8  # four init stores, four updates
+    _same(_run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])[0], before[0])
+
+
+def test_loop_kinds(parse_kernel):
+    kernel = parse_kernel(MATMUL)
+    reorder_reductions(kernel)
+    mark_loop_kinds(kernel)
+    kinds = [(loop.induction_var.name_hint, loop.loop_kind) for loop in _loops(kernel)]
+    assert kinds == [
+        ("i", LoopKind.PARALLEL),
+        ("j", LoopKind.VECTORIZED),
+        ("k", LoopKind.SERIAL),
+        ("j", LoopKind.VECTORIZED),
+    ]
+
+
+def test_unit_loops_and_constants_are_normalised(parse_kernel):
+    text = f"""
+loop.func @unit(%a: memref<1x8xf32>) outs(%c: memref<1x8xf32>) {{
+  {HEADER}
+  loop.for %n = %c0 to %c1 step %c1 {{
+    loop.for %i = %c0 to %c8 step %c1 {{
+      %two = arith.constant 2.0 : f32
+      %x = memref.load %a[%n, %i] : memref<1x8xf32>
+      %y = arith.mulf %x, %two : f32
+      memref.store %y, %c[%n, %i] : memref<1x8xf32>
+    }}
+  }}
+}}
+"""
+    kernel = parse_kernel(text)
+    remove_unit_loops(kernel)
+    hoist_constants(kernel)
+    kernel.verify()
+    assert [loop.induction_var.name_hint for loop in _loops(kernel)] == ["i"]
+    top = list(kernel.body.block.ops)
+    assert sum(1 for op in top if op.name == "arith.constant") == 6
+
+
+# --- the pass ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [CHAIN, MATMUL, ROW_SUM, TRANSPOSE_OF_RESHAPE, SHIFTED])
+def test_the_pass_is_deterministic_and_idempotent(loop_ctx, text):
+    from xdsl.parser import Parser
+
+    outputs = []
+    for _ in range(2):
+        module = Parser(loop_ctx, text).parse_module()
+        ScheduleKernelsPass().apply(loop_ctx, module)
+        module.verify()
+        outputs.append(str(module))
+    assert outputs[0] == outputs[1]
+    module = Parser(loop_ctx, outputs[0]).parse_module()
+    ScheduleKernelsPass().apply(loop_ctx, module)
+    assert str(module) == outputs[0]
