@@ -9,8 +9,9 @@ like any other elementwise code. Each expansion handles NaN, ±inf, ±0 and subn
 
 Coefficients are minimax fits (Lawson's weighted least squares on 4000 Chebyshev nodes,
 float64, against numpy/`math` references), rounded to `f32`. Maximum errors in `f32` ulps of
-the exact (float64) result, measured exhaustively over every `f32` input; a correctly rounded function would reach 0.5 ulp. tests/lowering/test_math_accuracy.py
-checks random samples against these bounds, and the special values against numpy.
+the exact (float64) result, measured exhaustively over every `f32` input (a correctly
+rounded function would reach 0.5 ulp). tests/lowering/test_math_accuracy.py checks random
+samples against these bounds, and the special values against numpy.
 
 | function | method                                                                | max error |
 |----------|-----------------------------------------------------------------------|-----------|
