@@ -27,8 +27,10 @@ import zoo  # noqa: E402
 
 from frontend.backend import FusionBackend  # noqa: E402
 
-FAST = ("squeezenet",)
-"""Compiled in the default suite: the cheapest model to compile (see bench/zoo.py)."""
+FAST = ("squeezenet", "shufflenet")
+"""Compiled in the default suite: the cheapest to compile and run (about 15 s of CPU each,
+both checks); between them they use every op type of the nine but Add, Mul, Unsqueeze and
+LRN (covered by the conformance suite)."""
 
 LARGE = os.environ.get("FUSION_TEST_LARGE_MODELS") == "1"
 MODELS = zoo.MODELS if LARGE else FAST
