@@ -35,7 +35,7 @@ from fusion_dialects.diagnostics import parse_source, verify_module
 from fusion_dialects.graph import PRIMITIVE_ATTR
 from fusion_dialects.reference.evaluator import constant_array
 from lowering import compile_cache
-from lowering.jit import JitModule
+from lowering.jit import BufferSpec, JitModule, array_problem
 from lowering.lower_graph import bound_constants
 from passes.pipeline import DEFAULT_PIPELINE, PassInstrument
 
@@ -69,15 +69,11 @@ class CompiledFunction:
                 f"@{self.name} takes {len(self.parameters)} arguments, got {len(arrays)}"
             )
         for index, (array, parameter) in enumerate(zip(arrays, self.parameters, strict=True)):
-            where = f"@{self.name}: argument #{index} (%{parameter.name})"
-            if not isinstance(array, np.ndarray):
-                raise ArgumentError(f"{where} must be a numpy array, got {type(array).__name__}")
-            if array.dtype != np.float32:
-                raise ArgumentError(f"{where} must have dtype float32, got {array.dtype}")
-            if array.shape != parameter.shape:
-                raise ArgumentError(f"{where} must have shape {parameter.shape}, got {array.shape}")
-            if not array.flags.c_contiguous:
-                raise ArgumentError(f"{where} must be C-contiguous (use np.ascontiguousarray)")
+            problem = array_problem(array, BufferSpec(parameter.shape, np.dtype(np.float32)))
+            if problem is not None:
+                raise ArgumentError(
+                    f"@{self.name}: argument #{index} (%{parameter.name}): {problem}"
+                )
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         self.check(arrays)

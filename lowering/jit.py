@@ -212,21 +212,28 @@ class JitModule:
         function(*(array.ctypes.data for array in arrays))
 
 
+def array_problem(array: object, spec: BufferSpec, writeable: bool = False) -> str | None:
+    """Why `array` cannot be passed as a buffer of `spec`, or None when it can."""
+    if not isinstance(array, np.ndarray):
+        return f"expected a numpy array, got {type(array).__name__}"
+    if array.dtype != spec.dtype:
+        return f"expected dtype {spec.dtype}, got {array.dtype}"
+    if array.shape != spec.shape:
+        return f"expected shape {spec.shape}, got {array.shape}"
+    if not array.flags.c_contiguous:
+        return "the array must be C-contiguous (use np.ascontiguousarray)"
+    if writeable and not array.flags.writeable:
+        return "the array must be writeable"
+    return None
+
+
 def _check_argument(
     kernel: str, index: int, array: object, spec: BufferSpec, is_output: bool
 ) -> None:
-    role = "output" if is_output else "input"
-    where = f"kernel '{kernel}', argument #{index} ({role})"
-    if not isinstance(array, np.ndarray):
-        raise KernelCallError(f"{where}: expected a numpy array, got {type(array).__name__}")
-    if array.dtype != spec.dtype:
-        raise KernelCallError(f"{where}: expected dtype {spec.dtype}, got {array.dtype}")
-    if array.shape != spec.shape:
-        raise KernelCallError(f"{where}: expected shape {spec.shape}, got {array.shape}")
-    if not array.flags.c_contiguous:
-        raise KernelCallError(f"{where}: the array must be C-contiguous")
-    if is_output and not array.flags.writeable:
-        raise KernelCallError(f"{where}: the array must be writeable")
+    problem = array_problem(array, spec, writeable=is_output)
+    if problem is not None:
+        role = "output" if is_output else "input"
+        raise KernelCallError(f"kernel '{kernel}', argument #{index} ({role}): {problem}")
 
 
 def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:

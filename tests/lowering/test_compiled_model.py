@@ -72,10 +72,13 @@ def test_unfused_build_launches_one_kernel_per_op(cache_dir):
     "arrays, message",
     [
         (lambda x, w: [x], "@main takes 2 arguments, got 1"),
-        (lambda x, w: [x.astype(np.float64), w], r"argument #0 \(%x\) must have dtype float32"),
-        (lambda x, w: [x, w.T.copy()], r"argument #1 \(%w\) must have shape \(32, 16\)"),
-        (lambda x, w: [x, np.asfortranarray(w)], r"argument #1 \(%w\) must be C-contiguous"),
-        (lambda x, w: [x, [1.0]], r"argument #1 \(%w\) must be a numpy array"),
+        (lambda x, w: [x.astype(np.float64), w], r"argument #0 \(%x\): expected dtype float32"),
+        (lambda x, w: [x, w.T.copy()], r"argument #1 \(%w\): expected shape \(32, 16\)"),
+        (
+            lambda x, w: [x, np.asfortranarray(w)],
+            r"argument #1 \(%w\): the array must be C-contiguous",
+        ),
+        (lambda x, w: [x, [1.0]], r"argument #1 \(%w\): expected a numpy array"),
     ],
 )
 def test_bad_arguments_are_named(cache_dir, arrays, message):
