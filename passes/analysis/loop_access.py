@@ -128,25 +128,29 @@ def defined_outside(value: SSAValue, loop: ForOp) -> bool:
     return op is None or not loop.is_ancestor(op)
 
 
-def slice_form(index: SSAValue, loop: ForOp) -> LinearForm | None:
+def slice_form(index: SSAValue, loop: ForOp, scope: ForOp | None = None) -> LinearForm | None:
     """The rest of `index` if it is `iv + rest` for the induction variable `iv` of `loop` and
-    `rest` is the same in every iteration of `loop` (else None)."""
+    `rest` is the same in every iteration of `scope` (default: of `loop`), else None."""
     form = linear_form(index)
     iv = loop.induction_var
     if form.coefficient(iv) != 1:
         return None
     rest = form.without(iv)
-    if not all(defined_outside(atom, loop) for atom in rest.terms):
+    if not all(defined_outside(atom, scope or loop) for atom in rest.terms):
         return None
     return rest
 
 
-def sliced_dimension(accesses: Sequence[tuple[MemoryAccess, ForOp]]) -> int | None:
+def sliced_dimension(
+    accesses: Sequence[tuple[MemoryAccess, ForOp]], scope: ForOp | None = None
+) -> int | None:
     """A dimension that every access subscripts with `iv + rest + c` for the induction variable
     `iv` of the loop paired with it, one loop-invariant `rest` common to all and constants `c`
     that spread over less than the loops' step; or None. Iteration `iv` of those loops then
     touches only elements `rest + iv + c` of that dimension, which no other iteration does.
-    Rank-0 buffers are never sliced."""
+    Rank-0 buffers are never sliced. With a `scope` (a loop around the accesses' loops), the
+    common part must be the same in every iteration of `scope`, so the slices are disjoint
+    across all iterations of the loops between `scope` and the paired loops too."""
     if not accesses:
         return None
     rank = len(accesses[0][0].indices)
@@ -156,7 +160,7 @@ def sliced_dimension(accesses: Sequence[tuple[MemoryAccess, ForOp]]) -> int | No
     least_step = min(step[2] for step in steps if step is not None)
     for dim in range(rank):
         forms = [
-            slice_form(access.indices[dim], loop) if len(access.indices) == rank else None
+            slice_form(access.indices[dim], loop, scope) if len(access.indices) == rank else None
             for access, loop in accesses
         ]
         if any(form is None for form in forms):
@@ -176,9 +180,11 @@ def body_ops(loop: ForOp) -> list[Operation]:
     return [op for op in loop.body.block.ops if op is not loop.body.block.last_op]
 
 
-def is_parallel(loop: ForOp) -> bool:
+def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
     """Whether the iterations of `loop` are independent: every buffer stored in its body is
-    sliced by its induction variable, and the body holds only kernel ops."""
+    sliced by its induction variable, and the body holds only kernel ops. With a `scope` (a
+    loop around `loop`), iterations of `loop` in different iterations of the loops from
+    `scope` down are independent too (see `sliced_dimension`)."""
     if loop_range(loop) is None:
         return False
     ops = body_ops(loop)
@@ -187,7 +193,7 @@ def is_parallel(loop: ForOp) -> bool:
     for accesses in accesses_by_buffer(ops).values():
         if not any(isinstance(access, memref.StoreOp) for access in accesses):
             continue
-        if sliced_dimension([(access, loop) for access in accesses]) is None:
+        if sliced_dimension([(access, loop) for access in accesses], scope) is None:
             return False
     return True
 

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Block, Operation
 
 from fusion_dialects.loop import AllocOp, ForOp, FuncOp
-from passes.analysis.loop_access import body_ops, trip_count
+from passes.analysis.loop_access import body_ops, constant_index, trip_count
 
 
 def _constant_key(op: arith.ConstantOp) -> Hashable | None:
@@ -89,6 +89,37 @@ def remove_unit_loops(func: FuncOp) -> None:
 
 SCALAR_OPS: frozenset[type[Operation]] = frozenset({*arith.Arith.operations, *math.Math.operations})
 """Ops without memory effects: scalar and index arithmetic."""
+
+
+_INDEX_FOLDS = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+}
+"""Index arithmetic folded when both operands are constants."""
+
+
+def fold_index_constants(func: FuncOp) -> None:
+    """Replace `addi`/`subi`/`muli` of two integer constants by a constant, and `x + 0`,
+    `x - 0` by `x` (unrolling a loop leaves `0 + 1`, `0 + 2`, ... subscripts)."""
+    for op in [op for op in func.body.walk() if type(op) in _INDEX_FOLDS]:
+        lhs, rhs = (constant_index(operand) for operand in op.operands)
+        if lhs is not None and rhs is not None:
+            folded = arith.ConstantOp(IntegerAttr(_INDEX_FOLDS[type(op)](lhs, rhs), op.result.type))
+            _replace(op, folded)
+        elif rhs == 0 and not isinstance(op, arith.MuliOp):
+            op.result.replace_all_uses_with(op.operands[0])
+            op.detach()
+            op.erase()
+
+
+def _replace(op: Operation, new: arith.ConstantOp) -> None:
+    block = op.parent_block()
+    assert block is not None
+    block.insert_op_before(new, op)
+    op.results[0].replace_all_uses_with(new.result)
+    op.detach()
+    op.erase()
 
 
 def _is_dead(op: Operation) -> bool:

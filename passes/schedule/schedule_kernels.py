@@ -38,19 +38,31 @@ from passes.analysis.kernel_blocks import unsupported_op
 from passes.schedule.compute_inline import inline_producers
 from passes.schedule.loop_fusion import fuse_loops
 from passes.schedule.loop_kinds import mark_loop_kinds
-from passes.schedule.normalize import erase_dead_code, hoist_constants, remove_unit_loops
+from passes.schedule.normalize import (
+    erase_dead_code,
+    fold_index_constants,
+    hoist_constants,
+    remove_unit_loops,
+)
 from passes.schedule.reduction_order import reorder_reductions
-from passes.schedule.store_forwarding import erase_dead_buffers, forward_stores
+from passes.schedule.reduction_unroll import unroll_reductions
+from passes.schedule.store_forwarding import (
+    erase_dead_buffers,
+    erase_overwritten_stores,
+    forward_stores,
+)
 from passes.schedule.unroll_jam import unroll_jam_reductions
 
 
 def clean_up(func: FuncOp, forward: bool) -> None:
     """Merge constants and common values, drop dead code and the local buffers no longer read;
     with `forward`, first forward stored and loaded values to later loads."""
+    fold_index_constants(func)
     hoist_constants(func)
     cse(func.body)
     if forward:
         forward_stores(func)
+        erase_overwritten_stores(func)
     erase_dead_buffers(func)
     erase_dead_code(func)
 
@@ -79,6 +91,7 @@ class ScheduleKernelsPass(ModulePass):
     fuse: bool = True
     reorder: bool = True
     tile: int = 0
+    unroll_reductions: int = 9
     unroll_jam: int = 4
     loop_kinds: bool = True
 
@@ -99,8 +112,13 @@ class ScheduleKernelsPass(ModulePass):
             clean_up(kernel, self.fuse)
         if self.reorder:
             reorder_reductions(kernel, self.tile)
+        if self.unroll_reductions > 1 and unroll_reductions(kernel, self.unroll_reductions):
+            clean_up(kernel, self.fuse)
+            if self.fuse:  # a reduction unrolled completely lets its init and epilogue fuse
+                fuse_loops(kernel)
+                clean_up(kernel, self.fuse)
         if self.unroll_jam > 1:
             unroll_jam_reductions(kernel, self.unroll_jam)
-            clean_up(kernel, self.fuse)
+        clean_up(kernel, self.fuse)
         if self.loop_kinds:
             mark_loop_kinds(kernel)

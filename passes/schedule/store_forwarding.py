@@ -14,6 +14,8 @@ memref.store %v, %t[%i, %j]              (nothing writes %t in between)
   leaving a loop is only allowed when the loop writes nothing to the buffer (else an earlier
   iteration's store could be the reaching one). The found value is defined before the load in
   an enclosing block, so it dominates the load.
+- `erase_overwritten_stores`: a store whose element the same block stores again before
+  anything reads the buffer (what is left of a chain of forwarded reduction updates).
 - `dead_buffers(func)`: `loop.alloc` buffers that are written but never read; their stores,
   and then the alloc, are erased.
 """
@@ -78,6 +80,36 @@ def forward_stores(func: FuncOp) -> bool:
         load.erase()
         changed = True
     return changed
+
+
+def _overwritten(store: memref.StoreOp) -> bool:
+    """Whether a later store in the same block writes the same element before anything that
+    might read the buffer (a load of it, or a loop that accesses it)."""
+    op = store.next_op
+    while op is not None:
+        match op:
+            case memref.StoreOp() if op.memref is store.memref and same_subscripts(
+                op.indices, store.indices
+            ):
+                return True
+            case memref.LoadOp() if op.memref is store.memref:
+                return False
+            case ForOp() if any(
+                isinstance(inner, memref.LoadOp) and inner.memref is store.memref
+                for inner in op.walk()
+            ):
+                return False
+        op = op.next_op
+    return False
+
+
+def erase_overwritten_stores(func: FuncOp) -> bool:
+    """Erase the stores whose element is overwritten before it can be read; whether any was."""
+    dead = [op for op in func.body.walk() if isinstance(op, memref.StoreOp) and _overwritten(op)]
+    for store in dead:
+        store.detach()
+        store.erase()
+    return bool(dead)
 
 
 def is_dead_buffer(alloc: AllocOp) -> bool:

@@ -46,6 +46,7 @@ from passes.analysis.loop_access import (
     trip_count,
 )
 from passes.schedule.loop_transforms import empty_loop_like, index_constant
+from passes.schedule.normalize import inline_loop_body
 
 # ---------------------------------------------------------------------------------------------
 # Predicates
@@ -142,8 +143,12 @@ def _jam_loops(loops: Sequence[ForOp], block: Block, before: Operation) -> None:
         loop.erase()
 
 
-def unroll_jam(loop: ForOp, factor: int) -> ForOp:
-    """Unroll `loop` by `factor` and jam the copies; returns the new loop."""
+def unroll_jam(loop: ForOp, factor: int) -> ForOp | None:
+    """Unroll `loop` by `factor` and jam the copies; returns the new loop (None when the
+    factor is the trip count: the new loop ran once and was replaced by its body).
+
+    Copy `t` reads the induction variable as `iv + t * step`, computed right before each use
+    so that the jammed nests stay perfect."""
     bounds = loop_range(loop)
     assert bounds is not None
     step = bounds[2]
@@ -152,21 +157,39 @@ def unroll_jam(loop: ForOp, factor: int) -> ForOp:
     block = loop.parent_block()
     assert block is not None
     block.insert_op_before(blocked, loop)
-    offsets = [blocked.induction_var]
-    first = blocked.body.block.last_op
-    assert first is not None
-    for copy in range(1, factor):
-        add = arith.AddiOp(blocked.induction_var, index_constant(copy * step, loop))
-        blocked.body.block.insert_op_before(add, first)
-        offsets.append(add.result)
+    offsets = [
+        arith.AddiOp(blocked.induction_var, index_constant(copy * step, loop))
+        for copy in range(1, factor)
+    ]
+    ivs = [blocked.induction_var, *(offset.result for offset in offsets)]
     copies = [
         [op.clone(value_mapper=mapping) for op in body_ops(loop)]
-        for mapping in ({loop.induction_var: offset} for offset in offsets)
+        for mapping in ({loop.induction_var: iv} for iv in ivs)
     ]
     _jam(copies, blocked.body.block)
+    for offset in offsets:
+        _compute_at_uses(offset)
     loop.detach()
     loop.erase()
+    if trip_count(blocked) == 1:
+        inline_loop_body(blocked)
+        return None
     return blocked
+
+
+def _compute_at_uses(op: arith.AddiOp) -> None:
+    """Give every user of the (unattached) `op` its own copy, right before it."""
+    for use in list(op.result.uses):
+        user = use.operation
+        local = op.clone()
+        block = user.parent_block()
+        assert block is not None
+        block.insert_op_before(local, user)
+        user.operands = tuple(
+            local.result if position == use.index else operand
+            for position, operand in enumerate(user.operands)
+        )
+    op.erase()
 
 
 def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:

@@ -6,9 +6,10 @@ cannot reassociate either. The loop interpreter sums vectorised reductions in fl
 scalar loops (as unroll-and-jammed nests become) in float32, so interpreted results agree to
 float32 accumulation error only (rtol 1e-5, scaled by the output's magnitude).
 
-The interpreter runs an unroll-and-jammed convolution or matmul one Python iteration per
-block of rows, so the large examples are interpreted with `unroll-jam=0`; the small graphs
-run every transformation in both the interpreter and natively.
+The interpreter runs unrolled convolutions and matmuls one Python iteration per block of rows
+or reduction steps, so the large examples are interpreted with `unroll-reductions=0
+unroll-jam=0`; the small graphs run every transformation in both the interpreter and
+natively.
 """
 
 from __future__ import annotations
@@ -174,6 +175,6 @@ def test_example_natively_bit_identical(build, inputs_for, path):
 def test_example_interpreted(build, inputs_for, path):
     text = path.read_text()
     plain = build(text, path.name, None)
-    scheduled = build(text, path.name, "unroll-jam=0")
+    scheduled = build(text, path.name, "unroll-reductions=0 unroll-jam=0")
     inputs = inputs_for(plain.shapes, seed=5, signed=False)
     _close(scheduled.interpret(inputs), plain.interpret(inputs), rtol=1e-5)

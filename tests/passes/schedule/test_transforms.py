@@ -19,6 +19,7 @@ from passes.schedule.loop_fusion import can_fuse, fuse_loops
 from passes.schedule.loop_kinds import mark_loop_kinds
 from passes.schedule.normalize import hoist_constants, remove_unit_loops
 from passes.schedule.reduction_order import can_reorder, reorder_reductions
+from passes.schedule.reduction_unroll import can_unroll_into, unroll_reductions
 from passes.schedule.schedule_kernels import ScheduleKernelsPass
 from passes.schedule.store_forwarding import erase_dead_buffers, forward_stores, reaching_value
 from passes.schedule.tiling import can_strip_mine
@@ -279,6 +280,47 @@ def test_a_row_sum_keeps_its_order(parse_kernel):
     outer = _loops(kernel)[0]
     assert is_parallel(outer) and not can_reorder(outer)
     assert not reorder_reductions(kernel)
+
+
+# --- reduction unrolling -----------------------------------------------------------------------
+
+
+def test_reduction_steps_unroll_into_the_vector_loop(parse_kernel):
+    kernel = parse_kernel(MATMUL)
+    before = _run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])
+    reorder_reductions(kernel)
+    k = next(loop for loop in _loops(kernel) if loop.induction_var.name_hint == "k")
+    assert can_unroll_into(k, 4) and can_unroll_into(k, 8)
+    assert not can_unroll_into(k, 3)  # does not divide 8
+    i = _loops(kernel)[0]
+    assert not can_unroll_into(i, 2)  # its body is not a perfect nest
+    assert unroll_reductions(kernel, 4)
+    kernel.verify()
+    k = next(loop for loop in _loops(kernel) if loop.induction_var.name_hint == "k")
+    assert k.step.owner.value.value.data == 4
+    _same(_run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])[0], before[0])
+
+
+def test_no_reduction_unrolling_when_the_element_depends_on_the_reduction(parse_kernel):
+    text = f"""
+loop.func @scatter(%in: memref<8xf32>) outs(%out: memref<12xf32>) {{
+  {HEADER}
+  loop.for %k = %c0 to %c4 step %c1 {{
+    loop.for %x = %c0 to %c8 step %c1 {{
+      %i = arith.addi %x, %k : index
+      %v = memref.load %in[%x] : memref<8xf32>
+      %o = memref.load %out[%i] : memref<12xf32>
+      %s = arith.addf %o, %v : f32
+      memref.store %s, %out[%i] : memref<12xf32>
+    }}
+  }}
+}}
+"""
+    kernel = parse_kernel(text)
+    k, x = _loops(kernel)
+    assert is_parallel(x) and not is_parallel(x, scope=k)
+    assert not can_unroll_into(k, 2)
+    assert not unroll_reductions(kernel, 4)
 
 
 # --- unroll-and-jam, tiling, loop kinds --------------------------------------------------------
