@@ -5,23 +5,28 @@ values through full-size local buffers, with legalize-ops' loop orders (reductio
 This pass schedules every `loop.func`, in this order:
 
 ```
-  normalize            constants to the top, loops of one iteration inlined
-  inline               cheap data-movement producers (reshape, transpose) recomputed at their
-                       reads                                               compute_inline.py
-  fuse                 sibling nests fused level by level; a consumer's body runs right after
-                       the producer's final store, the stored value replaces its load, and
-                       intermediates no longer read disappear   loop_fusion.py, store_forwarding.py
-  reorder              the spatial loop over the accumulator's contiguous dimension goes below
-                       the reduction loops: matmul (i, j | k) -> (i | k | j)  reduction_order.py
-  unroll-jam           the outer loop that shares vector loads is unrolled by N and jammed
-                       (N rows of a matmul per vector of B)                   unroll_jam.py
-  loop-kinds           innermost contiguous loops `vectorized`, outermost parallel loops
-                       `parallel`                                             loop_kinds.py
+  normalize          allocs and constants to the top, loops of one iteration inlined
+                                                                           normalize.py
+  inline             cheap data-movement producers (reshape, transpose) recomputed at their
+                     reads                                                 compute_inline.py
+  fuse               sibling nests fused level by level; a consumer's body runs right after
+                     the producer's final store, the stored value replaces its load, and
+                     intermediates no longer read disappear
+                                                     loop_fusion.py, store_forwarding.py
+  reorder            the spatial loop over the accumulator's contiguous dimension goes below
+                     the reduction loops: matmul (i, j | k) -> (i | k | j)  reduction_order.py
+                     (optionally tiled first: tiling.py)
+  unroll-reductions  reduction steps unrolled into that vector loop: a 3x3 window, 8 steps
+                     of a matmul's k per vector iteration                reduction_unroll.py
+  unroll-jam         the outer loop that shares vector loads is unrolled and jammed (8 rows
+                     of a matmul per vector of B)                          unroll_jam.py
+  loop-kinds         innermost contiguous loops `vectorized`, outermost parallel loops
+                     `parallel`                                            loop_kinds.py
 ```
 
-Every transformation is a pure legality predicate followed by a rewrite, and does nothing when
-it cannot prove legality. No transformation reorders the terms of any reduction, so the
-scheduled kernels compute bit-identical results.
+Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
+followed by a rewrite, and does nothing when it cannot prove legality. No transformation
+reorders the terms of any reduction, so the scheduled kernels compute bit-identical results.
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ def clean_up(func: FuncOp, forward: bool) -> None:
 
 @dataclass(frozen=True)
 class ScheduleKernelsPass(ModulePass):
-    """Schedule every `loop.func` kernel: inline, fuse, reorder, unroll-and-jam, mark kinds.
+    """Schedule every `loop.func` kernel: inline, fuse, reorder, unroll, mark loop kinds.
 
     Pre-conditions: kernels follow the kernel conventions (fuse-tir's output, or any kernel
     of loops, loads, stores and scalar ops); a kernel with any other op (an entry function of
@@ -79,8 +84,11 @@ class ScheduleKernelsPass(ModulePass):
     Options: `inline` (cheap producers into their readers), `inline-into-reductions` (also into
     loads inside reduction loops; off: it recomputes the producer per reduction step),
     `fuse` (loop fusion, store forwarding, dead local buffers), `reorder` (reductions with a
-    contiguous innermost spatial loop), `unroll-jam` (factor, 0 or 1: off), `loop-kinds`
-    (mark `vectorized` / `parallel` loops).
+    contiguous innermost spatial loop), `tile` (tile that loop by N first, 0: off, the default),
+    `unroll-reductions` (most reduction steps per vector iteration, default 9),
+    `unroll-jam` (most copies of the outer loop, default 8), `loop-kinds` (mark `vectorized`
+    and `parallel` loops). Unroll factors are the largest divisors of the trip counts within
+    their budget; 0 or 1 switches an unrolling off.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
 
@@ -92,7 +100,7 @@ class ScheduleKernelsPass(ModulePass):
     reorder: bool = True
     tile: int = 0
     unroll_reductions: int = 9
-    unroll_jam: int = 4
+    unroll_jam: int = 8
     loop_kinds: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

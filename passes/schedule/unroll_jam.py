@@ -17,10 +17,13 @@ loop.for %i = 0 to 128 step 1 {              loop.for %i = 0 to 128 step 4 {
                                              }
 ```
 
+The factor is the largest divisor of the loop's trip count within the budget (`unroll-jam`,
+default 8): 8 rows of a 128-row matmul, 6 of a 12-row one.
+
 Legality (`can_unroll_jam`): the loop is parallel (its iterations are independent, so the
 statement instances of different iterations may interleave in any order as long as each
 iteration keeps its own order, which jamming does), every nested bound is constant, and the
-factor divides the trip count. Only unit-step loops are candidates, so a loop is never
+factor divides the trip count (a factor equal to it unrolls the loop completely). Only unit-step loops are candidates, so a loop is never
 unrolled twice.
 
 Profitability (`choose_loop`): for an innermost vectorised loop `P` of a reduction nest, the
@@ -57,7 +60,7 @@ def can_unroll_jam(loop: ForOp, factor: int) -> bool:
     """Whether unrolling `loop` by `factor` and jamming the copies preserves its semantics."""
     count = trip_count(loop)
     bounds = loop_range(loop)
-    if factor < 2 or count is None or count % factor != 0 or count == factor:
+    if factor < 2 or count is None or count % factor != 0:
         return False
     if bounds is None or bounds[2] != 1:
         return False
@@ -84,16 +87,27 @@ def _enclosing_loops(op: Operation) -> list[ForOp]:
     return loops
 
 
-def choose_loop(vector_loop: ForOp, factor: int) -> ForOp | None:
-    """The loop to unroll-and-jam for the innermost loop `vector_loop` (see module doc)."""
-    best: ForOp | None = None
+def jam_factor(loop: ForOp, budget: int) -> int:
+    """The largest divisor of `loop`'s trip count within `budget` (1 if there is none)."""
+    count = trip_count(loop) or 1
+    for factor in range(min(count, budget), 1, -1):
+        if count % factor == 0:
+            return factor
+    return 1
+
+
+def choose_loop(vector_loop: ForOp, budget: int) -> tuple[ForOp, int] | None:
+    """The loop to unroll-and-jam for the innermost loop `vector_loop`, and by how much (the
+    largest divisor of its trip count within `budget`); see the module doc."""
+    best: tuple[ForOp, int] | None = None
     best_score = 0
     for outer in _enclosing_loops(vector_loop):
+        factor = jam_factor(outer, budget)
         if not can_unroll_jam(outer, factor):
             continue
         score = shared_vector_loads(outer, vector_loop)
         if score > best_score:
-            best, best_score = outer, score
+            best, best_score = (outer, factor), score
     return best
 
 
@@ -204,15 +218,17 @@ def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:
     ]
 
 
-def unroll_jam_reductions(func: FuncOp, factor: int) -> bool:
+def unroll_jam_reductions(func: FuncOp, budget: int) -> bool:
     """Unroll-and-jam the best outer loop of every vectorised reduction (never two nested in
-    one another); whether any was."""
-    chosen: list[ForOp] = []
+    one another) by the largest divisor of its trip count within `budget`; whether any was."""
+    chosen: list[tuple[ForOp, int]] = []
     for vector_loop in innermost_reduction_loops(func):
-        outer = choose_loop(vector_loop, factor)
-        if outer is None or any(outer.is_ancestor(c) or c.is_ancestor(outer) for c in chosen):
+        choice = choose_loop(vector_loop, budget)
+        if choice is None or any(
+            choice[0].is_ancestor(c) or c.is_ancestor(choice[0]) for c, _ in chosen
+        ):
             continue
-        chosen.append(outer)
-    for outer in chosen:
+        chosen.append(choice)
+    for outer, factor in chosen:
         unroll_jam(outer, factor)
     return bool(chosen)

@@ -4,23 +4,23 @@
 
 // The conv block: the bias add and the relu run in the convolution's nest, right after its
 // reduction (their intermediate is gone); the pad stays materialised; output channels are
-// unrolled by 4, the 3x3 window is unrolled into the innermost loop, which runs along the
-// image rows: 36 multiply-adds per vector iteration.
+// unrolled by 8, the 3x3 window is unrolled into the innermost loop, which runs along the
+// image rows: 72 multiply-adds per vector iteration.
 
 // CONV-LABEL: loop.func @fused_conv2d_add_relu
 // CONV:         %[[CONV:.*]] = loop.alloc : memref<1x64x56x56xf32>
 // CONV-NEXT:    %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
 // CONV-NOT:     loop.alloc
 // CONV:         memref.store %{{.*}}, %[[PAD]]
-// CONV:         loop.for %[[F:.*]] = %c0 to %c64 step %c4 parallel {
+// CONV:         loop.for %[[F:.*]] = %c0 to %c64 step %c8 parallel {
 // CONV-NEXT:      loop.for %[[Y:.*]] = %c0 to %c56 step %c1 {
 // CONV-NEXT:        loop.for %{{.*}} = %c0 to %c56 step %c1 vectorized {
-// CONV-COUNT-4:       memref.store %cst, %[[CONV]]
+// CONV-COUNT-8:       memref.store %cst, %[[CONV]]
 // CONV:             }
 // CONV-NEXT:        loop.for %[[C:.*]] = %c0 to %c64 step %c1 {
 // CONV-NEXT:          loop.for %[[X:.*]] = %c0 to %c56 step %c1 vectorized {
 // CONV-NEXT:            memref.load %[[PAD]][%c0, %[[C]], %[[Y]], %[[X]]]
-// CONV-COUNT-36:        arith.mulf
+// CONV-COUNT-72:        arith.mulf
 // CONV-NOT:             arith.mulf
 // CONV:               }
 // CONV-NEXT:        }
@@ -31,16 +31,16 @@
 // CONV-NEXT:          %[[R:.*]] = arith.maximumf %[[S]], %cst
 // CONV-NEXT:          memref.store %[[R]], %y[%c0, %[[F]], %[[Y]], %[[X2]]]
 
-// The matmul of the feed-forward layer runs (i | k | j) with four rows and eight steps of k
+// The matmul of the feed-forward layer runs (i | k | j) with eight rows and eight steps of k
 // per vector of C, and the bias and gelu run per row right after it.
 
 // FFN-LABEL: loop.func @fused_matmul_add_gelu
-// FFN:         loop.for %[[I:.*]] = %c0 to %c128 step %c4 parallel {
+// FFN:         loop.for %[[I:.*]] = %c0 to %c128 step %c8 parallel {
 // FFN:           loop.for %[[K:.*]] = %c0 to %c768 step %c8 {
 // FFN-NEXT:        loop.for %[[J:.*]] = %c0 to %c3072 step %c1 vectorized {
 // FFN-NEXT:          memref.load %x[%[[I]], %[[K]]]
 // FFN-NEXT:          memref.load %w[%[[K]], %[[J]]]
-// FFN-COUNT-32:      arith.mulf
+// FFN-COUNT-64:      arith.mulf
 // FFN-NOT:           arith.mulf
 // FFN:           loop.for %{{.*}} = %c0 to %c3072 step %c1 vectorized {
 // FFN:             math.erf

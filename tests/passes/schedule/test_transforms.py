@@ -23,7 +23,7 @@ from passes.schedule.reduction_unroll import can_unroll_into, unroll_reductions
 from passes.schedule.schedule_kernels import ScheduleKernelsPass
 from passes.schedule.store_forwarding import erase_dead_buffers, forward_stores, reaching_value
 from passes.schedule.tiling import can_strip_mine
-from passes.schedule.unroll_jam import can_unroll_jam, unroll_jam_reductions
+from passes.schedule.unroll_jam import can_unroll_jam, jam_factor, unroll_jam_reductions
 
 HEADER = """
   %c0 = arith.constant 0 : index
@@ -329,8 +329,9 @@ loop.func @scatter(%in: memref<8xf32>) outs(%out: memref<12xf32>) {{
 def test_unroll_jam_needs_a_factor_that_divides_the_trip_count(parse_kernel):
     kernel = parse_kernel(MATMUL)
     i = _loops(kernel)[0]
-    assert can_unroll_jam(i, 4) and can_unroll_jam(i, 2)
-    assert not can_unroll_jam(i, 3) and not can_unroll_jam(i, 8) and not can_unroll_jam(i, 1)
+    assert can_unroll_jam(i, 4) and can_unroll_jam(i, 2) and can_unroll_jam(i, 8)
+    assert not can_unroll_jam(i, 3) and not can_unroll_jam(i, 16) and not can_unroll_jam(i, 1)
+    assert jam_factor(i, 6) == 4 and jam_factor(i, 3) == 2 and jam_factor(i, 16) == 8
     k = _loops(kernel)[2]
     assert not can_unroll_jam(k, 4)  # a reduction loop
     assert not can_strip_mine(i, 8) and can_strip_mine(i, 4)
