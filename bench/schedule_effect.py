@@ -1,17 +1,20 @@
 """Native run time of every example with and without `schedule-kernels` (median or min of N runs).
 
-    python bench/schedule_effect.py [--runs 7] [--stat median|min] [--examples conv_block ...]
-                                    [--options 'unroll-jam=2 ...']
+    python bench/schedule_effect.py [--runs 7] [--stat median|min] [--threads 1]
+                                    [--examples conv_block ...] [--options 'unroll-jam=2 ...']
 
-Each example is compiled through fuse-tir (plus `schedule-kernels` for the second column),
-`lower-graph` and `convert-loop-to-llvm`, JIT-compiled for the host, and its entry `main` is
-run on random inputs (bound constants after the arguments). Prints a table in milliseconds
-and checks that both builds agree.
+Each example is compiled through fuse-tir with fusion off and on, each without and with
+`schedule-kernels` (the `+sched` columns), then `lower-graph` and `convert-loop-to-llvm`,
+JIT-compiled for the host, and its entry `main` is run on random inputs (bound constants after
+the arguments). Prints milliseconds, the speed-up of scheduling the fused build, and the
+largest difference between the fused builds (0: bit-identical). Single-threaded by default
+(`--threads` sets `FUSION_NUM_THREADS`, read by the threading runtime of `parallel` loops).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -46,26 +49,33 @@ def main() -> None:
     parser.add_argument(
         "--stat", choices=("median", "min"), default="median", help="statistic of the runs"
     )
-    args = parser.parse_args()
-    paths = [p for p in EXAMPLES if args.examples is None or p.stem in args.examples]
-    print(f"{args.stat} of {args.runs} runs, milliseconds; schedule-kernels{{{args.options}}}")
-    print(
-        f"{'example':<22}{'unfused':>10}{'fused':>10}{'scheduled':>11}{'speed-up':>10}  max|diff|"
+    parser.add_argument(
+        "--threads", default="1", help="FUSION_NUM_THREADS for `parallel` loops (0: every core)"
     )
+    args = parser.parse_args()
+    os.environ["FUSION_NUM_THREADS"] = args.threads
+    paths = [p for p in EXAMPLES if args.examples is None or p.stem in args.examples]
+    print(
+        f"{args.stat} of {args.runs} runs, milliseconds, {args.threads} thread(s); "
+        f"schedule-kernels{{{args.options}}}"
+    )
+    print(
+        f"{'example':<20}{'unfused':>9}{'+sched':>9}{'fused':>9}{'+sched':>9}"
+        f"{'speed-up':>10}  max|diff|"
+    )
+    stat = statistics.median if args.stat == "median" else min
     for path in paths:
-        unfused = compile_example(path, fused=False, schedule=None)
-        fused = compile_example(path, fused=True, schedule=None)
-        scheduled = compile_example(path, fused=True, schedule=args.options)
-        inputs = random_inputs(fused.signature_inputs, seed=0)
-        stat = statistics.median if args.stat == "median" else min
-        times = [time_ms(m, inputs, args.runs, stat) for m in (unfused, fused, scheduled)]
-        base = fused.run(inputs)
-        new = scheduled.run(inputs)
+        models = [
+            compile_example(path, fused=fused, schedule=schedule)
+            for fused in (False, True)
+            for schedule in (None, args.options)
+        ]
+        inputs = random_inputs(models[0].signature_inputs, seed=0)
+        times = [time_ms(model, inputs, args.runs, stat) for model in models]
+        base, new = models[2].run(inputs), models[3].run(inputs)
         diff = max(float(np.max(np.abs(a - b))) for a, b in zip(base, new, strict=True))
-        print(
-            f"{path.stem:<22}{times[0]:>10.2f}{times[1]:>10.2f}{times[2]:>11.2f}"
-            f"{times[1] / times[2]:>9.2f}x  {diff:.2e}"
-        )
+        columns = "".join(f"{t:>9.2f}" for t in times)
+        print(f"{path.stem:<20}{columns}{times[2] / times[3]:>9.2f}x  {diff:.2e}")
 
 
 if __name__ == "__main__":

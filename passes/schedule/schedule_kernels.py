@@ -112,21 +112,25 @@ class ScheduleKernelsPass(ModulePass):
             return  # an entry function (loop.call) or something the analyses do not know
         hoist_constants(kernel)
         remove_unit_loops(kernel)
-        if self.inline:
-            inline_producers(kernel, self.inline_into_reductions)
-            clean_up(kernel, self.fuse)
+        if self.inline and inline_producers(kernel, self.inline_into_reductions):
+            erase_dead_buffers(kernel)
+            erase_dead_code(kernel)
         if self.fuse:
             fuse_loops(kernel)
+            clean_up(kernel, forward=True)
+        if self._reorder_and_unroll(kernel):
             clean_up(kernel, self.fuse)
-        if self.reorder:
-            reorder_reductions(kernel, self.tile)
-        if self.unroll_reductions > 1 and unroll_reductions(kernel, self.unroll_reductions):
-            clean_up(kernel, self.fuse)
-            if self.fuse:  # a reduction unrolled completely lets its init and epilogue fuse
-                fuse_loops(kernel)
-                clean_up(kernel, self.fuse)
-        if self.unroll_jam > 1:
-            unroll_jam_reductions(kernel, self.unroll_jam)
-        clean_up(kernel, self.fuse)
         if self.loop_kinds:
             mark_loop_kinds(kernel)
+
+    def _reorder_and_unroll(self, kernel: FuncOp) -> bool:
+        """The loop-order stages; whether any changed the kernel."""
+        changed = self.reorder and reorder_reductions(kernel, self.tile)
+        if self.unroll_reductions > 1 and unroll_reductions(kernel, self.unroll_reductions):
+            changed = True
+            if self.fuse:  # a reduction unrolled completely lets its init and epilogue fuse
+                clean_up(kernel, forward=True)
+                fuse_loops(kernel)
+        if self.unroll_jam > 1:
+            changed |= unroll_jam_reductions(kernel, self.unroll_jam)
+        return changed

@@ -36,7 +36,32 @@ class _Blocked:
 _BLOCKED = _Blocked()
 
 
-def _value_from(op: Operation, load: memref.LoadOp) -> SSAValue | _Blocked | None:
+WrittenBuffers = dict[ForOp, set[SSAValue]]
+"""The buffers each loop stores to (in its body, at any depth)."""
+
+
+def written_buffers(func: FuncOp) -> WrittenBuffers:
+    written: WrittenBuffers = {}
+    for op in func.body.walk():
+        if isinstance(op, ForOp):
+            written.setdefault(op, set())
+        elif isinstance(op, memref.StoreOp):
+            parent = op.parent_op()
+            while isinstance(parent, ForOp):
+                written.setdefault(parent, set()).add(op.memref)
+                parent = parent.parent_op()
+    return written
+
+
+def _writes(loop: ForOp, buffer: SSAValue, written: WrittenBuffers | None) -> bool:
+    if written is None or loop not in written:
+        return writes_buffer(loop, buffer)
+    return buffer in written[loop]
+
+
+def _value_from(
+    op: Operation, load: memref.LoadOp, written: WrittenBuffers | None
+) -> SSAValue | _Blocked | None:
     """What `op`, met walking back from `load`, says about the value `load` reads."""
     buffer = load.memref
     match op:
@@ -44,26 +69,30 @@ def _value_from(op: Operation, load: memref.LoadOp) -> SSAValue | _Blocked | Non
             return op.value if same_subscripts(op.indices, load.indices) else _BLOCKED
         case memref.LoadOp() if op.memref is buffer:
             return op.res if same_subscripts(op.indices, load.indices) else None
-        case ForOp() if writes_buffer(op, buffer):
+        case ForOp() if _writes(op, buffer, written):
             return _BLOCKED
         case _:
             return None
 
 
-def reaching_value(load: memref.LoadOp) -> SSAValue | None:
-    """The value `load` reads, if an earlier store or load of the same element gives it."""
+def reaching_value(
+    load: memref.LoadOp, written: WrittenBuffers | None = None, same_block: bool = False
+) -> SSAValue | None:
+    """The value `load` reads, if an earlier store or load of the same element gives it
+    (`written`: the `written_buffers` of the kernel, if known; `same_block`: look no further
+    than the load's block)."""
     current: Operation = load
     while True:
         previous = current.prev_op
         while previous is not None:
-            found = _value_from(previous, load)
+            found = _value_from(previous, load, written)
             if isinstance(found, _Blocked):
                 return None
             if found is not None:
                 return found
             previous = previous.prev_op
         parent = current.parent_op()
-        if not isinstance(parent, ForOp) or writes_buffer(parent, load.memref):
+        if same_block or not isinstance(parent, ForOp) or _writes(parent, load.memref, written):
             return None
         current = parent
 
@@ -71,8 +100,12 @@ def reaching_value(load: memref.LoadOp) -> SSAValue | None:
 def forward_stores(func: FuncOp) -> bool:
     """Replace every load whose value is known by that value; whether any was replaced."""
     changed = False
+    written = written_buffers(func)  # forwarding only removes loads: it stays valid
+    stored = {op.memref for op in func.body.walk() if isinstance(op, memref.StoreOp)}
     for load in [op for op in func.body.walk() if isinstance(op, memref.LoadOp)]:
-        value = reaching_value(load)
+        # a buffer never stored to (an input) only has earlier loads to reuse: look for them
+        # in the load's own block only, which keeps the walk short
+        value = reaching_value(load, written, same_block=load.memref not in stored)
         if value is None:
             continue
         load.res.replace_all_uses_with(value)
