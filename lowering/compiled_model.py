@@ -15,7 +15,9 @@ Compiling runs the fusion pipeline (or any pipeline given), `lower-graph` and
 per model. Each graph-level function becomes one native entry that runs all its kernels: one
 call from Python, none between kernels. The constants of a function (weights) are bound as
 buffers when the model is compiled and passed to the entry on every call; they never appear
-in the LLVM IR. Arguments are checked (count, dtype, shape, contiguity) before the native call,
+in the LLVM IR. Parallel loops run on every core (`set_num_threads`, or the
+`FUSION_NUM_THREADS` environment variable when the model is compiled or loaded, picks
+another count). Arguments are checked (count, dtype, shape, contiguity) before the native call,
 and a mismatch raises `ArgumentError` naming the argument.
 """
 
@@ -108,6 +110,15 @@ class CompiledModel:
         if name in functions:
             return functions[name]
         raise AttributeError(name)
+
+    @property
+    def num_threads(self) -> int:
+        """The threads parallel loops run on (0: OpenMP's default, every core)."""
+        return self._jit.num_threads
+
+    def set_num_threads(self, count: int) -> None:
+        """Runs the parallel loops of every function on `count` threads (0: every core)."""
+        self._jit.set_num_threads(count)
 
     def kernels(self, name: str = "main") -> list[str]:
         """The kernels function `name` launches, in order."""

@@ -46,6 +46,7 @@ from lowering.memref_to_llvm import (
     LowerStorePattern,
     static_layout,
 )
+from lowering.parallel_to_llvm import PARALLEL_THRESHOLD, LowerParallelForPattern
 
 # ---------------------------------------------------------------------------------------------
 # Pre-conditions (pure predicates: never mutate IR)
@@ -111,29 +112,38 @@ class ConvertLoopToLLVMPass(ModulePass):
     returning nothing, i.e. a C-ABI entry point; loops are basic blocks; `index` is `i64`;
     memory is `llvm.getelementptr`/`load`/`store`; local buffers are `llvm.alloca` or
     `aligned_alloc`/`free`; external functions (`aligned_alloc`, `free`, libm) are declared.
-    No `loop`, `memref`, `arith`, `math` op or unrealized cast remains. Every loop kind
-    becomes the same serial loop for now: LLVM vectorises and unrolls innermost loops on its
-    own, and `parallel` loops run serially until the threading runtime exists
-    (`loop_to_llvm`). The math route of each function is in `math_to_llvm`.
+    No `loop`, `memref`, `arith`, `math` op or unrealized cast remains. The outermost
+    `parallel` loop of a nest with enough work is outlined into an internal `@<kernel>_par<k>`
+    and launched with libgomp's `GOMP_parallel`, its team size read from the global
+    `@__fusion_num_threads` (`parallel_to_llvm`); every other loop becomes a serial loop, and
+    LLVM vectorises and unrolls innermost loops on its own (`loop_to_llvm`). The math route
+    of each function is in `math_to_llvm`.
 
     Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `lowering.jit`.
 
     Options:
     - `approximate-math` (default true): expand f32 exp/log/tanh/erf into vectorisable
       polynomials (`math_approximations`) rather than calling libm through intrinsics;
-    - `stack-limit` (default 4096): the largest local buffer, in bytes, put on the stack.
+    - `stack-limit` (default 4096): the largest local buffer, in bytes, put on the stack;
+    - `threads` (default true): run `parallel` loops on a thread team (false: serially);
+    - `parallel-threshold` (default 16384): the fewest innermost iterations a `parallel`
+      loop must run per launch to be given a team (`parallel_to_llvm.PARALLEL_THRESHOLD`).
     """
 
     name = "convert-loop-to-llvm"
 
     approximate_math: bool = True
     stack_limit: int = DEFAULT_STACK_LIMIT
+    threads: bool = True
+    parallel_threshold: int = PARALLEL_THRESHOLD
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_convertible(op)
         # Structure first: buffers become pointers and induction variables i64 block
         # arguments, so that every later pattern sees converted operands.
         _walk(op, LowerFuncPattern(), LowerReturnPattern(), LowerCallPattern(), LowerViewPattern())
+        if self.threads:
+            _walk(op, LowerParallelForPattern(self.parallel_threshold))
         _walk(op, LowerForPattern())
         _walk(op, LowerLoadPattern(), LowerStorePattern(), LowerAllocPattern(self.stack_limit))
         expand: list[RewritePattern] = [ExpandMathPattern()] if self.approximate_math else []

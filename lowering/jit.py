@@ -9,6 +9,11 @@
 One LLVM module and one execution engine per call; the returned `JitModule` keeps both
 alive. Kernels lowered by `convert-loop-to-llvm` carry their buffer types
 (`loop.kernel_type`), so `JitModule.call_kernel` can check the arrays it is given.
+
+Parallel loops call libgomp, which the one-time initialisation loads into the process (or,
+when it is missing, serial stand-ins linked into each module: `threading_runtime`); their team
+size is the module's `@__fusion_num_threads`, which `JitModule.set_num_threads` writes
+(initially `$FUSION_NUM_THREADS`; 0, the default, is every core).
 """
 
 from __future__ import annotations
@@ -35,6 +40,16 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from lowering.loop_to_llvm import KERNEL_TYPE_ATTR
+from lowering.threading_runtime import (
+    apply_linkages,
+    check_threading,
+    default_num_threads,
+    link_serial_runtime,
+    load_openmp,
+    num_threads_address,
+    openmp_available,
+    uses_openmp,
+)
 
 
 class KernelCallError(TypeError):
@@ -43,12 +58,14 @@ class KernelCallError(TypeError):
 
 @cache
 def _initialize_llvm() -> None:
-    """Initialises the native target once, and makes libm's symbols visible to the JIT."""
+    """Initialises the native target once, and makes libm's and libgomp's symbols visible to
+    the JIT."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     libm = ctypes.util.find_library("m")
     if libm is not None:
         llvm.load_library_permanently(libm)
+    load_openmp()
 
 
 def host_target_machine() -> llvm.TargetMachine:
@@ -143,6 +160,11 @@ class JitModule:
         self._engine.set_object_cache(self._remember_object, lambda _module: self._object_code)
         self._engine.finalize_object()
         self._engine.run_static_constructors()
+        self._num_threads = ctypes.c_int32(0)
+        address = num_threads_address(self._engine)
+        if address:
+            self._num_threads = ctypes.c_int32.from_address(address)
+            self.set_num_threads(default_num_threads())
         self.kernels = kernels
         """The buffer signature of each kernel lowered from a `loop.func`."""
         self._callables: dict[str, Callable[..., None]] = {}
@@ -151,7 +173,9 @@ class JitModule:
     def from_object_code(
         cls, llvm_ir: str, object_code: bytes, signatures: dict[str, dict]
     ) -> JitModule:
-        """A module rebuilt from a previous compile's optimised IR and object code."""
+        """A module rebuilt from a previous compile's optimised IR and object code; raises
+        `RuntimeError` if it was compiled for the other threading runtime."""
+        check_threading(llvm_ir)
         module = llvm.parse_assembly(llvm_ir)
         kernels = {
             name: KernelSignature(
@@ -184,6 +208,18 @@ class JitModule:
     def assembly(self) -> str:
         """The host assembly of the optimised module (compiled again from `llvm_ir`)."""
         return self._target_machine.emit_assembly(llvm.parse_assembly(self.llvm_ir))
+
+    @property
+    def num_threads(self) -> int:
+        """The team size of parallel loops (0: OpenMP's default, every core)."""
+        return self._num_threads.value
+
+    def set_num_threads(self, count: int) -> None:
+        """Runs parallel loops on `count` threads from now on (0: OpenMP's default); no
+        effect on a module without parallel loops."""
+        if count < 0:
+            raise ValueError(f"the thread count must be at least 0, got {count}")
+        self._num_threads.value = count
 
     def function_address(self, name: str) -> int:
         """The address of the compiled function `name`."""
@@ -256,7 +292,10 @@ def compile_llvm_module(module: ModuleOp) -> JitModule:
     ir_module = convert_module(
         module, fallback_target_triple=target_machine.triple, data_layout=data_layout
     )
+    apply_linkages(module, ir_module)
     llvm_module = llvm.parse_assembly(str(ir_module))
+    if uses_openmp(llvm_module) and not openmp_available():
+        link_serial_runtime(llvm_module)
     llvm_module.verify()
     llvm_module.triple = target_machine.triple
     llvm_module.data_layout = data_layout

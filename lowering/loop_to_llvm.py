@@ -21,10 +21,11 @@ which LLVM's loop passes recognise (rotation, SCEV trip counts, vectorisation, u
 In an entry function (`lower-graph`), `loop.call @k(%buffers)` becomes `llvm.call @k(%ptrs)`
 and `loop.view` is the pointer of its flat source buffer.
 
-Loop kinds: every kind currently produces this same serial CFG. `vectorized` and `unrolled`
-leave the decision to LLVM's vectoriser and unroller, which treat every innermost loop
-(loop metadata cannot be attached through xDSL's translation to llvmlite); `parallel` runs
-serially in this first version, until the threading runtime lands.
+Loop kinds: every kind this pattern sees produces this same serial CFG. `vectorized` and
+`unrolled` leave the decision to LLVM's vectoriser and unroller, which treat every innermost
+loop (loop metadata cannot be attached through xDSL's translation to llvmlite). The outermost
+`parallel` loops with enough work are outlined onto a thread team before this pattern runs
+(`parallel_to_llvm`); the others run serially.
 """
 
 from __future__ import annotations
