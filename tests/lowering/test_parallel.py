@@ -275,6 +275,8 @@ def test_exit_while_threads_spin(tmp_path):
 # --- every example, natively, with its parallel loops on 1 thread and on every core ----------
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
+LAUNCHING = {"conv_block", "ffn", "mlp", "resnet_block", "transformer_block"}
+"""Examples with loops big enough for a thread team."""
 
 
 def _inputs(function, seed: int) -> list[np.ndarray]:
@@ -293,6 +295,8 @@ def test_examples_on_every_core_match_one_thread_and_the_reference(path, tmp_pat
     monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))
     module = parse_source(make_context(), path.read_text(), path.name)
     model = compile_module(module, DEFAULT_PIPELINE)
+    if path.stem in LAUNCHING:
+        assert "call void @GOMP_parallel(" in model.llvm_ir
     inputs = _inputs(model.functions["main"], seed=5)
     model.set_num_threads(1)
     single = model.run("main", *inputs)
@@ -305,9 +309,15 @@ def test_examples_on_every_core_match_one_thread_and_the_reference(path, tmp_pat
         np.testing.assert_allclose(all_cores, want, rtol=1e-4, atol=1e-4 * scale)
 
 
-def test_the_large_examples_run_parallel_loops(tmp_path, monkeypatch):
+def test_a_cached_model_keeps_its_thread_count(tmp_path, monkeypatch):
     monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))
-    for name in ("ffn", "conv_block", "transformer_block"):
-        path = ROOT / "examples" / f"{name}.mlir"
-        model = compile_module(parse_source(make_context(), path.read_text(), path.name))
-        assert "call void @GOMP_parallel(" in model.llvm_ir, name
+    monkeypatch.setenv("FUSION_NUM_THREADS", "1")
+    path = ROOT / "examples" / "ffn.mlir"
+    module = parse_source(make_context(), path.read_text(), path.name)
+    fresh, cached = compile_module(module), compile_module(module)
+    assert (fresh.from_cache, cached.from_cache) == (False, True)
+    assert cached.num_threads == 1
+    inputs = _inputs(fresh.functions["main"], seed=3)
+    cached.set_num_threads(2)
+    for one, two in zip(fresh.run("main", *inputs), cached.run("main", *inputs), strict=True):
+        np.testing.assert_array_equal(two, one)
