@@ -119,8 +119,9 @@ def _loop_of_dims(store: memref.StoreOp, loops: list[ForOp]) -> tuple[ForOp | No
     return None if by_iv else tuple(dims)
 
 
-def _computation(store: memref.StoreOp) -> tuple[Operation, ...] | None:
-    """The ops of the store's block its value is computed from, or None if it uses others."""
+def _computation(store: memref.StoreOp) -> tuple[Operation, ...]:
+    """The ops of the store's block its value is computed from (values defined outside the
+    nest, such as constants, are defined before it and so before every read as well)."""
     block = store.parent_block()
     needed: set[Operation] = set()
     stack: list[SSAValue] = [store.value]
@@ -132,11 +133,8 @@ def _computation(store: memref.StoreOp) -> tuple[Operation, ...] | None:
             continue
         needed.add(value.op)
         stack.extend(value.op.operands)
-    return tuple(op for op in body_ops_of(block) if op in needed)
-
-
-def body_ops_of(block) -> list[Operation]:
-    return [op for op in block.ops if op is not block.last_op]
+    assert block is not None
+    return tuple(op for op in block.ops if op in needed)
 
 
 def _top_level_op(op: Operation, func: FuncOp) -> Operation:
@@ -147,7 +145,7 @@ def _top_level_op(op: Operation, func: FuncOp) -> Operation:
     return op
 
 
-def _inputs_stable(producer: Producer, func: FuncOp) -> bool:
+def _inputs_stable(producer: Producer) -> bool:
     """Whether the buffers the computation loads are written nowhere from the nest onwards."""
     loaded = [op.memref for op in producer.computation if isinstance(op, memref.LoadOp)]
     later: list[Operation] = []
@@ -176,11 +174,10 @@ def inlinable_producer(alloc: AllocOp, func: FuncOp) -> Producer | None:
     store = stores[0]
     loops = _perfect_loops(store, func)
     dims = None if loops is None else _loop_of_dims(store, loops)
-    computation = _computation(store)
-    if loops is None or dims is None or computation is None:
+    if loops is None or dims is None:
         return None
-    producer = Producer(loops[0], store, dims, computation)
-    if not (_inputs_stable(producer, func) and _reads_after(alloc, producer, func)):
+    producer = Producer(loops[0], store, dims, _computation(store))
+    if not (_inputs_stable(producer) and _reads_after(alloc, producer, func)):
         return None
     return producer
 
