@@ -7,8 +7,10 @@
   its iterations touch disjoint slices of every buffer they write, so a threading runtime may
   split them among threads (`loop_access.is_parallel`).
 
-Kinds are hints: the LLVM lowering currently runs every kind as a serial loop and leaves
-vectorisation to LLVM's loop vectoriser, so marking never changes the results.
+Kinds are hints to the LLVM lowering: it runs the outermost `parallel` loop of a nest on
+libgomp threads when the loop has enough work (lowering/parallel_to_llvm.py), and leaves
+vectorisation to LLVM's loop vectoriser. No reduction is split, so marking never changes the
+results.
 """
 
 from __future__ import annotations
