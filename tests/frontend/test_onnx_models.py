@@ -9,8 +9,8 @@ scaling) so the comparison means something. The three models with large fully co
 FUSION_TEST_LARGE_MODELS=1.
 """
 
-import math
 import os
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -19,9 +19,15 @@ import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx")
-from onnx import numpy_helper  # noqa: E402
 
 from frontend.onnx_importer import import_model  # noqa: E402
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import zoo  # noqa: E402  (the zoo's weight randomisation lives with the zoo benchmark)
+
 from fusion_dialects.reference.evaluator import evaluate  # noqa: E402
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
@@ -71,47 +77,12 @@ def test_light_model_imports_and_verifies(name):
     assert [str(t) for t in function.function_type.inputs] == ["tensor<1x3x224x224xf32>"]
 
 
-def _randomise_weights(model, seed: int = 0):
-    """Replace every `ConstantOfShape` weight by random values (He-scaled matrices and kernels,
-    per-channel vectors in [0.5, 1.5])."""
-    rng = np.random.default_rng(seed)
-    graph = model.graph
-    shapes = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    kept, weights = [], []
-    for node in graph.node:
-        if node.op_type != "ConstantOfShape" or node.input[0] not in shapes:
-            kept.append(node)
-            continue
-        shape = [int(d) for d in shapes[node.input[0]]]
-        if len(shape) >= 2:
-            values = rng.standard_normal(shape) * math.sqrt(2.0 / math.prod(shape[1:]))
-        else:
-            values = rng.uniform(0.5, 1.5, shape)
-        weights.append(numpy_helper.from_array(values.astype(np.float32), node.output[0]))
-    del graph.node[:]
-    graph.node.extend(kept)
-    graph.initializer.extend(weights)
-    return model
-
-
-def _output_logits(model):
-    """Make the input of the final Softmax the graph output (softmax of random logits saturates)."""
-    softmax = next((n for n in reversed(model.graph.node) if n.op_type == "Softmax"), None)
-    if softmax is None:  # densenet121 ends with its logits
-        return model
-    del model.graph.output[:]
-    model.graph.output.extend(
-        [onnx.helper.make_tensor_value_info(softmax.input[0], onnx.TensorProto.FLOAT, None)]
-    )
-    return model
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_light_model_matches_onnxruntime(name):
     if name in LARGE and os.environ.get("FUSION_TEST_LARGE_MODELS") != "1":
         pytest.skip("large fully connected weights; set FUSION_TEST_LARGE_MODELS=1")
     ort = pytest.importorskip("onnxruntime")
-    model = _output_logits(_randomise_weights(_load(name)))
+    model = zoo.output_logits(zoo.randomise_weights(_load(name)))
     x = np.random.default_rng(1).standard_normal((1, 3, 224, 224)).astype(np.float32)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (expected,) = session.run(None, {_input_name(model): x})
