@@ -9,6 +9,8 @@ This pass schedules every `loop.func`, in this order:
                                                                            normalize.py
   inline             cheap data-movement producers (reshape, transpose) recomputed at their
                      reads                                                 compute_inline.py
+  reuse-outputs      an intermediate whose last reader stores an output at the same element
+                     lives in that output (a matmul accumulates into it)  output_reuse.py
   fuse               sibling nests fused level by level; a consumer's body runs right after
                      the producer's final store, the stored value replaces its load, and
                      intermediates no longer read disappear
@@ -49,6 +51,7 @@ from passes.schedule.normalize import (
     hoist_constants,
     remove_unit_loops,
 )
+from passes.schedule.output_reuse import reuse_outputs
 from passes.schedule.reduction_order import reorder_reductions
 from passes.schedule.reduction_unroll import unroll_reductions
 from passes.schedule.store_forwarding import (
@@ -83,6 +86,7 @@ class ScheduleKernelsPass(ModulePass):
     reassociated); the IR verifies; output is deterministic.
     Options: `inline` (cheap producers into their readers), `inline-into-reductions` (also into
     loads inside reduction loops; off: it recomputes the producer per reduction step),
+    `reuse-outputs` (intermediates kept in the output their last reader writes),
     `fuse` (loop fusion, store forwarding, dead local buffers), `reorder` (reductions with a
     contiguous innermost spatial loop), `tile` (tile that loop by N first, 0: off, the default),
     `unroll-reductions` (most reduction steps per vector iteration, default 9),
@@ -96,6 +100,7 @@ class ScheduleKernelsPass(ModulePass):
 
     inline: bool = True
     inline_into_reductions: bool = False
+    reuse_outputs: bool = True
     fuse: bool = True
     reorder: bool = True
     tile: int = 0
@@ -115,6 +120,8 @@ class ScheduleKernelsPass(ModulePass):
         if self.inline and inline_producers(kernel, self.inline_into_reductions):
             erase_dead_buffers(kernel)
             erase_dead_code(kernel)
+        if self.reuse_outputs:
+            reuse_outputs(kernel)
         if self.fuse:
             fuse_loops(kernel)
             clean_up(kernel, forward=True)

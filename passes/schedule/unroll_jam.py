@@ -20,6 +20,11 @@ loop.for %i = 0 to 128 step 1 {              loop.for %i = 0 to 128 step 4 {
 The factor is the largest divisor of the loop's trip count within the budget (`unroll-jam`,
 default 8): 8 rows of a 128-row matmul, 6 of a 12-row one.
 
+Only the reduction nests are jammed: the copies of any other loop in the body (an output's
+initialisation, an epilogue) stay loops of their own, one after the other. Jamming them would
+share no loads worth having and put eight copies of, say, gelu's erf expansion into one vector
+loop body, more live values than there are registers.
+
 Legality (`can_unroll_jam`): the loop is parallel (its iterations are independent, so the
 statement instances of different iterations may interleave in any order as long as each
 iteration keeps its own order, which jamming does), every nested bound is constant, and the
@@ -116,16 +121,23 @@ def choose_loop(vector_loop: ForOp, budget: int) -> tuple[ForOp, int] | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _jam(copies: Sequence[Sequence[Operation]], block: Block) -> None:
+JamPaths = frozenset[tuple[int, ...]] | None
+"""Which loops of a body to jam, by their path of body positions from the unrolled loop
+(`(2, 0)`: the first op in the body of the body's third op); None: every loop."""
+
+
+def _jam(copies: Sequence[Sequence[Operation]], block: Block, paths: JamPaths, at=()) -> None:
     """Append the op lists `copies` (clones of one body) to `block`, jamming their loops:
-    loops at the same position become one loop, runs of other ops are kept copy by copy."""
+    loops at the same position become one loop (only those in `paths`, if given), other ops
+    and loops are kept copy by copy."""
     terminator = block.last_op
     assert terminator is not None
     run: list[int] = []
     for position, op in enumerate(copies[0]):
-        if isinstance(op, ForOp):
+        if isinstance(op, ForOp) and (paths is None or (*at, position) in paths):
             _move_runs(run, copies, block, terminator)
-            _jam_loops([copy[position] for copy in copies], block, terminator)  # type: ignore[misc]
+            loops = [copy[position] for copy in copies]
+            _jam_loops(loops, block, terminator, paths, (*at, position))  # type: ignore[arg-type]
             run = []
         else:
             run.append(position)
@@ -144,28 +156,51 @@ def _move_runs(
             block.insert_op_before(op, before)
 
 
-def _jam_loops(loops: Sequence[ForOp], block: Block, before: Operation) -> None:
+def _jam_loops(
+    loops: Sequence[ForOp], block: Block, before: Operation, paths: JamPaths, at: tuple[int, ...]
+) -> None:
     """One loop in place of `loops` (copies of one loop), with their bodies jammed."""
     jammed = empty_loop_like(loops[0])
     block.insert_op_before(jammed, before)
     for loop in loops:
         loop.induction_var.replace_all_uses_with(jammed.induction_var)
-    _jam([body_ops(loop) for loop in loops], jammed.body.block)
+    _jam([body_ops(loop) for loop in loops], jammed.body.block, paths, at)
     for loop in loops:
         if loop.parent is not None:
             loop.detach()
         loop.erase()
 
 
-def unroll_jam(loop: ForOp, factor: int) -> ForOp | None:
+def _paths_to(loop: ForOp, targets: Sequence[ForOp]) -> frozenset[tuple[int, ...]]:
+    """The body-position paths, from `loop`, of `targets` and of every loop around them."""
+    paths: set[tuple[int, ...]] = set()
+    for target in targets:
+        path: list[int] = []
+        current: Operation = target
+        while current is not loop:
+            parent = current.parent_op()
+            assert isinstance(parent, ForOp), "a target is not nested in the unrolled loop"
+            path.append(body_ops(parent).index(current))
+            current = parent
+        path.reverse()
+        paths.update(tuple(path[:depth]) for depth in range(1, len(path) + 1))
+    return frozenset(paths)
+
+
+def unroll_jam(
+    loop: ForOp, factor: int, only: Sequence[ForOp] | None = None
+) -> ForOp | None:
     """Unroll `loop` by `factor` and jam the copies; returns the new loop (None when the
-    factor is the trip count: the new loop ran once and was replaced by its body).
+    factor is the trip count: the new loop ran once and was replaced by its body). With
+    `only`, just those nested loops and the loops around them are jammed; the copies of any
+    other nested loop stay loops of their own, one after the other.
 
     Copy `t` reads the induction variable as `iv + t * step`, computed right before each use
     so that the jammed nests stay perfect."""
     bounds = loop_range(loop)
     assert bounds is not None
     step = bounds[2]
+    paths = None if only is None else _paths_to(loop, only)
     blocked = empty_loop_like(loop)
     blocked.operands = (loop.lb, loop.ub, index_constant(step * factor, loop))
     block = loop.parent_block()
@@ -180,7 +215,7 @@ def unroll_jam(loop: ForOp, factor: int) -> ForOp | None:
         [op.clone(value_mapper=mapping) for op in body_ops(loop)]
         for mapping in ({loop.induction_var: iv} for iv in ivs)
     ]
-    _jam(copies, blocked.body.block)
+    _jam(copies, blocked.body.block, paths)
     for offset in offsets:
         _compute_at_uses(offset)
     loop.detach()
@@ -229,6 +264,7 @@ def unroll_jam_reductions(func: FuncOp, budget: int) -> bool:
         ):
             continue
         chosen.append(choice)
+    vector_loops = innermost_reduction_loops(func)
     for outer, factor in chosen:
-        unroll_jam(outer, factor)
+        unroll_jam(outer, factor, only=[v for v in vector_loops if outer.is_ancestor(v)])
     return bool(chosen)

@@ -1,7 +1,8 @@
 // RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{unroll-reductions=0 unroll-jam=2 loop-kinds=false}' | filecheck %s
 
 // After the reorder, the row loop of a matmul is unrolled by two and jammed: both rows use
-// the same load of B in one innermost loop.
+// the same load of B in one innermost loop. The initialisation loop, no reduction, is not
+// jammed: each row keeps its own.
 
 loop.func @matmul(%a: memref<4x6xf32>, %b: memref<6x8xf32>) outs(%c: memref<4x8xf32>) {
   %c0 = arith.constant 0 : index
@@ -29,8 +30,10 @@ loop.func @matmul(%a: memref<4x6xf32>, %b: memref<6x8xf32>) outs(%c: memref<4x8x
 // CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c2 {
 // CHECK-NEXT:      loop.for %[[J0:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT:        memref.store %zero, %c[%[[I]], %[[J0]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      loop.for %[[J1:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT:        %[[I1:.*]] = arith.addi %[[I]], %c1
-// CHECK-NEXT:        memref.store %zero, %c[%[[I1]], %[[J0]]]
+// CHECK-NEXT:        memref.store %zero, %c[%[[I1]], %[[J1]]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c6 step %c1 {
 // CHECK-NEXT:        loop.for %[[J:.*]] = %c0 to %c8 step %c1 {
@@ -76,3 +79,56 @@ loop.func @odd_rows(%a: memref<3x6xf32>, %b: memref<6x8xf32>) outs(%c: memref<3x
 // CHECK:         loop.for %{{.*}} = %c0 to %c3 step %c1 {
 // CHECK-COUNT-2: memref.store
 // CHECK-NOT:     memref.store
+
+// -----
+
+// An epilogue fused into the row loop is not jammed: after the jammed reduction, each row's
+// epilogue is a loop of its own (one relu per vector body, not one per row).
+
+loop.func @matmul_relu(%a: memref<4x6xf32>, %b: memref<6x8xf32>) outs(%c: memref<4x8xf32>, %d: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      memref.store %zero, %c[%i, %j] : memref<4x8xf32>
+      loop.for %k = %c0 to %c6 step %c1 {
+        %x = memref.load %a[%i, %k] : memref<4x6xf32>
+        %y = memref.load %b[%k, %j] : memref<6x8xf32>
+        %p = arith.mulf %x, %y : f32
+        %o = memref.load %c[%i, %j] : memref<4x8xf32>
+        %s = arith.addf %o, %p : f32
+        memref.store %s, %c[%i, %j] : memref<4x8xf32>
+      }
+    }
+  }
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      %v = memref.load %c[%i, %j] : memref<4x8xf32>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %d[%i, %j] : memref<4x8xf32>
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @matmul_relu
+// CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c2 {
+// CHECK:           loop.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHECK-COUNT-2:     memref.store %{{.*}}, %c[
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:      loop.for %[[J0:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        %[[V0:.*]] = memref.load %c[%[[I]], %[[J0]]]
+// CHECK-NEXT:        %[[R0:.*]] = arith.maximumf %[[V0]], %zero
+// CHECK-NEXT:        memref.store %[[R0]], %d[%[[I]], %[[J0]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      loop.for %[[J1:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        %[[I1:.*]] = arith.addi %[[I]], %c1
+// CHECK-NEXT:        %[[V1:.*]] = memref.load %c[%[[I1]], %[[J1]]]
+// CHECK-NEXT:        %[[R1:.*]] = arith.maximumf %[[V1]], %zero
+// CHECK-NEXT:        memref.store %[[R1]], %d[%[[I1]], %[[J1]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
