@@ -43,9 +43,13 @@ def _overflow(op: Operation) -> llvm.OverflowAttr:
 
 
 def _fastmath(op: Operation) -> llvm.FastMathAttr:
+    """The op's fast-math flags but `contract`: contraction is decided before this lowering
+    (`lowering.contraction`), never left to LLVM."""
     flags = getattr(op, "fastmath", None)
     names = () if flags is None else flags.data
-    return llvm.FastMathAttr([llvm.FastMathFlag(flag.value) for flag in names])
+    return llvm.FastMathAttr(
+        [llvm.FastMathFlag(flag.value) for flag in names if flag.value != "contract"]
+    )
 
 
 # ---------------------------------------------------------------------------------------------

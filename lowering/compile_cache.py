@@ -1,7 +1,9 @@
 """From a graph-level module to native code, through an on-disk compile cache.
 
-The cache key is a hash of the module's text, the pipeline, the host CPU (name and features)
-and the versions of this package, xDSL and llvmlite. An entry holds the optimised LLVM IR, the
+The cache key is a hash of the module's text, the pipeline, the host CPU (name and features),
+the versions of this package, xDSL and llvmlite, and the source of the compiler itself (every
+module of `fusion_dialects`, `passes` and `lowering`: an edited pass never serves code the
+previous version compiled). An entry holds the optimised LLVM IR, the
 object code MCJIT made from it, and the kernels each entry launches; a hit skips the pass
 pipeline, LLVM's optimiser and its code generator. The cache lives in `$FUSION_CACHE_DIR`, or
 `~/.cache/fusion-compiler`; setting `FUSION_CACHE_DIR` to an empty string, or passing
@@ -16,6 +18,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -53,6 +56,21 @@ def _version(package: str) -> str:
         return "unknown"
 
 
+COMPILER_PACKAGES = ("fusion_dialects", "passes", "lowering")
+"""The packages whose source the cache key covers."""
+
+
+@cache
+def compiler_fingerprint() -> str:
+    """A hash of the compiler's source files (read once per process)."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for package in COMPILER_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def cache_key(module: ModuleOp, pipeline: str) -> str:
     machine = host_target_machine()
     parts = [
@@ -64,6 +82,7 @@ def cache_key(module: ModuleOp, pipeline: str) -> str:
         _version("fusion-compiler"),
         _version("xdsl"),
         _version("llvmlite"),
+        compiler_fingerprint(),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

@@ -20,6 +20,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from fusion_dialects import loop
 from fusion_dialects.diagnostics import CompileError
 from lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
+from lowering.contraction import ContractMultiplyAddPattern
 from lowering.llvm_types import is_scalar
 from lowering.loop_to_llvm import (
     LowerCallPattern,
@@ -117,7 +118,8 @@ class ConvertLoopToLLVMPass(ModulePass):
     and launched with libgomp's `GOMP_parallel`, its team size read from the global
     `@__fusion_num_threads` (`parallel_to_llvm`); every other loop becomes a serial loop, and
     LLVM vectorises and unrolls innermost loops on its own (`loop_to_llvm`). The math route
-    of each function is in `math_to_llvm`.
+    of each function is in `math_to_llvm`. Multiply-adds marked `contract` become
+    `llvm.intr.fma` (`contraction`), and LLVM contracts nothing else.
 
     Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `lowering.jit`.
 
@@ -139,6 +141,7 @@ class ConvertLoopToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_convertible(op)
+        _walk(op, ContractMultiplyAddPattern())  # before anything can separate the pairs
         # Structure first: buffers become pointers and induction variables i64 block
         # arguments, so that every later pattern sees converted operands.
         _walk(op, LowerFuncPattern(), LowerReturnPattern(), LowerCallPattern(), LowerViewPattern())

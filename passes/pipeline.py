@@ -38,9 +38,7 @@ FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
 DEFAULT_PIPELINE = f"{FUSION_PIPELINE},schedule-kernels"
 """The fusion pipeline, then the scheduling of every kernel: what `fusion-run` compiles."""
 
-UNFUSED_PIPELINE = (
-    "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir,schedule-kernels"
-)
+UNFUSED_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir,schedule-kernels"
 """The default pipeline with fusion switched off: one (scheduled) kernel per graph op."""
 
 

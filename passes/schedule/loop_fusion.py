@@ -24,17 +24,23 @@ accesses of it in both bodies subscript one common dimension with their own loop
 variable. Iteration `i` of either loop then only touches slice `i` of the buffers they share,
 so running the second loop's iteration `i` before the first loop's iteration `i + 1` reorders
 only independent accesses.
+
+Profitability (`keeps_vector_math`): two innermost loops are not fused when one is a
+reduction (its iterations run in order, so LLVM cannot vectorise it without reassociating)
+and the other is a parallel loop with `math` ops: fused, softmax's `exp` would run one element
+at a time inside the sum; apart, the `exp` loop is vectorised and the sum reads its results.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import memref
+from xdsl.dialects import math, memref
 from xdsl.ir import Block, Operation
 
 from fusion_dialects.loop import ForOp, FuncOp
 from passes.analysis.loop_access import (
     accesses_by_buffer,
     body_ops,
+    is_parallel,
     only_kernel_ops,
     same_range,
     sliced_dimension,
@@ -66,6 +72,23 @@ def fusable(first: ForOp, second: ForOp) -> bool:
         if sliced_dimension(pairs) is None:
             return False
     return True
+
+
+def _is_innermost(loop: ForOp) -> bool:
+    return not any(isinstance(op, ForOp) for op in body_ops(loop))
+
+
+def _has_math(loop: ForOp) -> bool:
+    return any(op.dialect_name() == math.Math.name for op in loop.walk())
+
+
+def keeps_vector_math(first: ForOp, second: ForOp) -> bool:
+    """Whether fusing the loops would not put vectorisable `math` work into a reduction loop:
+    false when both are innermost, exactly one is parallel, and that one has `math` ops."""
+    if not (_is_innermost(first) and _is_innermost(second)):
+        return True
+    parallel = [loop for loop in (first, second) if is_parallel(loop)]
+    return len(parallel) != 1 or not _has_math(parallel[0])
 
 
 def can_hoist_above(run: list[Operation], loop: ForOp) -> bool:
@@ -112,6 +135,8 @@ def _fuse_siblings(block: Block) -> bool:
             continue
         run, following = _run_after(op)
         if following is None or not fusable(op, following):
+            continue
+        if not keeps_vector_math(op, following):
             continue
         if run and not can_hoist_above(run, op):
             continue

@@ -23,8 +23,9 @@ Legality (`can_reuse`), on the top-level nests of the kernel (in program order):
 - `%t` is a local buffer of exactly `%y`'s type, read by the nest `N` that first accesses `%y`;
 - every access of `%t` lies in a nest at or before `N`, and every access of `%y` in a nest at
   or after `N`: before `N` the buffer only ever holds `%t`'s values, after it only `%y`'s;
-- in `N`, `%y` is stored once, by a store whose subscripts are the induction variables of all
-  the loops around it (in any order, each once): each iteration writes its own element;
+- in `N`, `%y` is stored once, by a store whose subscripts are constants and the induction
+  variables of all the loops around it (in any order, each once): each iteration writes its
+  own element;
   `%t` is only loaded, in the store's block, before it, at the store's subscripts. So each
   element of `%t` is read by the one iteration that then overwrites it, and never after.
 
@@ -38,7 +39,7 @@ from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from fusion_dialects.loop import AllocOp, ForOp, FuncOp
-from passes.analysis.loop_access import same_subscripts
+from passes.analysis.loop_access import constant_index, same_subscripts
 
 
 def _nest_index(op: Operation, top_level: dict[Operation, int]) -> int:
@@ -63,10 +64,10 @@ def _enclosing_induction_vars(op: Operation, nest: Operation) -> list[SSAValue]:
 
 
 def _writes_each_element_once(store: memref.StoreOp, nest: Operation) -> bool:
-    """Whether `store`'s subscripts are the induction variables of all the loops around it in
-    `nest`, each once (so different iterations store different elements)."""
+    """Whether `store`'s subscripts are constants and the induction variables of all the loops
+    around it in `nest`, each once (so different iterations store different elements)."""
     ivs = _enclosing_induction_vars(store, nest)
-    indices = list(store.indices)
+    indices = [index for index in store.indices if constant_index(index) is None]
     return len(indices) == len(set(indices)) and set(indices) == set(ivs)
 
 

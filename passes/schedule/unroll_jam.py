@@ -187,9 +187,7 @@ def _paths_to(loop: ForOp, targets: Sequence[ForOp]) -> frozenset[tuple[int, ...
     return frozenset(paths)
 
 
-def unroll_jam(
-    loop: ForOp, factor: int, only: Sequence[ForOp] | None = None
-) -> ForOp | None:
+def unroll_jam(loop: ForOp, factor: int, only: Sequence[ForOp] | None = None) -> ForOp | None:
     """Unroll `loop` by `factor` and jam the copies; returns the new loop (None when the
     factor is the trip count: the new loop ran once and was replaced by its body). With
     `only`, just those nested loops and the loops around them are jammed; the copies of any

@@ -108,6 +108,22 @@ def test_second_compile_comes_from_the_cache(cache_dir):
     assert not uncached.from_cache
 
 
+def test_an_edited_compiler_misses_the_cache(cache_dir, monkeypatch):
+    compile_module(_module())
+    monkeypatch.setattr(compile_cache, "compiler_fingerprint", lambda: "an edited pass")
+    assert not compile_module(_module()).from_cache
+
+
+def test_the_compiler_fingerprint_covers_every_pass_and_lowering():
+    root = compile_cache.Path(compile_cache.__file__).resolve().parent.parent
+    sources = [
+        p for package in compile_cache.COMPILER_PACKAGES for p in (root / package).rglob("*.py")
+    ]
+    assert root / "passes" / "schedule" / "output_reuse.py" in sources
+    assert root / "lowering" / "contraction.py" in sources
+    assert len(compile_cache.compiler_fingerprint()) == 64
+
+
 def test_a_damaged_cache_entry_is_a_miss(cache_dir):
     compile_module(_module())
     for path in cache_dir.glob("*.o"):

@@ -45,9 +45,9 @@ func.func @case(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x
 // CHECK-NEXT:                  %[[S:.*]] = arith.addi %[[XX]], %[[KX]] : index
 // CHECK-NEXT:                  %[[A:.*]] = memref.load %[[PAD]][%[[N]], %[[CI]], %[[R]], %[[S]]]
 // CHECK-NEXT:                  %[[B:.*]] = memref.load %[[W]][%[[F]], %[[CI]], %[[KY]], %[[KX]]]
-// CHECK-NEXT:                  %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT:                  %[[P:.*]] = arith.mulf %[[A]], %[[B]] fastmath<contract> : f32
 // CHECK-NEXT:                  %[[OLD:.*]] = memref.load %[[OUT]][%[[N]], %[[F]], %[[Y]], %[[XX]]]
-// CHECK-NEXT:                  %[[NEW:.*]] = arith.addf %[[OLD]], %[[P]] : f32
+// CHECK-NEXT:                  %[[NEW:.*]] = arith.addf %[[OLD]], %[[P]] fastmath<contract> : f32
 // CHECK-NEXT:                  memref.store %[[NEW]], %[[OUT]][%[[N]], %[[F]], %[[Y]], %[[XX]]]
 // CHECK-LABEL: func.func @case(
 // CHECK:         graph.call_loop @conv2d(
@@ -106,9 +106,9 @@ func.func @case(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32>
 // CHECK-NEXT:          loop.for %[[K:.*]] = %{{.*}} to %[[C4]] step
 // CHECK-NEXT:            %[[AV:.*]] = memref.load %[[A]][%[[BI]], %[[I]], %[[K]]]
 // CHECK-NEXT:            %[[BV:.*]] = memref.load %[[B]][%[[K]], %[[J]]]
-// CHECK-NEXT:            %[[P:.*]] = arith.mulf %[[AV]], %[[BV]] : f32
+// CHECK-NEXT:            %[[P:.*]] = arith.mulf %[[AV]], %[[BV]] fastmath<contract> : f32
 // CHECK-NEXT:            %[[OLD:.*]] = memref.load %[[C]][%[[BI]], %[[I]], %[[J]]]
-// CHECK-NEXT:            %[[NEW:.*]] = arith.addf %[[OLD]], %[[P]] : f32
+// CHECK-NEXT:            %[[NEW:.*]] = arith.addf %[[OLD]], %[[P]] fastmath<contract> : f32
 // CHECK-NEXT:            memref.store %[[NEW]], %[[C]][%[[BI]], %[[I]], %[[J]]]
 // CHECK-LABEL: func.func @case(
 // CHECK-NOT:     graph.matmul

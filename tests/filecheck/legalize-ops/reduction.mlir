@@ -144,7 +144,7 @@ func.func @case(%x: tensor<2x5xf32>, %g: tensor<5xf32>, %b: tensor<5xf32>) -> te
 // CHECK-NEXT:      %[[MEAN:.*]] = arith.divf %[[S]], %[[N]] : f32
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[I]], %[[K]]]
 // CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V]], %[[MEAN]] : f32
-// CHECK-NEXT:      %[[D2:.*]] = arith.mulf %[[D]], %[[D]] : f32
+// CHECK-NEXT:      %[[D2:.*]] = arith.mulf %[[D]], %[[D]] fastmath<contract> : f32
 // CHECK:         loop.for %[[I:.*]] =
 // CHECK-NEXT:      loop.for %[[J:.*]] =
 // CHECK:             %[[VAR:.*]] = arith.addf %{{.*}}, %[[EPS]] : f32
@@ -193,9 +193,9 @@ func.func @case(%x: tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
 // CHECK-NEXT:    loop.for %[[K:.*]] =
 // CHECK-NEXT:      %[[CH:.*]] = arith.addi %[[C:.*]], %[[K]] : index
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[PAD]][%{{.*}}, %[[CH]], %{{.*}}, %{{.*}}]
-// CHECK-NEXT:      %[[V2:.*]] = arith.mulf %[[V]], %[[V]] : f32
+// CHECK-NEXT:      %[[V2:.*]] = arith.mulf %[[V]], %[[V]] fastmath<contract> : f32
 // CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[SQ]]
-// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[V2]] : f32
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[V2]] fastmath<contract> : f32
 // CHECK-NEXT:      memref.store %[[NEW]], %[[SQ]]
 // CHECK:         %[[SQV:.*]] = memref.load %[[SQ]]
 // CHECK-NEXT:    %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SQV]] : f32

@@ -107,14 +107,14 @@ loop.func @shifted(%a: memref<8xf32>) outs(%c: memref<8xf32>) {
 
 // An init store between two loops moves above the first, so that the loops fuse.
 
-loop.func @exp_sum(%x: memref<8xf32>) outs(%e: memref<8xf32>, %s: memref<f32>) {
+loop.func @square_sum(%x: memref<8xf32>) outs(%e: memref<8xf32>, %s: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
   %zero = arith.constant 0.0 : f32
   loop.for %i = %c0 to %c8 step %c1 {
     %v = memref.load %x[%i] : memref<8xf32>
-    %w = math.exp %v : f32
+    %w = arith.mulf %v, %v : f32
     memref.store %w, %e[%i] : memref<8xf32>
   }
   memref.store %zero, %s[] : memref<f32>
@@ -126,12 +126,56 @@ loop.func @exp_sum(%x: memref<8xf32>) outs(%e: memref<8xf32>, %s: memref<f32>) {
   }
 }
 
-// CHECK-LABEL: loop.func @exp_sum
+// CHECK-LABEL: loop.func @square_sum
 // CHECK:         memref.store %{{.*}}, %s[]
 // CHECK-NEXT:    loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           %[[W:.*]] = math.exp
+// CHECK:           %[[W:.*]] = arith.mulf
 // CHECK-NEXT:      memref.store %[[W]], %e[%[[I]]]
 // CHECK-NEXT:      %[[O:.*]] = memref.load %s[]
 // CHECK-NEXT:      %{{.*}} = arith.addf %[[O]], %[[W]]
 // CHECK:         }
 // CHECK-NOT:     loop.for
+
+// -----
+
+// Softmax's exp and sum: the rows fuse, but inside a row the vectorisable exp loop is not
+// fused into the sum's reduction loop (which runs in order: the exp would go scalar).
+// The sum reads the exponentials back.
+
+loop.func @exp_row_sum(%x: memref<4x8xf32>) outs(%e: memref<4x8xf32>, %s: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<4x8xf32>
+      %ev = math.exp %v : f32
+      memref.store %ev, %e[%i, %j] : memref<4x8xf32>
+    }
+  }
+  loop.for %i = %c0 to %c4 step %c1 {
+    memref.store %zero, %s[%i] : memref<4xf32>
+    loop.for %k = %c0 to %c8 step %c1 {
+      %v = memref.load %e[%i, %k] : memref<4x8xf32>
+      %o = memref.load %s[%i] : memref<4xf32>
+      %n = arith.addf %o, %v : f32
+      memref.store %n, %s[%i] : memref<4xf32>
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @exp_row_sum
+// CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      loop.for %[[J:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %x[%[[I]], %[[J]]]
+// CHECK-NEXT:        %[[EV:.*]] = math.exp %[[V]]
+// CHECK-NEXT:        memref.store %[[EV]], %e[%[[I]], %[[J]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.store %zero, %s[%[[I]]]
+// CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        %[[R:.*]] = memref.load %e[%[[I]], %[[K]]]
+// CHECK:             memref.store %{{.*}}, %s[%[[I]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }

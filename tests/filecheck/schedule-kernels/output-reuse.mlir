@@ -173,3 +173,30 @@ loop.func @other_shape(%x: memref<8xf32>) outs(%y: memref<2x4xf32>) {
 
 // CHECK-LABEL: loop.func @other_shape
 // CHECK:         %t = loop.alloc : memref<8xf32>
+
+// -----
+
+// Constant subscripts (a unit dimension whose loop was removed) do not matter: each iteration
+// still stores its own element.
+
+loop.func @unit_dim(%x: memref<1x8xf32>) outs(%y: memref<1x8xf32>) {
+  %t = loop.alloc : memref<1x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  loop.for %j = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%c0, %j] : memref<1x8xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %t[%c0, %j] : memref<1x8xf32>
+  }
+  loop.for %j = %c0 to %c8 step %c1 {
+    %v = memref.load %t[%c0, %j] : memref<1x8xf32>
+    %n = arith.negf %v : f32
+    memref.store %n, %y[%c0, %j] : memref<1x8xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @unit_dim
+// CHECK-NOT:     loop.alloc
+// CHECK:         memref.store %{{.*}}, %y[%c0, %{{.*}}]
+// CHECK:         memref.load %y[%c0, %{{.*}}]
