@@ -8,9 +8,11 @@ default pipeline and with fusion off (compile time reported apart, never timed w
 numpy runs the case's op-by-op float32 implementation; onnxruntime, when installed, runs the
 module exported by `bench/onnx_export.py`. Each implementation's output is checked once against
 the reference evaluator (max abs error column, `(!)` past `fusion-run --check`'s tolerance).
-Times are medians of up to `--repeats` consecutive runs after a warm-up, one implementation
-after the other, each set up just before its runs; slow cases get fewer runs (each
-implementation about `--budget` / 4 seconds, at least 3). Ratios divide the other
+Times are medians of up to `--repeats` runs after a warm-up. Our fused and unfused builds run
+alternately (fused, unfused, fused, ...: a load change on the shared machine hits both alike);
+numpy and onnxruntime then run one after the other, each set up just before its block of
+consecutive runs. Slow cases get fewer runs (each implementation about `--budget` / 4
+seconds, at least 3). Ratios divide the other
 implementation's time by our fused build's time. Nothing is compared across processes.
 
 Each thread setting runs in a subprocess of this script, whose environment is set before numpy
@@ -108,20 +110,38 @@ def check_output(output, reference) -> dict:
     return {"error": float(np.max(error)), "ok": bool(np.all(error <= bound))}
 
 
-def measure(run, repeats: int, budget: float) -> tuple[object, float, int]:
-    """The output of a warm-up run, then the median seconds of consecutive runs and their
-    count: `repeats`, or fewer when slow (the budget's share, at least MIN_REPEATS)."""
+def _run_count(warm_up: float, repeats: int, budget: float) -> int:
+    """`repeats`, or fewer when one run takes long (the budget's share, at least MIN_REPEATS)."""
+    share = budget / len(IMPLEMENTATIONS)
+    return min(repeats, max(MIN_REPEATS, int(share / max(warm_up, 1e-9))))
+
+
+def _timed(run) -> tuple[object, float]:
     start = time.perf_counter()
     output = run()
-    warm_up = time.perf_counter() - start
-    share = budget / len(IMPLEMENTATIONS)
-    count = min(repeats, max(MIN_REPEATS, int(share / max(warm_up, 1e-9))))
-    times = []
-    for _ in range(count):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
+    return output, time.perf_counter() - start
+
+
+def measure(run, repeats: int, budget: float) -> tuple[object, float, int]:
+    """The output of a warm-up run, then the median seconds of consecutive runs and their
+    count (`_run_count`)."""
+    output, warm_up = _timed(run)
+    count = _run_count(warm_up, repeats, budget)
+    times = [_timed(run)[1] for _ in range(count)]
     return output, statistics.median(times), count
+
+
+def measure_alternately(runs: dict, repeats: int, budget: float) -> dict:
+    """`measure` for several implementations whose runs alternate (a, b, a, b, ...), so that
+    a change of the machine's load during the runs hits each of them alike: what a ratio
+    between them needs on a shared machine."""
+    warm = {label: _timed(run) for label, run in runs.items()}
+    count = _run_count(max(seconds for _, seconds in warm.values()), repeats, budget)
+    times: dict = {label: [] for label in runs}
+    for _ in range(count):
+        for label, run in runs.items():
+            times[label].append(_timed(run)[1])
+    return {label: (warm[label][0], statistics.median(times[label]), count) for label in runs}
 
 
 def measure_case(case, args: argparse.Namespace, ort) -> dict:
@@ -143,18 +163,19 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
         kernels[label] = len(model.kernels("main"))
         return lambda: model.run("main", *inputs)[0]
 
-    # Each implementation is set up just before its runs, so that no other's setup (such as
-    # an onnxruntime session) changes the heap its runs start from.
-    setups = {
-        "fused": lambda: compiled("fused", DEFAULT_PIPELINE),
-        "unfused": lambda: compiled("unfused", UNFUSED_PIPELINE),
-        "numpy": lambda: lambda: case.numpy(*inputs),
+    # Our two builds run alternately (their ratio is the question the benchmark answers);
+    # numpy and onnxruntime are each set up just before their own runs, so that no other's
+    # setup (such as an onnxruntime session) changes the heap their runs start from.
+    ours = {
+        "fused": compiled("fused", DEFAULT_PIPELINE),
+        "unfused": compiled("unfused", UNFUSED_PIPELINE),
     }
+    measured = measure_alternately(ours, args.repeats, args.budget)
+    setups = {"numpy": lambda: lambda: case.numpy(*inputs)}
     if ort is not None:
         setups["onnxruntime"] = lambda: onnxruntime_runner(ort, module, inputs, args.threads)
-    measured = {
-        label: measure(setup(), args.repeats, args.budget) for label, setup in setups.items()
-    }
+    for label, setup in setups.items():
+        measured[label] = measure(setup(), args.repeats, args.budget)
     return {
         "case": case.name,
         "summary": case.summary,
@@ -323,9 +344,11 @@ def report(results: list[dict], args: argparse.Namespace, argv: list[str], load:
         f"- Machine: {machine_line()}; load average {load} when the run started (the machine "
         "is shared: read medians and ratios, not single numbers).",
         f"- Source: commit {source_line()}.",
-        f"- Times: medians in ms of up to {args.repeats} consecutive runs after a warm-up "
-        f"per implementation; slow cases get fewer runs (at least {MIN_REPEATS}, about "
-        f"{args.budget / len(IMPLEMENTATIONS):.2g} s each).",
+        f"- Times: medians in ms of up to {args.repeats} runs after a warm-up per "
+        "implementation; our fused and unfused builds run alternately (fused, unfused, fused, "
+        "...), numpy and onnxruntime each in a block of consecutive runs; slow cases get "
+        f"fewer runs (at least {MIN_REPEATS}, about {args.budget / len(IMPLEMENTATIONS):.2g} s "
+        "each).",
         "- Ratios: the other implementation's time / our fused build's time (> 1: fused is "
         "faster).",
         "- Errors: max abs difference from the reference evaluator; `(!)` marks one outside "
