@@ -35,6 +35,12 @@ Profitability (`choose_loop`): for an innermost vectorised loop `P` of a reducti
 enclosing parallel loop that shares the most vector loads of `P`'s body between its iterations
 (loads that vary with `P` but not with the loop), the innermost such on ties: `i` for a matmul
 (`B[k, j]` is shared), the output channel `f` for a convolution (the input row is shared).
+
+An innermost loop that runs in order (a row sum of softmax or layer_norm: `s += x[i, k]`
+cannot be vectorised without reordering its terms) is latency-bound, one add after the
+other. For it (`choose_rows`) the innermost enclosing loop that can be jammed is chosen: eight
+rows' sums then run as eight independent chains in one loop, each in its own order, so the
+results stay bit for bit the same.
 """
 
 from __future__ import annotations
@@ -251,18 +257,45 @@ def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:
     ]
 
 
+def in_order_reductions(func: FuncOp) -> list[ForOp]:
+    """Innermost loops that are not parallel (a row sum: each iteration needs the previous
+    one's value) inside a loop that is."""
+    return [
+        op
+        for op in func.body.walk()
+        if isinstance(op, ForOp)
+        and not any(isinstance(inner, ForOp) for inner in body_ops(op))
+        and not is_parallel(op)
+        and any(is_parallel(outer) for outer in _enclosing_loops(op))
+    ]
+
+
+def choose_rows(reduction: ForOp, budget: int) -> tuple[ForOp, int] | None:
+    """The innermost loop around the in-order `reduction` that can be unroll-jammed, and by
+    how much: its copies of the reduction are independent chains that run interleaved."""
+    for outer in _enclosing_loops(reduction):
+        factor = jam_factor(outer, budget)
+        if can_unroll_jam(outer, factor):
+            return outer, factor
+    return None
+
+
 def unroll_jam_reductions(func: FuncOp, budget: int) -> bool:
-    """Unroll-and-jam the best outer loop of every vectorised reduction (never two nested in
-    one another) by the largest divisor of its trip count within `budget`; whether any was."""
+    """Unroll-and-jam the best outer loop of every vectorised reduction, then of every
+    in-order one (never two nested in one another), by the largest divisor of its trip count
+    within `budget`; whether any was."""
+    vector_loops = innermost_reduction_loops(func)
+    in_order = in_order_reductions(func)
+    candidates = [choose_loop(loop, budget) for loop in vector_loops]
+    candidates += [choose_rows(loop, budget) for loop in in_order]
     chosen: list[tuple[ForOp, int]] = []
-    for vector_loop in innermost_reduction_loops(func):
-        choice = choose_loop(vector_loop, budget)
+    for choice in candidates:
         if choice is None or any(
             choice[0].is_ancestor(c) or c.is_ancestor(choice[0]) for c, _ in chosen
         ):
             continue
         chosen.append(choice)
-    vector_loops = innermost_reduction_loops(func)
+    targets = vector_loops + in_order
     for outer, factor in chosen:
-        unroll_jam(outer, factor, only=[v for v in vector_loops if outer.is_ancestor(v)])
+        unroll_jam(outer, factor, only=[t for t in targets if outer.is_ancestor(t)])
     return bool(chosen)

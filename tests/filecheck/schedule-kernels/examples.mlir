@@ -55,14 +55,19 @@
 // FFN-COUNT-7:   math.erf
 
 // The spelled-out layer norm: each mean is a row reduction followed, in the same row
-// iteration, by the elementwise ops that use it; the 512x1 intermediates are gone.
+// iteration, by the elementwise ops that use it; the 512x1 intermediates are gone from the
+// first kernel. Eight rows' sums run interleaved in one loop (independent chains, each in
+// its own order); each row keeps its own elementwise loop.
 
 // LN-LABEL: loop.func @fused_reduce_mean_sub
 // LN:         %[[SUM:.*]] = loop.alloc : memref<512x1xf32>
 // LN-NOT:     loop.alloc
-// LN:         loop.for %[[I:.*]] = %c0 to %c512 step %c1 parallel {
+// LN:         loop.for %[[I:.*]] = %c0 to %c512 step %c8 parallel {
 // LN-NEXT:      memref.store %cst, %[[SUM]][%[[I]], %c0]
-// LN-NEXT:      loop.for
+// LN-COUNT-7:   memref.store %cst, %[[SUM]]
+// LN-NEXT:      loop.for %[[K:.*]] = %c0 to %c768 step %c1 {
+// LN-COUNT-8:     arith.addf
+// LN-NOT:         arith.addf
 // LN:           }
 // LN-NEXT:      %[[S:.*]] = memref.load %[[SUM]][%[[I]], %c0]
 // LN-NEXT:      %[[M:.*]] = arith.divf %[[S]]

@@ -132,3 +132,42 @@ loop.func @matmul_relu(%a: memref<4x6xf32>, %b: memref<6x8xf32>) outs(%c: memref
 // CHECK-NEXT:        memref.store %[[R1]], %d[%[[I1]], %[[J1]]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
+
+// -----
+
+// A row sum runs in order (no vector loop): the row loop is unrolled by two and the two sums
+// run as independent chains in one loop, each in its own order.
+
+loop.func @row_sum(%x: memref<4x6xf32>) outs(%s: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  loop.for %i = %c0 to %c4 step %c1 {
+    memref.store %zero, %s[%i] : memref<4xf32>
+    loop.for %k = %c0 to %c6 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<4x6xf32>
+      %o = memref.load %s[%i] : memref<4xf32>
+      %n = arith.addf %o, %v : f32
+      memref.store %n, %s[%i] : memref<4xf32>
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @row_sum
+// CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c2 {
+// CHECK-NEXT:      memref.store %zero, %s[%[[I]]]
+// CHECK-NEXT:      %[[I1:.*]] = arith.addi %[[I]], %c1
+// CHECK-NEXT:      memref.store %zero, %s[%[[I1]]]
+// CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c6 step %c1 {
+// CHECK-NEXT:        %[[V0:.*]] = memref.load %x[%[[I]], %[[K]]]
+// CHECK-NEXT:        %[[O0:.*]] = memref.load %s[%[[I]]]
+// CHECK-NEXT:        %[[N0:.*]] = arith.addf %[[O0]], %[[V0]]
+// CHECK-NEXT:        memref.store %[[N0]], %s[%[[I]]]
+// CHECK-NEXT:        %[[V1:.*]] = memref.load %x[%[[I1]], %[[K]]]
+// CHECK-NEXT:        %[[O1:.*]] = memref.load %s[%[[I1]]]
+// CHECK-NEXT:        %[[N1:.*]] = arith.addf %[[O1]], %[[V1]]
+// CHECK-NEXT:        memref.store %[[N1]], %s[%[[I1]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
