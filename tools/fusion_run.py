@@ -96,29 +96,38 @@ def _count(items, noun: str) -> str:
     return f"{len(items)} {noun}" + ("" if len(items) == 1 else "s")
 
 
-def median_seconds(run: Callable[[], object], repeats: int) -> float:
-    run()  # warm up
-    times = []
+def median_seconds(*runs: Callable[[], object], repeats: int) -> list[float]:
+    """The median time of each of `runs` after a warm-up; their runs alternate (a, b, a, b,
+    ...), so that a change of the machine's load hits each alike."""
+    for run in runs:
+        run()  # warm up
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for run, samples in zip(runs, times, strict=True):
+            start = time.perf_counter()
+            run()
+            samples.append(time.perf_counter() - start)
+    return [statistics.median(samples) for samples in times]
 
 
 def bench(args, module, inputs, fused) -> None:
     unfused = compile_module(module, UNFUSED_PIPELINE, cache=not args.no_cache)
-    fused_time = median_seconds(lambda: fused.run(args.entry, *inputs), args.bench)
-    unfused_time = median_seconds(lambda: unfused.run(args.entry, *inputs), args.bench)
-    reference_time = median_seconds(
-        lambda: evaluate(module, args.entry, inputs), max(1, min(args.bench, 5))
+    fused_time, unfused_time = median_seconds(
+        lambda: fused.run(args.entry, *inputs),
+        lambda: unfused.run(args.entry, *inputs),
+        repeats=args.bench,
     )
+    (reference_time,) = median_seconds(
+        lambda: evaluate(module, args.entry, inputs), repeats=max(1, min(args.bench, 5))
+    )
+    speed_up = unfused_time / fused_time
+    verdict = f"{speed_up:.2f}x faster" if speed_up >= 1 else f"{1 / speed_up:.2f}x slower"
     print(
-        f"bench (median of {args.bench}): fused {fused_time * 1e3:.3f} ms "
-        f"({_count(fused.kernels(args.entry), 'kernel')}), unfused {unfused_time * 1e3:.3f} ms "
-        f"({_count(unfused.kernels(args.entry), 'kernel')}): fused is "
-        f"{unfused_time / fused_time:.2f}x faster; reference evaluator "
-        f"{reference_time * 1e3:.3f} ms ({reference_time / fused_time:.1f}x)"
+        f"bench (median of {args.bench}, fused and unfused alternating): fused "
+        f"{fused_time * 1e3:.3f} ms ({_count(fused.kernels(args.entry), 'kernel')}), unfused "
+        f"{unfused_time * 1e3:.3f} ms ({_count(unfused.kernels(args.entry), 'kernel')}): fused "
+        f"is {verdict}; reference evaluator {reference_time * 1e3:.3f} ms "
+        f"({reference_time / fused_time:.1f}x)"
     )
 
 
