@@ -2,7 +2,8 @@
 
 `compile_llvm_module(module)`:
 
-    xdsl.backend.llvm.convert_module  →  llvmlite.binding.parse_assembly  →  verify
+    xdsl.backend.llvm.convert_module  →  512-bit vectors for functions with math expansions
+    (`widen_vectors`)  →  llvmlite.binding.parse_assembly  →  verify
     →  triple and data layout of a host TargetMachine (CPU name and features, opt level 3)
     →  new pass manager, PipelineTuningOptions(speed_level=3)  →  MCJIT engine
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 import llvmlite.binding as llvm
+import llvmlite.ir as ir
 import numpy as np
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm as llvm_dialect
@@ -40,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from lowering.loop_to_llvm import KERNEL_TYPE_ATTR
+from lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from lowering.threading_runtime import (
     apply_linkages,
     check_threading,
@@ -279,6 +282,35 @@ def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None
     builder.getModulePassManager().run(module, builder)
 
 
+WIDE_VECTOR_ATTRIBUTES = ('"prefer-vector-width"="512"', "noinline")
+"""LLVM function attributes of `widen_vectors`. The loop vectoriser reads the preference of
+the function that holds the loop after inlining, so the function is kept out of its callers
+(an outlined parallel body out of its trampoline; a kernel out of the entry function)."""
+
+
+def widen_vectors(module: ModuleOp, ir_module: ir.Module) -> None:
+    """On AVX-512 hosts, lets LLVM vectorise the functions holding an f32 expansion
+    (`EXPANDED_MATH_ATTR`) 512 bits wide.
+
+    LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors, and every other function keeps
+    that: code bound by memory or by reductions gains nothing from wider vectors (layer_norm
+    is 12% slower with them). Expansions are long chains of float arithmetic per element,
+    which 512-bit vectors run at up to twice the rate. Measured single-threaded, with the
+    same code otherwise: relu(tanh(a * b + c)) on 1024x1024 takes 0.65 ms rather than
+    0.78 ms (as long as with tanh replaced by the identity: memory-bound), softmax 10-15% and
+    the encoder block 11-19% less, the matmul + gelu kernel mostly 10% less (varying between
+    processes). Per element, the results are the same whatever the vector width (nothing is
+    reassociated).
+    """
+    if "+avx512f" not in llvm.get_host_cpu_features().flatten().split(","):
+        return
+    for op in module.ops:
+        if isinstance(op, llvm_dialect.FuncOp) and EXPANDED_MATH_ATTR in op.attributes:
+            attributes = ir_module.get_global(op.sym_name.data).attributes
+            for attribute in WIDE_VECTOR_ATTRIBUTES:
+                set.add(attributes, attribute)  # llvmlite's add knows no string attributes
+
+
 def compile_llvm_module(module: ModuleOp) -> JitModule:
     """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
     for op in module.ops:
@@ -293,6 +325,7 @@ def compile_llvm_module(module: ModuleOp) -> JitModule:
         module, fallback_target_triple=target_machine.triple, data_layout=data_layout
     )
     apply_linkages(module, ir_module)
+    widen_vectors(module, ir_module)
     llvm_module = llvm.parse_assembly(str(ir_module))
     if uses_openmp(llvm_module) and not openmp_available():
         link_serial_runtime(llvm_module)

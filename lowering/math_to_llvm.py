@@ -17,8 +17,8 @@ not vectorised. The JIT resolves libm from the process (`lowering.jit` loads it)
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr
+from xdsl.dialects import arith, llvm, math
+from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, UnitAttr
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import DiagnosticException
@@ -70,8 +70,14 @@ LIBM_FUNCTIONS: dict[type[Operation], str] = {
 _LIBM_SUFFIX: dict[type[Operation], str] = {Float32Type: "f", Float64Type: ""}
 
 
+EXPANDED_MATH_ATTR = "fusion.expanded_math"
+"""Unit attribute of an `llvm.func` holding an expansion: long chains of FMAs per element,
+which `lowering.jit` may vectorise with wider registers."""
+
+
 class ExpandMathPattern(RewritePattern):
-    """Expands `f32` exp/log/tanh/erf into vectorisable arithmetic (`math_approximations`)."""
+    """Expands `f32` exp/log/tanh/erf into vectorisable arithmetic (`math_approximations`),
+    and marks the enclosing `llvm.func` with `EXPANDED_MATH_ATTR`."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         expansion = F32_APPROXIMATIONS.get(type(op))
@@ -79,6 +85,11 @@ class ExpandMathPattern(RewritePattern):
             return
         emitter = Emitter()
         result = expansion(emitter, op.operands[0])
+        function = op.parent_op()
+        while function is not None and not isinstance(function, llvm.FuncOp):
+            function = function.parent_op()
+        if function is not None:
+            function.attributes[EXPANDED_MATH_ATTR] = UnitAttr()
         rewriter.replace(op, emitter.ops, [result])
 
 

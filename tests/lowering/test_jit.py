@@ -11,6 +11,7 @@ import pytest
 from xdsl.parser import Parser
 
 from lowering import KernelCallError, compile_llvm_module
+from lowering.math_to_llvm import EXPANDED_MATH_ATTR
 
 ADD_SHAPE = (64, 40)
 
@@ -40,6 +41,40 @@ def test_assembly_uses_vector_registers(add_module):
     if not _host_has("avx"):
         pytest.skip("the host CPU has no AVX")
     assert re.search(r"\bvaddps\b[^\n]*%[yz]mm", add_module.assembly)
+
+
+def _function_attributes(ir: str, name: str) -> str:
+    """The attributes of the LLVM function `name` in optimised IR (its attribute group)."""
+    define = next(line for line in ir.splitlines() if re.match(rf"define .*@{name}\(", line))
+    group = re.search(r"#(\d+) \{$", define)
+    if group is None:
+        return ""
+    return re.search(rf"^attributes #{group[1]} = \{{(.*)\}}$", ir, re.MULTILINE)[1]
+
+
+def test_expansion_kernels_are_vectorised_512_bits_wide(jit, elementwise, add_module):
+    """A kernel holding an expansion prefers 512-bit vectors on AVX-512 hosts (and stays out
+    of its callers); other kernels keep LLVM's preference for the CPU."""
+    if not _host_has("avx512f"):
+        pytest.skip("the host CPU has no AVX-512")
+    module = jit(elementwise("tanh", (4096,), 1, "%r = math.tanh %x0 : f32"))
+    attributes = _function_attributes(module.llvm_ir, "tanh")
+    assert '"prefer-vector-width"="512"' in attributes and "noinline" in attributes
+    assert re.search(r"\bvfmadd\w+ps\b[^\n]*%zmm", module.assembly)
+    assert "prefer-vector-width" not in add_module.llvm_ir
+
+
+def test_expansions_mark_their_function(lower, elementwise):
+    """Only a function holding an expansion is marked (not one calling libm, nor one without
+    math)."""
+    expanded = lower(elementwise("k", (64,), 1, "%r = math.tanh %x0 : f32"))
+    libm = lower(elementwise("k", (64,), 1, "%r = math.tanh %x0 : f32"), approximate_math=False)
+    plain = lower(elementwise("k", (64,), 2, "%r = arith.addf %x0, %x1 : f32"))
+    marked = [
+        EXPANDED_MATH_ATTR in module.body.block.first_op.attributes
+        for module in (expanded, libm, plain)
+    ]
+    assert marked == [True, False, False]
 
 
 def test_function_address(add_module):

@@ -59,7 +59,7 @@ TRANSCENDENTALS = {
             [_log_uniform(1e-30, 20, SAMPLES, signed=True), RNG.uniform(-1, 1, SAMPLES // 4)]
         ),
         np.tanh,
-        2.0,
+        1.5,
         2.5,
     ),
     "erf": (
