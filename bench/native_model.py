@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_dialects.context import make_context
 from fusion_dialects.diagnostics import parse_source
 from fusion_dialects.reference.evaluator import constant_array
-from lowering.jit import JitModule, compile_llvm_module
+from lowering.jit import JitModule, aligned_empty, compile_llvm_module
 from lowering.lower_graph import bound_constants
 from passes.pipeline import PassManager, parse_pipeline
 from passes.schedule import ScheduleKernelsPass
@@ -39,7 +39,7 @@ class NativeModel:
     outputs: list[tuple[int, ...]]
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
-        outs = [np.zeros(shape, np.float32) for shape in self.outputs]
+        outs = [aligned_empty(shape) for shape in self.outputs]
         self.jit.call_kernel("main", *inputs, *self.constants, *outs)
         return outs
 

@@ -90,6 +90,13 @@ def test_bad_arguments_are_named(cache_dir, arrays, message):
         model.run("main", *arrays(*_inputs()))
 
 
+def test_outputs_and_bound_weights_are_64_byte_aligned(cache_dir):
+    model = compile_module(_module())
+    (y,) = model.run("main", *_inputs())
+    assert y.ctypes.data % 64 == 0 and y.flags.c_contiguous and y.flags.writeable
+    assert all(c.ctypes.data % 64 == 0 for c in model.functions["main"].constants)
+
+
 def test_weights_are_bound_not_embedded(cache_dir):
     model = compile_module(_module())
     assert "0.123456" not in model.llvm_ir
