@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
@@ -196,6 +196,17 @@ def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
         if sliced_dimension([(access, loop) for access in accesses], scope) is None:
             return False
     return True
+
+
+def is_innermost(loop: ForOp) -> bool:
+    """Whether no loop is nested in `loop`."""
+    return not any(isinstance(op, ForOp) for op in body_ops(loop))
+
+
+def has_math_ops(op: Operation) -> bool:
+    """Whether `op` is or holds a `math` op (a transcendental function: dozens of instructions
+    once expanded)."""
+    return any(inner.dialect_name() == math.Math.name for inner in op.walk())
 
 
 def has_constant_bounds(op: Operation) -> bool:

@@ -33,13 +33,15 @@ at a time inside the sum; apart, the `exp` loop is vectorised and the sum reads 
 
 from __future__ import annotations
 
-from xdsl.dialects import math, memref
+from xdsl.dialects import memref
 from xdsl.ir import Block, Operation
 
 from fusion_dialects.loop import ForOp, FuncOp
 from passes.analysis.loop_access import (
     accesses_by_buffer,
     body_ops,
+    has_math_ops,
+    is_innermost,
     is_parallel,
     only_kernel_ops,
     same_range,
@@ -74,21 +76,13 @@ def fusable(first: ForOp, second: ForOp) -> bool:
     return True
 
 
-def _is_innermost(loop: ForOp) -> bool:
-    return not any(isinstance(op, ForOp) for op in body_ops(loop))
-
-
-def _has_math(loop: ForOp) -> bool:
-    return any(op.dialect_name() == math.Math.name for op in loop.walk())
-
-
 def keeps_vector_math(first: ForOp, second: ForOp) -> bool:
     """Whether fusing the loops would not put vectorisable `math` work into a reduction loop:
     false when both are innermost, exactly one is parallel, and that one has `math` ops."""
-    if not (_is_innermost(first) and _is_innermost(second)):
+    if not (is_innermost(first) and is_innermost(second)):
         return True
     parallel = [loop for loop in (first, second) if is_parallel(loop)]
-    return len(parallel) != 1 or not _has_math(parallel[0])
+    return len(parallel) != 1 or not has_math_ops(parallel[0])
 
 
 def can_hoist_above(run: list[Operation], loop: ForOp) -> bool:
