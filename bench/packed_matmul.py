@@ -16,9 +16,7 @@ arrays). The numbers are the target for a packing + register-tiling stage in sch
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,9 @@ from fusion_dialects.diagnostics import parse_source  # noqa: E402
 from lowering.compiled_model import compile_module  # noqa: E402
 from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass  # noqa: E402
 from lowering.jit import aligned_empty, compile_llvm_module  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import median_seconds  # noqa: E402
 
 
 def packed_kernel(m: int, k: int, n: int, rows: int, tile: int) -> str:
@@ -82,13 +83,7 @@ def packed_kernel(m: int, k: int, n: int, rows: int, tile: int) -> str:
 
 
 def median_ms(run, runs: int) -> float:
-    run()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
+    return 1e3 * median_seconds(run, runs)
 
 
 def default_matmul(m: int, k: int, n: int):

@@ -13,9 +13,7 @@ the break-even that `lowering.parallel_to_llvm.PARALLEL_THRESHOLD` is chosen fro
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +25,9 @@ from xdsl.parser import Parser  # noqa: E402
 
 from fusion_dialects.context import make_context  # noqa: E402
 from lowering import ConvertLoopToLLVMPass, compile_llvm_module  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import median_seconds  # noqa: E402
 
 COLUMNS = 256
 BODIES = {
@@ -56,13 +57,7 @@ loop.func @k(%x: {buffer}) outs(%y: {buffer}) {{
 
 
 def median_us(run, runs: int) -> float:
-    run()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return 1e6 * statistics.median(times)
+    return 1e6 * median_seconds(run, runs)
 
 
 def measure(text: str, threads: bool, team: int, runs: int, rows: int) -> float:
