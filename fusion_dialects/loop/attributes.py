@@ -1,0 +1,55 @@
+"""The `loop` dialect's attributes: a kernel's pattern kind and a loop's execution kind."""
+
+from __future__ import annotations
+
+from xdsl.ir import Data
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.str_enum import StrEnum
+
+from fusion_dialects.pattern_kind import PatternKind
+
+
+@irdl_attr_definition
+class PatternKindAttr(Data[PatternKind]):
+    """A kernel's fusion pattern kind: `#loop.pattern<out_ewise_fusable>`."""
+
+    name = "loop.pattern"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> PatternKind:
+        with parser.in_angle_brackets():
+            pos = parser.pos
+            word = parser.parse_identifier()
+            try:
+                return PatternKind.from_mnemonic(word)
+            except ValueError as err:
+                parser.raise_error(str(err), pos, parser.pos)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data.mnemonic}>")
+
+
+class LoopKind(StrEnum):
+    """How a `loop.for` is to be executed."""
+
+    SERIAL = "serial"
+    PARALLEL = "parallel"
+    VECTORIZED = "vectorized"
+    UNROLLED = "unrolled"
+
+
+@irdl_attr_definition
+class LoopKindAttr(Data[LoopKind]):
+    """The execution kind of a `loop.for`: `#loop.kind<parallel>`."""
+
+    name = "loop.kind"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> LoopKind:
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(LoopKind)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data.value}>")

@@ -1,0 +1,118 @@
+"""Buffers: `loop.alloc` (kernel-local), and, in lowered entry functions, `loop.call` (run a
+kernel on buffers) and `loop.view` (a shaped view of a memory-plan slot)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import MemRefType, SymbolRefAttr
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import MemoryAllocEffect, Pure, SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+from fusion_dialects.loop.kernel import FuncOp, _types
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A kernel-local buffer, alive until the kernel returns (TIR's `alloc_buffer`).
+
+    ```mlir
+    %padded = loop.alloc : memref<1x64x58x58xf32>
+    ```
+    """
+
+    name = "loop.alloc"
+
+    result = result_def(MemRefType)
+    traits = traits_def(MemoryAllocEffect())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, buffer_type: MemRefType):
+        super().__init__(result_types=[buffer_type])
+
+    def verify_(self) -> None:
+        buffer_type = self.result.type
+        assert isinstance(buffer_type, MemRefType)
+        if any(dim < 0 for dim in buffer_type.get_shape()):
+            raise VerifyException(f"a local buffer needs a static shape, got {buffer_type}")
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """Run a kernel on buffers: its inputs, then its outputs (used by lowered entry functions).
+
+    ```mlir
+    loop.call @fused_conv2d_add_relu(%x, %w, %b, %y)
+        : memref<1x64x56x56xf32>, memref<64x64x3x3xf32>, memref<1x64x1x1xf32>,
+          memref<1x64x56x56xf32>
+    ```
+    """
+
+    name = "loop.call"
+
+    callee = prop_def(SymbolRefAttr)
+    buffers = var_operand_def(MemRefType)
+    assembly_format = "$callee `(` $buffers `)` attr-dict `:` type($buffers)"
+
+    def __init__(self, callee: str | SymbolRefAttr, buffers: Sequence[SSAValue]):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(operands=[buffers], properties={"callee": callee})
+
+    def verify_(self) -> None:
+        kernel = SymbolTable.lookup_symbol(self, self.callee)
+        if not isinstance(kernel, FuncOp):
+            raise VerifyException(f"{self.callee} is not a loop.func kernel")
+        expected = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
+        actual = tuple(buffer.type for buffer in self.buffers)
+        if actual != expected:
+            raise VerifyException(
+                f"{self.callee} takes buffers {_types(expected)}, got {_types(actual)}"
+            )
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A buffer of another shape over the start of a flat buffer (a slot of a memory plan).
+
+    ```mlir
+    %t = loop.view %slot : memref<200704xf32> to memref<1x64x56x56xf32>
+    ```
+    """
+
+    name = "loop.view"
+
+    source = operand_def(MemRefType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: MemRefType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, MemRefType) and isinstance(result, MemRefType)
+        if len(source.get_shape()) != 1 or source.element_type != result.element_type:
+            raise VerifyException(
+                f"the source must be a flat buffer of {result.element_type}, got {source}"
+            )
+        if _count(result.get_shape()) > source.get_shape()[0]:
+            raise VerifyException(f"{result} does not fit in {source}")
+
+
+def _count(shape: Sequence[int]) -> int:
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
