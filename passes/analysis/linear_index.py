@@ -55,7 +55,8 @@ class LinearForm:
         return dict(self.terms) == dict(other.terms)
 
 
-def _integer_constant(value: SSAValue) -> int | None:
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an integer `arith.constant`, or None."""
     if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
         attr = value.op.value
         if isinstance(attr, IntegerAttr):
@@ -65,7 +66,7 @@ def _integer_constant(value: SSAValue) -> int | None:
 
 def linear_form(value: SSAValue, depth: int = 0) -> LinearForm:
     """The linear form of an `index` value (see the module docstring)."""
-    constant = _integer_constant(value)
+    constant = constant_index(value)
     if constant is not None:
         return LinearForm({}, constant)
     if depth >= MAX_DEPTH or not isinstance(value, OpResult):
@@ -76,7 +77,7 @@ def linear_form(value: SSAValue, depth: int = 0) -> LinearForm:
         return lhs.plus(rhs, 1 if isinstance(op, arith.AddiOp) else -1)
     if isinstance(op, arith.MuliOp):
         for varying, scale in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            factor = _integer_constant(scale)
+            factor = constant_index(scale)
             if factor is not None:
                 return linear_form(varying, depth + 1).scaled(factor)
     return LinearForm({value: 1})

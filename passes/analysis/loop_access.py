@@ -33,24 +33,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xdsl.dialects import arith, math, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.dialects import math, memref
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from fusion_dialects.loop import AllocOp, ForOp
 from passes.analysis.kernel_blocks import KERNEL_OPS
-from passes.analysis.linear_index import LinearForm, linear_form
+from passes.analysis.linear_index import LinearForm, constant_index, linear_form
 
 MemoryAccess = memref.LoadOp | memref.StoreOp
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The value of an integer `arith.constant`, or None."""
-    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
-        attr = value.op.value
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
 
 
 def loop_range(loop: ForOp) -> tuple[int, int, int] | None:

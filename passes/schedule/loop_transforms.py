@@ -24,7 +24,7 @@ instances of different iterations are reordered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr
@@ -87,6 +87,22 @@ def index_constant(value: int, inside: Operation) -> SSAValue:
     block = kernel.body.block
     block.insert_op_before(constant, block.first_op)  # type: ignore[arg-type]
     return constant.result
+
+
+def compute_at_uses(value: SSAValue, make: Callable[[], Operation]) -> None:
+    """Give every user of `value` its own `make()` (an op with one result), inserted right
+    before the user, in place of `value`: the statements stay independent of each other (loop
+    distribution and jamming move them apart)."""
+    for use in list(value.uses):
+        user = use.operation
+        local = make()
+        block = user.parent_block()
+        assert block is not None
+        block.insert_op_before(local, user)
+        user.operands = tuple(
+            local.results[0] if position == use.index else operand
+            for position, operand in enumerate(user.operands)
+        )
 
 
 def move_into(ops: Sequence[Operation], loop: ForOp) -> None:

@@ -29,7 +29,12 @@ from xdsl.dialects import arith
 
 from fusion_dialects.loop import ForOp
 from passes.analysis.loop_access import body_ops, has_constant_bounds, is_parallel, loop_range
-from passes.schedule.loop_transforms import empty_loop_like, index_constant, move_into
+from passes.schedule.loop_transforms import (
+    compute_at_uses,
+    empty_loop_like,
+    index_constant,
+    move_into,
+)
 
 
 def can_strip_mine(loop: ForOp, tile: int) -> bool:
@@ -39,21 +44,6 @@ def can_strip_mine(loop: ForOp, tile: int) -> bool:
         return False
     lb, ub, step = bounds
     return lb == 0 and step == 1 and ub > tile and ub % tile == 0
-
-
-def _replace_iv(loop: ForOp, outer: ForOp, inner: ForOp) -> None:
-    """Replace each use of `loop`'s induction variable by its own `outer + inner` right before
-    the user, so that the statements of the body stay independent (distribution needs it)."""
-    for use in list(loop.induction_var.uses):
-        user = use.operation
-        index = arith.AddiOp(outer.induction_var, inner.induction_var)
-        block = user.parent_block()
-        assert block is not None
-        block.insert_op_before(index, user)
-        user.operands = tuple(
-            index.result if position == use.index else operand
-            for position, operand in enumerate(user.operands)
-        )
 
 
 def strip_mine(loop: ForOp, tile: int) -> ForOp:
@@ -68,7 +58,9 @@ def strip_mine(loop: ForOp, tile: int) -> ForOp:
     assert block is not None
     block.insert_op_before(outer, loop)
     outer.body.block.insert_op_before(inner, outer.body.block.last_op)  # type: ignore[arg-type]
-    _replace_iv(loop, outer, inner)
+    compute_at_uses(
+        loop.induction_var, lambda: arith.AddiOp(outer.induction_var, inner.induction_var)
+    )
     move_into(body_ops(loop), inner)
     loop.detach()
     loop.erase()

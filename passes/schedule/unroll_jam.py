@@ -59,7 +59,7 @@ from passes.analysis.loop_access import (
     loop_range,
     trip_count,
 )
-from passes.schedule.loop_transforms import empty_loop_like, index_constant
+from passes.schedule.loop_transforms import compute_at_uses, empty_loop_like, index_constant
 from passes.schedule.normalize import inline_loop_body
 
 # ---------------------------------------------------------------------------------------------
@@ -220,29 +220,15 @@ def unroll_jam(loop: ForOp, factor: int, only: Sequence[ForOp] | None = None) ->
         for mapping in ({loop.induction_var: iv} for iv in ivs)
     ]
     _jam(copies, blocked.body.block, paths)
-    for offset in offsets:
-        _compute_at_uses(offset)
+    for offset in offsets:  # each use gets its own copy, so the jammed nests stay perfect
+        compute_at_uses(offset.result, offset.clone)
+        offset.erase()
     loop.detach()
     loop.erase()
     if trip_count(blocked) == 1:
         inline_loop_body(blocked)
         return None
     return blocked
-
-
-def _compute_at_uses(op: arith.AddiOp) -> None:
-    """Give every user of the (unattached) `op` its own copy, right before it."""
-    for use in list(op.result.uses):
-        user = use.operation
-        local = op.clone()
-        block = user.parent_block()
-        assert block is not None
-        block.insert_op_before(local, user)
-        user.operands = tuple(
-            local.result if position == use.index else operand
-            for position, operand in enumerate(user.operands)
-        )
-    op.erase()
 
 
 def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:
