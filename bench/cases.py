@@ -6,7 +6,7 @@ compile it, the reference evaluator checks every implementation against it, and
 would write in float32, op by op (`np.maximum(a + b, 0)`); it is checked against the
 reference too, so a case can never compare wrong code.
 
-numpy has no `erf`: `gelu` uses `fusion_dialects.reference._erf.erf`, the reference's
+numpy has no `erf`: `gelu` uses `fusion_compiler.dialects.reference._erf.erf`, the reference's
 vectorised float64 error function (the only non-numpy helper used here).
 """
 
@@ -22,11 +22,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from fusion_dialects import graph
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.graph.base import shape_of, tensor_type
-from fusion_dialects.reference._erf import erf as erf_f64
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.graph.base import shape_of, tensor_type
+from fusion_compiler.dialects.reference._erf import erf as erf_f64
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -16,13 +16,13 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.reference.evaluator import constant_array
-from lowering.jit import JitModule, aligned_empty, compile_llvm_module
-from lowering.lower_graph import bound_constants
-from passes.pipeline import PassManager, parse_pipeline
-from passes.schedule import ScheduleKernelsPass
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.reference.evaluator import constant_array
+from fusion_compiler.lowering.jit import JitModule, aligned_empty, compile_llvm_module
+from fusion_compiler.lowering.lower_graph import bound_constants
+from fusion_compiler.passes.pipeline import PassManager, parse_pipeline
+from fusion_compiler.passes.schedule import ScheduleKernelsPass
 
 FUSED = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
 """The fusion pipeline without scheduling (the baseline of the comparison)."""
@@ -54,7 +54,7 @@ def schedule_pass(options: str) -> ScheduleKernelsPass:
 def parse_pipeline_with_schedule(spec: str):
     from xdsl.passes import PassPipeline
 
-    from passes.registry import available_passes
+    from fusion_compiler.passes.registry import available_passes
 
     passes = available_passes()
     passes.setdefault("schedule-kernels", lambda: ScheduleKernelsPass)

@@ -27,9 +27,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import graph
-from fusion_dialects.graph.base import ReductionOp, ints_of, shape_of
-from fusion_dialects.reference.evaluator import constant_array
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import ReductionOp, ints_of, shape_of
+from fusion_compiler.dialects.reference.evaluator import constant_array
 
 OPSET = 20
 """The default opset: the first with a `Gelu` operator."""

@@ -24,11 +24,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fusion_dialects.context import make_context  # noqa: E402
-from fusion_dialects.diagnostics import parse_source  # noqa: E402
-from lowering.compiled_model import compile_module  # noqa: E402
-from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass  # noqa: E402
-from lowering.jit import aligned_empty, compile_llvm_module  # noqa: E402
+from fusion_compiler.dialects.context import make_context  # noqa: E402
+from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
+from fusion_compiler.lowering.compiled_model import compile_module  # noqa: E402
+from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass  # noqa: E402
+from fusion_compiler.lowering.jit import aligned_empty, compile_llvm_module  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from timing import median_seconds  # noqa: E402

@@ -6,7 +6,7 @@ One kernel per body and size, `y[i, j] = body(x[i, j])` over `rows x 256` elemen
 `parallel` row loop, compiled twice by `convert-loop-to-llvm`: serially (`threads=false`) and
 outlined onto libgomp whatever its size (`parallel-threshold=0`). Prints the median times in
 microseconds and the gain of the threaded build; the size where the gain turns positive is
-the break-even that `lowering.parallel_to_llvm.PARALLEL_THRESHOLD` is chosen from. Bodies:
+the break-even that `fusion_compiler.lowering.parallel_to_llvm.PARALLEL_THRESHOLD` is chosen from. Bodies:
 `add` (one add, memory-bound) and `exp` (the vectorised exp expansion, compute-bound).
 """
 
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from xdsl.parser import Parser  # noqa: E402
 
-from fusion_dialects.context import make_context  # noqa: E402
-from lowering import ConvertLoopToLLVMPass, compile_llvm_module  # noqa: E402
+from fusion_compiler.dialects.context import make_context  # noqa: E402
+from fusion_compiler.lowering import ConvertLoopToLLVMPass, compile_llvm_module  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from timing import median_seconds  # noqa: E402

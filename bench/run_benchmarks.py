@@ -101,7 +101,7 @@ def check_output(output, reference) -> dict:
     """Max abs error against the reference; whether it is within fusion-run's tolerance."""
     import numpy as np
 
-    from tools.fusion_run import CHECK_ATOL_SCALE, CHECK_RTOL
+    from fusion_compiler.tools.fusion_run import CHECK_ATOL_SCALE, CHECK_RTOL
 
     if output.shape != reference.shape:
         return {"error": float("inf"), "ok": False}
@@ -147,9 +147,9 @@ def measure_alternately(runs: dict, repeats: int, budget: float) -> dict:
 def measure_case(case, args: argparse.Namespace, ort) -> dict:
     from cases import random_inputs
 
-    from fusion_dialects.reference.evaluator import evaluate
-    from lowering.compiled_model import compile_module
-    from passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+    from fusion_compiler.dialects.reference.evaluator import evaluate
+    from fusion_compiler.lowering.compiled_model import compile_module
+    from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
 
     module = case.build()
     inputs = random_inputs(module)
@@ -353,7 +353,7 @@ def report(results: list[dict], args: argparse.Namespace, argv: list[str], load:
         "faster).",
         "- Errors: max abs difference from the reference evaluator; `(!)` marks one outside "
         "`fusion-run --check`'s tolerance.",
-        "- numpy's gelu takes erf from `fusion_dialects.reference` (numpy has none).",
+        "- numpy's gelu takes erf from `fusion_compiler.dialects.reference` (numpy has none).",
         f"- OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE: {'unset for the runs' if removed else 'not set'}.",
     ]
     cases = "\n".join(f"- `{row['case']}`: {row['summary']}" for row in results[0]["rows"])

@@ -200,8 +200,8 @@ def relative_error(actual: np.ndarray, expected: np.ndarray) -> float:
 
 def unfused_kernel_count(module) -> int:
     """The kernels `main` would launch without fusion (passes only, no LLVM)."""
-    from lowering.compile_cache import entry_kernels
-    from passes.pipeline import UNFUSED_PIPELINE, PassManager
+    from fusion_compiler.lowering.compile_cache import entry_kernels
+    from fusion_compiler.passes.pipeline import UNFUSED_PIPELINE, PassManager
 
     lowered = module.clone()
     PassManager(f"{UNFUSED_PIPELINE},lower-graph").run(lowered)
@@ -210,10 +210,10 @@ def unfused_kernel_count(module) -> int:
 
 def compile_timed(model: onnx.ModelProto, name: str, cache: bool = False):
     """(compiled model, import seconds, compile seconds, graph-level module)."""
-    from frontend.onnx_importer import import_model
-    from frontend.progress import compile_progress, import_progress
-    from lowering.compiled_model import compile_module
-    from passes.pipeline import DEFAULT_PIPELINE
+    from fusion_compiler.frontend.onnx_importer import import_model
+    from fusion_compiler.frontend.progress import compile_progress, import_progress
+    from fusion_compiler.lowering.compiled_model import compile_module
+    from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
 
     filename = f"light_{name}.onnx"
     start = time.perf_counter()

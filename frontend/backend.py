@@ -3,7 +3,7 @@
 backend API) can run models natively.
 
 ```python
-from frontend.backend import FusionBackend
+from fusion_compiler.frontend.backend import FusionBackend
 
 rep = FusionBackend.prepare(onnx.load("model.onnx"))   # import + fuse + native code
 (y,) = rep.run([x])                                    # or rep.run({"x": x}), rep.run(x)
@@ -31,10 +31,10 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
-from frontend.onnx_importer import import_model
-from frontend.progress import compile_progress, import_progress
-from lowering.compiled_model import CompiledModel, compile_module
-from passes.pipeline import DEFAULT_PIPELINE
+from fusion_compiler.frontend.onnx_importer import import_model
+from fusion_compiler.frontend.progress import compile_progress, import_progress
+from fusion_compiler.lowering.compiled_model import CompiledModel, compile_module
+from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
 
 __all__ = ["BackendError", "FusionBackend", "FusionBackendRep", "prepare", "run_model"]
 

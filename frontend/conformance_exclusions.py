@@ -1,7 +1,7 @@
 """The tests of onnx's backend conformance suite that the compiler does not run, and why.
 
 `tests/frontend/test_backend_conformance.py` runs onnx's own backend test runner
-(`onnx.backend.test.BackendTest`) over `frontend.backend.FusionBackend` for the node,
+(`onnx.backend.test.BackendTest`) over `fusion_compiler.frontend.backend.FusionBackend` for the node,
 simple, pytorch-converted and pytorch-operator test sets, excluding what is listed here.
 Every test the list leaves in passes; every test it names fails to import or compile with
 the error its reason describes (the backend refuses it: it never returns a wrong answer).

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fusion_dialects.diagnostics import CompileError
+from fusion_compiler.dialects.diagnostics import CompileError
 
 
 class Unsupported(Exception):

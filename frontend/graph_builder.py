@@ -16,11 +16,11 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from frontend.errors import Unsupported
-from frontend.values import Value, dense_f32, exact_f32, shape_of_value, ssa_name
-from fusion_dialects import graph
-from fusion_dialects.graph.base import BinaryBroadcastOp
-from fusion_dialects.shape_rules import broadcast, normalize_axes, normalize_axis
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import BinaryBroadcastOp
+from fusion_compiler.dialects.shape_rules import broadcast, normalize_axes, normalize_axis
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.values import Value, dense_f32, exact_f32, shape_of_value, ssa_name
 
 
 class GraphBuilder:

@@ -9,9 +9,9 @@ import onnx
 from onnx import helper
 from xdsl.ir import SSAValue
 
-from frontend.errors import Unsupported
-from frontend.graph_builder import GraphBuilder
-from frontend.values import Value, shape_of_value
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.values import Value, shape_of_value
 
 
 def describe_node(node: onnx.NodeProto, index: int) -> str:

@@ -31,13 +31,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Block, Region, SSAValue
 
-from frontend.errors import ModelImportError, Problem, Unsupported
-from frontend.graph_builder import GraphBuilder
-from frontend.node_context import NodeContext, describe_node
-from frontend.onnx_ops import CONVERTERS
-from frontend.shape_folding import FOLDERS, fold_node
-from frontend.values import Missing, Value, ssa_name
-from fusion_dialects.shape_rules import ShapeError
+from fusion_compiler.dialects.shape_rules import ShapeError
+from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
+from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.node_context import NodeContext, describe_node
+from fusion_compiler.frontend.onnx_ops import CONVERTERS
+from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
+from fusion_compiler.frontend.values import Missing, Value, ssa_name
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 

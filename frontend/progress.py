@@ -26,7 +26,7 @@ from typing import IO, Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from passes.pipeline import PassInstrument, parse_pipeline
+from fusion_compiler.passes.pipeline import PassInstrument, parse_pipeline
 
 __all__ = ["DELAY", "ProgressBar", "PassProgress", "compile_progress", "import_progress"]
 

@@ -18,10 +18,10 @@ from collections.abc import Callable
 import numpy as np
 from onnx import numpy_helper
 
-from frontend.errors import Unsupported
-from frontend.node_context import NodeContext
-from frontend.onnx_ops.reduction import reduction_axes
-from frontend.values import Value
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.onnx_ops.reduction import reduction_axes
+from fusion_compiler.frontend.values import Value
 
 Folder = Callable[[NodeContext], np.ndarray]
 

@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
 from xdsl.ir import SSAValue
 
-from frontend.errors import Unsupported
+from fusion_compiler.frontend.errors import Unsupported
 
 
 @dataclass(frozen=True)

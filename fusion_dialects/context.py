@@ -12,8 +12,8 @@ from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 
-from fusion_dialects.graph import Graph
-from fusion_dialects.loop import Loop
+from fusion_compiler.dialects.graph import Graph
+from fusion_compiler.dialects.loop import Loop
 
 DIALECTS = (Builtin, Func, Arith, Math, MemRef, Cf, LLVM, Graph, Loop)
 

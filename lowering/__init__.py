@@ -5,7 +5,7 @@
   MCJIT), whose kernels are called on numpy arrays with `JitModule.call_kernel`.
 """
 
-from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-from lowering.jit import JitModule, KernelCallError, compile_llvm_module
+from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
+from fusion_compiler.lowering.jit import JitModule, KernelCallError, compile_llvm_module
 
 __all__ = ["ConvertLoopToLLVMPass", "JitModule", "KernelCallError", "compile_llvm_module"]

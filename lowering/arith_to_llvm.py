@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from fusion_dialects.diagnostics import CompileError
-from lowering.llvm_builders import constant, intrinsic
-from lowering.llvm_types import bitwidth, llvm_type
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.lowering.llvm_builders import constant, intrinsic
+from fusion_compiler.lowering.llvm_types import bitwidth, llvm_type
 
 Lowered = tuple[list[Operation], SSAValue]
 """The new ops (in order) and the value that replaces the op's result."""
@@ -44,7 +44,7 @@ def _overflow(op: Operation) -> llvm.OverflowAttr:
 
 def _fastmath(op: Operation) -> llvm.FastMathAttr:
     """The op's fast-math flags but `contract`: contraction is decided before this lowering
-    (`lowering.contraction`), never left to LLVM."""
+    (`fusion_compiler.lowering.contraction`), never left to LLVM."""
     flags = getattr(op, "fastmath", None)
     names = () if flags is None else flags.data
     return llvm.FastMathAttr(

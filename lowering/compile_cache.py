@@ -25,10 +25,10 @@ from pathlib import Path
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
-from fusion_dialects import loop
-from fusion_dialects.context import make_context
-from lowering.jit import JitModule, compile_llvm_module, host_target_machine
-from passes.pipeline import PassInstrument, PassManager
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.lowering.jit import JitModule, compile_llvm_module, host_target_machine
+from fusion_compiler.passes.pipeline import PassInstrument, PassManager
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
 

@@ -2,7 +2,7 @@
 
 ```python
 import numpy as np
-from lowering.compiled_model import compile_file
+from fusion_compiler.lowering.compiled_model import compile_file
 
 model = compile_file("examples/ffn.mlir")             # default fusion pipeline, cached
 x, w, b = (np.ones(s, np.float32) for s in [(128, 768), (768, 3072), (3072,)])
@@ -14,7 +14,7 @@ Compiling runs the fusion pipeline (or any pipeline given), `lower-graph` and
 `convert-loop-to-llvm`, then LLVM at O3 for this CPU: one LLVM module and one execution engine
 per model. Each graph-level function becomes one native entry that runs all its kernels: one
 call from Python, none between kernels. Outputs are allocated 64-byte aligned
-(`lowering.jit.aligned_empty`; aligned inputs run fastest too). The constants of a function (weights) are bound as
+(`fusion_compiler.lowering.jit.aligned_empty`; aligned inputs run fastest too). The constants of a function (weights) are bound as
 buffers when the model is compiled and passed to the entry on every call; they never appear
 in the LLVM IR. Parallel loops run on every core (`set_num_threads`, or the
 `FUSION_NUM_THREADS` environment variable when the model is compiled or loaded, picks
@@ -33,14 +33,14 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source, verify_module
-from fusion_dialects.graph import PRIMITIVE_ATTR
-from fusion_dialects.reference.evaluator import constant_array
-from lowering import compile_cache
-from lowering.jit import BufferSpec, JitModule, aligned_empty, array_problem
-from lowering.lower_graph import bound_constants
-from passes.pipeline import DEFAULT_PIPELINE, PassInstrument
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source, verify_module
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.dialects.reference.evaluator import constant_array
+from fusion_compiler.lowering import compile_cache
+from fusion_compiler.lowering.jit import BufferSpec, JitModule, aligned_empty, array_problem
+from fusion_compiler.lowering.lower_graph import bound_constants
+from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, PassInstrument
 
 
 class ArgumentError(TypeError):
@@ -176,7 +176,7 @@ def compile_module(
     """Compile `module` (graph level; left unchanged) with `pipeline`, then to native code.
 
     With `cache`, the native code is looked up in, and stored into, the on-disk compile cache
-    (`lowering.compile_cache`), keyed by the module, the pipeline and the CPU. `instruments`
+    (`fusion_compiler.lowering.compile_cache`), keyed by the module, the pipeline and the CPU. `instruments`
     run around every pass (the pipeline's, lower-graph and convert-loop-to-llvm).
     """
     verify_module(module)

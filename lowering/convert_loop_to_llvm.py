@@ -17,20 +17,20 @@ from xdsl.pattern_rewriter import (
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 from xdsl.utils.exceptions import DiagnosticException
 
-from fusion_dialects import loop
-from fusion_dialects.diagnostics import CompileError
-from lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
-from lowering.contraction import ContractMultiplyAddPattern
-from lowering.llvm_types import is_scalar
-from lowering.loop_to_llvm import (
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
+from fusion_compiler.lowering.contraction import ContractMultiplyAddPattern
+from fusion_compiler.lowering.llvm_types import is_scalar
+from fusion_compiler.lowering.loop_to_llvm import (
     LowerCallPattern,
     LowerForPattern,
     LowerFuncPattern,
     LowerReturnPattern,
     LowerViewPattern,
 )
-from lowering.math_approximations import F32_APPROXIMATIONS
-from lowering.math_to_llvm import (
+from fusion_compiler.lowering.math_approximations import F32_APPROXIMATIONS
+from fusion_compiler.lowering.math_to_llvm import (
     INTRINSIC_FUNCTIONS,
     LIBM_FUNCTIONS,
     ExpandMathPattern,
@@ -40,14 +40,14 @@ from lowering.math_to_llvm import (
     LowerRsqrtPattern,
     SpecializePowFPattern,
 )
-from lowering.memref_to_llvm import (
+from fusion_compiler.lowering.memref_to_llvm import (
     DEFAULT_STACK_LIMIT,
     LowerAllocPattern,
     LowerLoadPattern,
     LowerStorePattern,
     static_layout,
 )
-from lowering.parallel_to_llvm import PARALLEL_THRESHOLD, LowerParallelForPattern
+from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, LowerParallelForPattern
 
 # ---------------------------------------------------------------------------------------------
 # Pre-conditions (pure predicates: never mutate IR)
@@ -121,7 +121,7 @@ class ConvertLoopToLLVMPass(ModulePass):
     of each function is in `math_to_llvm`. Multiply-adds marked `contract` become
     `llvm.intr.fma` (`contraction`), and LLVM contracts nothing else.
 
-    Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `lowering.jit`.
+    Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `fusion_compiler.lowering.jit`.
 
     Options:
     - `approximate-math` (default true): expand f32 exp/log/tanh/erf into vectorisable

@@ -41,10 +41,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from lowering.loop_to_llvm import KERNEL_TYPE_ATTR
-from lowering.math_to_llvm import EXPANDED_MATH_ATTR
-from lowering.memref_to_llvm import BUFFER_ALIGNMENT
-from lowering.threading_runtime import (
+from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
+from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
+from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
+from fusion_compiler.lowering.threading_runtime import (
     apply_linkages,
     check_threading,
     default_num_threads,

@@ -17,8 +17,8 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from fusion_dialects.diagnostics import CompileError
-from lowering.llvm_types import intrinsic_suffix, is_float, llvm_type
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.lowering.llvm_types import intrinsic_suffix, is_float, llvm_type
 
 
 def constant(value: int | float, builtin_type: Attribute) -> llvm.ConstantOp:

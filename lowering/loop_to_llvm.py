@@ -6,7 +6,7 @@ A kernel `loop.func @k(%a: memref<..>) outs(%c: memref<..>)` becomes the C-ABI e
 
 i.e. `void k(float *a, float *c)` in C: one pointer per buffer, inputs first, no return
 value. The buffer types are kept on the function as the discardable attribute
-`loop.kernel_type` (the `loop.func`'s function type), which `lowering.jit` uses to check the
+`loop.kernel_type` (the `loop.func`'s function type), which `fusion_compiler.lowering.jit` uses to check the
 arrays a kernel is called with; the `loop.func`'s other discardable attributes are kept too.
 
 A loop `loop.for %i = %lb to %ub step %s { body }` becomes
@@ -43,7 +43,7 @@ from xdsl.ir import Block
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
-from fusion_dialects import loop
+from fusion_compiler.dialects import loop
 
 KERNEL_TYPE_ATTR = "loop.kernel_type"
 """The discardable attribute that keeps a lowered kernel's buffer types."""

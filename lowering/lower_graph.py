@@ -38,12 +38,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from fusion_dialects import loop
-from fusion_dialects.diagnostics import CompileError
-from fusion_dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
-from lowering.memory_plan import Lifetime, plan_memory
-from passes.fuse_tir import buffer_type
-from passes.legalize_ops.loop_builder import KernelBuilder
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
+from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
+from fusion_compiler.passes.fuse_tir import buffer_type
+from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
 BOUND_CONSTANTS_ATTR = "loop.bound_constants"
 """On a lowered entry: how many of its trailing inputs are bound constants."""

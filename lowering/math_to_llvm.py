@@ -12,7 +12,7 @@
 
 Intrinsics that LLVM has no instruction for become libm calls in the backend (`powf`, ...):
 correct to glibc's accuracy (≤ 1-2 ulp) but one call per element, so loops around them are
-not vectorised. The JIT resolves libm from the process (`lowering.jit` loads it).
+not vectorised. The JIT resolves libm from the process (`fusion_compiler.lowering.jit` loads it).
 """
 
 from __future__ import annotations
@@ -23,9 +23,13 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import DiagnosticException
 
-from lowering.llvm_builders import call_function, intrinsic
-from lowering.llvm_types import llvm_type
-from lowering.math_approximations import F32_APPROXIMATIONS, POWF_BY_CONSTANT, Emitter
+from fusion_compiler.lowering.llvm_builders import call_function, intrinsic
+from fusion_compiler.lowering.llvm_types import llvm_type
+from fusion_compiler.lowering.math_approximations import (
+    F32_APPROXIMATIONS,
+    POWF_BY_CONSTANT,
+    Emitter,
+)
 
 INTRINSIC_FUNCTIONS: dict[type[Operation], str] = {
     math.SqrtOp: "sqrt",
@@ -72,7 +76,7 @@ _LIBM_SUFFIX: dict[type[Operation], str] = {Float32Type: "f", Float64Type: ""}
 
 EXPANDED_MATH_ATTR = "fusion.expanded_math"
 """Unit attribute of an `llvm.func` holding an expansion: long chains of FMAs per element,
-which `lowering.jit` may vectorise with wider registers."""
+which `fusion_compiler.lowering.jit` may vectorise with wider registers."""
 
 
 class ExpandMathPattern(RewritePattern):

@@ -44,9 +44,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from fusion_dialects import loop
-from lowering.llvm_builders import call_function, constant
-from lowering.llvm_types import llvm_type, storage_bytes
+from fusion_compiler.dialects import loop
+from fusion_compiler.lowering.llvm_builders import call_function, constant
+from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
 
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""

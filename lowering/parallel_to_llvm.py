@@ -34,7 +34,7 @@ internal functions and launched through libgomp, the OpenMP runtime that ships w
   disjoint slices of their buffers, and no reduction is ever split across threads.
 - *Thread count*: `GOMP_parallel`'s `num_threads` is read from the module's global
   `@__fusion_num_threads` (i32, 0 = OpenMP's default: `OMP_NUM_THREADS` or every core), which
-  `lowering.jit.JitModule.set_num_threads` writes.
+  `fusion_compiler.lowering.jit.JitModule.set_num_threads` writes.
 - *Profitability*: forking and joining a team costs a few microseconds, so a loop is only
   outlined when one launch runs at least `threshold` innermost iterations
   (`parallel_work`, default `PARALLEL_THRESHOLD`); smaller or non-constant loops stay serial.
@@ -42,7 +42,7 @@ internal functions and launched through libgomp, the OpenMP runtime that ships w
   so do parallel loops whose body allocates a local buffer (`loop.alloc`).
 
 `GOMP_parallel`, `omp_get_thread_num` and `omp_get_num_threads` are declared as external
-functions; `lowering.jit` loads libgomp into the process, or, when it is missing, links serial
+functions; `fusion_compiler.lowering.jit` loads libgomp into the process, or, when it is missing, links serial
 stand-ins (one thread) into the module, so the same IR runs either way.
 """
 
@@ -68,11 +68,11 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import loop
-from lowering.llvm_builders import call_function, constant, enclosing_module
-from lowering.llvm_types import llvm_type, storage_bytes
-from lowering.loop_to_llvm import BUFFER_ARG_ATTRS
-from passes.analysis.loop_access import defined_outside, trip_count
+from fusion_compiler.dialects import loop
+from fusion_compiler.lowering.llvm_builders import call_function, constant, enclosing_module
+from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
+from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
+from fusion_compiler.passes.analysis.loop_access import defined_outside, trip_count
 
 PARALLEL_THRESHOLD = 2**14
 """The fewest innermost iterations one launch must run to be worth a team of threads.

@@ -2,7 +2,7 @@
 
 Kernels lowered by `convert-loop-to-llvm` launch their `parallel` loops with libgomp's
 `GOMP_parallel` and ask it `omp_get_thread_num` / `omp_get_num_threads`
-(`lowering.parallel_to_llvm`). `lowering.jit` loads libgomp, the OpenMP runtime that ships with
+(`fusion_compiler.lowering.parallel_to_llvm`). `fusion_compiler.lowering.jit` loads libgomp, the OpenMP runtime that ships with
 gcc, into the process once (`load_openmp`), so MCJIT resolves those calls to it. Without
 libgomp, `link_serial_runtime` links stand-ins into the module instead: `GOMP_parallel(fn,
 data, ...)` calls `fn(data)` once, as thread 0 of a team of 1, so parallel loops run serially
@@ -34,7 +34,12 @@ import llvmlite.ir as ir
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 
-from lowering.parallel_to_llvm import GOMP_PARALLEL, NUM_THREADS, NUM_THREADS_GLOBAL, THREAD_NUM
+from fusion_compiler.lowering.parallel_to_llvm import (
+    GOMP_PARALLEL,
+    NUM_THREADS,
+    NUM_THREADS_GLOBAL,
+    THREAD_NUM,
+)
 
 NUM_THREADS_VARIABLE = "FUSION_NUM_THREADS"
 

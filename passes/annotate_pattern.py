@@ -8,8 +8,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from fusion_dialects.loop import FuncOp, PatternKindAttr
-from passes.analysis.pattern_analysis import kernel_pattern
+from fusion_compiler.dialects.loop import FuncOp, PatternKindAttr
+from fusion_compiler.passes.analysis.pattern_analysis import kernel_pattern
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class AnnotatePatternPass(ModulePass):
 
     The kind (elemwise, broadcast, injective, comm_reduce, out_ewise_fusable or opaque) is
     derived only from how each compute block indexes the buffers it loads compared with the
-    element it stores (`passes.analysis.pattern_analysis`); the kernel's name and the graph op
+    element it stores (`fusion_compiler.passes.analysis.pattern_analysis`); the kernel's name and the graph op
     it was legalized from play no part. A kernel the analysis cannot classify is opaque.
 
     ```mlir

@@ -40,9 +40,17 @@ from xdsl.pattern_rewriter import (
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 
-from fusion_dialects.graph import PRIMITIVE_ATTR
-from passes.analysis.function_graph import FunctionGraph, build_function_graph, op_label
-from passes.analysis.graph_partition import DEFAULT_MAX_FUSE_DEPTH, Partition, partition
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.passes.analysis.function_graph import (
+    FunctionGraph,
+    build_function_graph,
+    op_label,
+)
+from fusion_compiler.passes.analysis.graph_partition import (
+    DEFAULT_MAX_FUSE_DEPTH,
+    Partition,
+    partition,
+)
 
 MAX_NAME_LENGTH = 64
 """Longest fused-function name kept as is; longer names end in a hash of the full name."""

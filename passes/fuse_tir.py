@@ -35,9 +35,9 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import loop
-from fusion_dialects.diagnostics import CompileError
-from fusion_dialects.graph import PRIMITIVE_ATTR, CallLoopOp
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp
 
 
 def buffer_type(tensor: TensorType) -> MemRefType:

@@ -1,7 +1,7 @@
 """The Python pass-manager API.
 
 ```python
-from passes.pipeline import PassManager, PassTimer
+from fusion_compiler.passes.pipeline import PassManager, PassTimer
 
 timer = PassTimer()
 pm = PassManager("legalize-ops,annotate-pattern,fuse-ops{max-depth=8},fuse-tir", instruments=[timer])
@@ -27,9 +27,9 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import CompileError, verify_module
-from passes.registry import available_passes
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import CompileError, verify_module
+from fusion_compiler.passes.registry import available_passes
 
 FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
 """TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through

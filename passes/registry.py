@@ -8,43 +8,43 @@ from xdsl.passes import ModulePass
 
 
 def _legalize_ops() -> type[ModulePass]:
-    from passes.legalize_ops import LegalizeOpsPass
+    from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
 
     return LegalizeOpsPass
 
 
 def _annotate_pattern() -> type[ModulePass]:
-    from passes.annotate_pattern import AnnotatePatternPass
+    from fusion_compiler.passes.annotate_pattern import AnnotatePatternPass
 
     return AnnotatePatternPass
 
 
 def _fuse_ops() -> type[ModulePass]:
-    from passes.fuse_ops import FuseOpsPass
+    from fusion_compiler.passes.fuse_ops import FuseOpsPass
 
     return FuseOpsPass
 
 
 def _fuse_tir() -> type[ModulePass]:
-    from passes.fuse_tir import FuseTIRPass
+    from fusion_compiler.passes.fuse_tir import FuseTIRPass
 
     return FuseTIRPass
 
 
 def _schedule_kernels() -> type[ModulePass]:
-    from passes.schedule.schedule_kernels import ScheduleKernelsPass
+    from fusion_compiler.passes.schedule.schedule_kernels import ScheduleKernelsPass
 
     return ScheduleKernelsPass
 
 
 def _lower_graph() -> type[ModulePass]:
-    from lowering.lower_graph import LowerGraphPass
+    from fusion_compiler.lowering.lower_graph import LowerGraphPass
 
     return LowerGraphPass
 
 
 def _convert_loop_to_llvm() -> type[ModulePass]:
-    from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
+    from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
 
     return ConvertLoopToLLVMPass
 

@@ -21,9 +21,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source, verify_module
-from fusion_dialects.graph import COMPUTE_OPS, CallLoopOp, ConstantOp
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source, verify_module
+from fusion_compiler.dialects.graph import COMPUTE_OPS, CallLoopOp, ConstantOp
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -139,7 +139,7 @@ def test_transformer_has_29_compute_ops():
 
 def _pipeline_available() -> bool:
     """Whether every pass of the default pipeline can be imported (they are written in stages)."""
-    from passes.registry import PASSES
+    from fusion_compiler.passes.registry import PASSES
 
     try:
         for name in ("legalize-ops", "annotate-pattern", "fuse-ops", "fuse-tir"):
@@ -152,7 +152,7 @@ def _pipeline_available() -> bool:
 @pytest.mark.skipif(not _pipeline_available(), reason="the fusion passes are not all there yet")
 @pytest.mark.parametrize("name", NAMES)
 def test_example_fuses_as_in_the_table(name: str):
-    from passes.pipeline import DEFAULT_PIPELINE, PassManager
+    from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, PassManager
 
     _, module = _load(name)
     PassManager(DEFAULT_PIPELINE, ctx=make_context()).run(module)

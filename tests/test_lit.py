@@ -9,7 +9,14 @@ LIT_ROOT = Path(__file__).parent / "filecheck"
 
 def test_lit_suite():
     result = subprocess.run(
-        [sys.executable, "-c", "import lit.main; lit.main.main()", "--verbose", "--order=lexical", str(LIT_ROOT)],
+        [
+            sys.executable,
+            "-c",
+            "import lit.main; lit.main.main()",
+            "--verbose",
+            "--order=lexical",
+            str(LIT_ROOT),
+        ],
         capture_output=True,
         text=True,
         check=False,

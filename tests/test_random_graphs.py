@@ -40,15 +40,20 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import graph
-from fusion_dialects.graph import PRIMITIVE_ATTR
-from fusion_dialects.graph.base import tensor_type
-from fusion_dialects.reference.evaluator import evaluate
-from lowering.compiled_model import compile_module
-from passes.analysis.function_graph import build_function_graph, op_label
-from passes.analysis.graph_partition import partition
-from passes.fuse_ops import FuseOpsPass
-from passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager, parse_pipeline
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.dialects.graph.base import tensor_type
+from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.lowering.compiled_model import compile_module
+from fusion_compiler.passes.analysis.function_graph import build_function_graph, op_label
+from fusion_compiler.passes.analysis.graph_partition import partition
+from fusion_compiler.passes.fuse_ops import FuseOpsPass
+from fusion_compiler.passes.pipeline import (
+    DEFAULT_PIPELINE,
+    UNFUSED_PIPELINE,
+    PassManager,
+    parse_pipeline,
+)
 
 Shape = tuple[int, ...]
 MAX_ELEMENTS = 512

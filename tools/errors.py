@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from fusion_dialects.diagnostics import CompileError
+from fusion_compiler.dialects.diagnostics import CompileError
 
 TRACEBACK_VARIABLE = "FUSION_TRACEBACK"
 """Set this environment variable to 1 to let internal errors show their Python traceback."""

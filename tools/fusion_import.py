@@ -19,8 +19,8 @@ from typing import TextIO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from fusion_dialects.diagnostics import CompileError
-from tools.errors import run_without_traceback
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.tools.errors import run_without_traceback
 
 
 def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
-        from frontend.onnx_importer import import_model, load_model
+        from fusion_compiler.frontend.onnx_importer import import_model, load_model
     except ImportError as err:
         raise CompileError(
             f"fusion-import needs the 'onnx' package ({err}); "

@@ -19,11 +19,11 @@ from itertools import accumulate
 
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from fusion_dialects.context import DIALECTS
-from fusion_dialects.diagnostics import CompileError, parse_source, verify_module
-from passes.pipeline import PassManager, PassTimer, PrintIRAfterPass
-from passes.registry import PASSES
-from tools.errors import run_without_traceback
+from fusion_compiler.dialects.context import DIALECTS
+from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
+from fusion_compiler.passes.pipeline import PassManager, PassTimer, PrintIRAfterPass
+from fusion_compiler.passes.registry import PASSES
+from fusion_compiler.tools.errors import run_without_traceback
 
 SPLIT_MARKER = "// -----"
 

@@ -19,12 +19,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import CompileError, parse_source
-from fusion_dialects.reference.evaluator import evaluate
-from lowering.compiled_model import CompiledFunction, compile_module, graph_functions
-from passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
-from tools.errors import run_without_traceback
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import CompileError, parse_source
+from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.lowering.compiled_model import (
+    CompiledFunction,
+    compile_module,
+    graph_functions,
+)
+from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+from fusion_compiler.tools.errors import run_without_traceback
 
 CHECK_RTOL = 1e-4
 """Relative tolerance of `--check`. The reference rounds once from float64; native kernels

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from frontend.node_context import NodeContext
-from frontend.onnx_ops.conv_pool import CONVERTERS as CONV_POOL
-from frontend.onnx_ops.elementwise import CONVERTERS as ELEMENTWISE
-from frontend.onnx_ops.indexing import CONVERTERS as INDEXING
-from frontend.onnx_ops.linalg import CONVERTERS as LINALG
-from frontend.onnx_ops.normalization import CONVERTERS as NORMALIZATION
-from frontend.onnx_ops.reduction import CONVERTERS as REDUCTION
-from frontend.onnx_ops.shape import CONVERTERS as SHAPE
-from frontend.values import Value
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.onnx_ops.conv_pool import CONVERTERS as CONV_POOL
+from fusion_compiler.frontend.onnx_ops.elementwise import CONVERTERS as ELEMENTWISE
+from fusion_compiler.frontend.onnx_ops.indexing import CONVERTERS as INDEXING
+from fusion_compiler.frontend.onnx_ops.linalg import CONVERTERS as LINALG
+from fusion_compiler.frontend.onnx_ops.normalization import CONVERTERS as NORMALIZATION
+from fusion_compiler.frontend.onnx_ops.reduction import CONVERTERS as REDUCTION
+from fusion_compiler.frontend.onnx_ops.shape import CONVERTERS as SHAPE
+from fusion_compiler.frontend.values import Value
 
 Converter = Callable[[NodeContext], Value | Sequence[Value]]
 

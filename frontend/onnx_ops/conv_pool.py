@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from frontend.errors import Unsupported
-from frontend.node_context import NodeContext
-from frontend.values import Value
-from fusion_dialects import graph
+from fusion_compiler.dialects import graph
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value
 
 Pads = tuple[list[int], list[int]]
 """(begins, ends), one entry per spatial axis."""

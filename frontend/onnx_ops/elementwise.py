@@ -8,10 +8,10 @@ from collections.abc import Callable
 import numpy as np
 from xdsl.ir import Operation
 
-from frontend.errors import Unsupported
-from frontend.node_context import NodeContext
-from frontend.values import Value
-from fusion_dialects import graph
+from fusion_compiler.dialects import graph
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value
 
 F32_MAX = float(np.finfo(np.float32).max)
 

@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from frontend.errors import Unsupported
-from frontend.graph_builder import GraphBuilder
-from frontend.node_context import NodeContext
-from frontend.values import Value, shape_of_value
-from fusion_dialects.shape_rules import normalize_axes, normalize_axis
+from fusion_compiler.dialects.shape_rules import normalize_axes, normalize_axis
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value, shape_of_value
 
 
 def convert_concat(ctx: NodeContext) -> Value:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from frontend.errors import Unsupported
-from frontend.node_context import NodeContext
-from frontend.values import Value, shape_of_value
-from fusion_dialects import graph
+from fusion_compiler.dialects import graph
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value, shape_of_value
 
 
 def matmul(ctx: NodeContext, a: Value, b: Value) -> Value:

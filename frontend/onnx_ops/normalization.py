@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from frontend.errors import Unsupported
-from frontend.node_context import NodeContext
-from frontend.values import Value
-from fusion_dialects import graph
-from fusion_dialects.shape_rules import channel_parameter
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.shape_rules import channel_parameter
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value
 
 
 def convert_batch_norm(ctx: NodeContext) -> Value:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from frontend.node_context import NodeContext
-from frontend.values import Value
-from fusion_dialects import graph
-from fusion_dialects.shape_rules import normalize_axes
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.shape_rules import normalize_axes
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value
 
 Prologue = Callable[[NodeContext, Value], Value]
 Epilogue = Callable[[NodeContext, Value], Value]

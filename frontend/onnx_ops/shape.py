@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from onnx import TensorProto, helper
 
-from frontend.errors import Unsupported
-from frontend.node_context import NodeContext
-from frontend.values import Value
-from fusion_dialects.shape_rules import fmt, normalize_axis
+from fusion_compiler.dialects.shape_rules import fmt, normalize_axis
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.values import Value
 
 
 def reshape_target(source: Sequence[int], shape: Sequence[int], allowzero: bool) -> list[int]:

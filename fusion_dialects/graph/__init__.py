@@ -6,16 +6,16 @@ a readable custom syntax and always parses in xDSL's generic form too.
 
 from xdsl.ir import Dialect
 
-from fusion_dialects.graph.elementwise import *  # noqa: F403
-from fusion_dialects.graph.elementwise import BINARY_OPS, UNARY_OPS
-from fusion_dialects.graph.nn import *  # noqa: F403
-from fusion_dialects.graph.nn import NN_OPS
-from fusion_dialects.graph.reduction import *  # noqa: F403
-from fusion_dialects.graph.reduction import REDUCTION_OPS
-from fusion_dialects.graph.structure import PRIMITIVE_ATTR as PRIMITIVE_ATTR
-from fusion_dialects.graph.structure import CallLoopOp, ConstantOp
-from fusion_dialects.graph.transform import *  # noqa: F403
-from fusion_dialects.graph.transform import TRANSFORM_OPS
+from fusion_compiler.dialects.graph.elementwise import *  # noqa: F403
+from fusion_compiler.dialects.graph.elementwise import BINARY_OPS, UNARY_OPS
+from fusion_compiler.dialects.graph.nn import *  # noqa: F403
+from fusion_compiler.dialects.graph.nn import NN_OPS
+from fusion_compiler.dialects.graph.reduction import *  # noqa: F403
+from fusion_compiler.dialects.graph.reduction import REDUCTION_OPS
+from fusion_compiler.dialects.graph.structure import PRIMITIVE_ATTR as PRIMITIVE_ATTR
+from fusion_compiler.dialects.graph.structure import CallLoopOp, ConstantOp
+from fusion_compiler.dialects.graph.transform import *  # noqa: F403
+from fusion_compiler.dialects.graph.transform import TRANSFORM_OPS
 
 COMPUTE_OPS = (*UNARY_OPS, *BINARY_OPS, *NN_OPS, *REDUCTION_OPS, *TRANSFORM_OPS)
 """Every graph op that computes a tensor from tensors (legalize-ops turns each into a kernel)."""

@@ -2,7 +2,7 @@
 
 Every graph op works on statically shaped `tensor<...xf32>` values. The abstract bases here
 carry the operand/result definitions, the custom syntax and the verifier of a whole family,
-so that each concrete op is a few lines. Result shapes come from `fusion_dialects.shape_rules`.
+so that each concrete op is a few lines. Result shapes come from `fusion_compiler.dialects.shape_rules`.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_dialects import shape_rules
-from fusion_dialects.shape_rules import Shape, ShapeError, fmt
+from fusion_compiler.dialects import shape_rules
+from fusion_compiler.dialects.shape_rules import Shape, ShapeError, fmt
 
 # ---------------------------------------------------------------------------------------------
 # Types

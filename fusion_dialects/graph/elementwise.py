@@ -6,7 +6,7 @@ from xdsl.dialects.builtin import Float32Type, FloatAttr
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
-from fusion_dialects.graph.base import BinaryBroadcastOp, UnaryElementwiseOp, float_attr
+from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, UnaryElementwiseOp, float_attr
 
 
 @irdl_op_definition

@@ -10,8 +10,8 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_dialects import shape_rules
-from fusion_dialects.graph.base import (
+from fusion_compiler.dialects import shape_rules
+from fusion_compiler.dialects.graph.base import (
     GraphOp,
     IntArrayProp,
     UnaryWithResultTypeOp,
@@ -26,7 +26,7 @@ from fusion_dialects.graph.base import (
     shape_of,
     tensor_type,
 )
-from fusion_dialects.shape_rules import Shape, fmt
+from fusion_compiler.dialects.shape_rules import Shape, fmt
 
 _OPERANDS_FORMAT = "operands attr-dict `:` functional-type(operands, results)"
 

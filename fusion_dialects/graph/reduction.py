@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.irdl import irdl_op_definition
 
-from fusion_dialects.graph.base import ReductionOp
+from fusion_compiler.dialects.graph.base import ReductionOp
 
 
 @irdl_op_definition

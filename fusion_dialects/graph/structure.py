@@ -18,8 +18,8 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_dialects.graph.base import GraphOp, check_tensor
-from fusion_dialects.shape_rules import Shape, fmt
+from fusion_compiler.dialects.graph.base import GraphOp, check_tensor
+from fusion_compiler.dialects.shape_rules import Shape, fmt
 
 
 @irdl_op_definition
@@ -93,7 +93,7 @@ class CallLoopOp(GraphOp):
 
     def verify_(self) -> None:
         # Kernels may take any tensor types; the shapes are checked against the callee.
-        from fusion_dialects.loop import FuncOp as KernelOp
+        from fusion_compiler.dialects.loop import FuncOp as KernelOp
 
         kernel = SymbolTable.lookup_symbol(self, self.callee)
         if kernel is None:

@@ -15,8 +15,8 @@ from xdsl.irdl import (
     var_result_def,
 )
 
-from fusion_dialects import shape_rules
-from fusion_dialects.graph.base import (
+from fusion_compiler.dialects import shape_rules
+from fusion_compiler.dialects.graph.base import (
     GraphOp,
     IntArrayProp,
     UnaryWithResultTypeOp,
@@ -28,7 +28,7 @@ from fusion_dialects.graph.base import (
     shape_of,
     tensor_type,
 )
-from fusion_dialects.shape_rules import Shape
+from fusion_compiler.dialects.shape_rules import Shape
 
 
 @irdl_op_definition

@@ -41,10 +41,10 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from fusion_dialects.loop.attributes import LoopKind, LoopKindAttr, PatternKindAttr
-from fusion_dialects.loop.buffers import AllocOp, CallOp, ViewOp
-from fusion_dialects.loop.kernel import FuncOp, ReturnOp, kernel_symbol
-from fusion_dialects.loop.loops import ForOp, YieldOp
+from fusion_compiler.dialects.loop.attributes import LoopKind, LoopKindAttr, PatternKindAttr
+from fusion_compiler.dialects.loop.buffers import AllocOp, CallOp, ViewOp
+from fusion_compiler.dialects.loop.kernel import FuncOp, ReturnOp, kernel_symbol
+from fusion_compiler.dialects.loop.loops import ForOp, YieldOp
 
 __all__ = [
     "AllocOp",

@@ -8,7 +8,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
 
-from fusion_dialects.pattern_kind import PatternKind
+from fusion_compiler.dialects.pattern_kind import PatternKind
 
 
 @irdl_attr_definition

@@ -19,7 +19,7 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryAllocEffect, Pure, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_dialects.loop.kernel import FuncOp, _types
+from fusion_compiler.dialects.loop.kernel import FuncOp, _types
 
 
 @irdl_op_definition

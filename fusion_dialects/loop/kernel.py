@@ -27,8 +27,8 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_dialects.loop.attributes import PatternKindAttr
-from fusion_dialects.pattern_kind import PatternKind
+from fusion_compiler.dialects.loop.attributes import PatternKindAttr
+from fusion_compiler.dialects.pattern_kind import PatternKind
 
 
 @irdl_op_definition

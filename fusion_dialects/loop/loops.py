@@ -23,7 +23,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_dialects.loop.attributes import LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop.attributes import LoopKind, LoopKindAttr
 
 
 @irdl_op_definition

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from fusion_dialects.reference._erf import erf as erf_f64
+from fusion_compiler.dialects.reference._erf import erf as erf_f64
 
 Value = Any
 """A runtime value: numpy array, numpy scalar or Python int."""

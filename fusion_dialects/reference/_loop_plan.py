@@ -32,8 +32,8 @@ from enum import Enum
 from xdsl.dialects import arith, memref
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from fusion_dialects.loop import ForOp, FuncOp, YieldOp
-from fusion_dialects.reference._loop_ops import SCALAR_OPS
+from fusion_compiler.dialects.loop import ForOp, FuncOp, YieldOp
+from fusion_compiler.dialects.reference._loop_ops import SCALAR_OPS
 
 MAX_ELEMENTS = 1 << 23
 """The largest intermediate array (elements) a vectorised nest may create before it is chunked."""

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from fusion_dialects.reference._precision import F32Array, F64Array, as_f64, to_f32
+from fusion_compiler.dialects.reference._precision import F32Array, F64Array, as_f64, to_f32
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_CUBIC = 0.044715

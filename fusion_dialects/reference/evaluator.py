@@ -29,12 +29,12 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import graph
-from fusion_dialects.graph.base import int_of, ints_of, shape_of
-from fusion_dialects.loop import FuncOp as KernelOp
-from fusion_dialects.reference import numpy_ops as ref
-from fusion_dialects.reference._loop_ops import numpy_dtype
-from fusion_dialects.reference.loop_interpreter import run_kernel
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import int_of, ints_of, shape_of
+from fusion_compiler.dialects.loop import FuncOp as KernelOp
+from fusion_compiler.dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference._loop_ops import numpy_dtype
+from fusion_compiler.dialects.reference.loop_interpreter import run_kernel
 
 __all__ = ["OP_SEMANTICS", "EvaluationError", "constant_array", "evaluate"]
 

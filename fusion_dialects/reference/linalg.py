@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from fusion_dialects.reference._precision import (
+from fusion_compiler.dialects.reference._precision import (
     F32Array,
     F64Array,
     as_f64,

@@ -41,15 +41,15 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
-from fusion_dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
-from fusion_dialects.reference._loop_ops import (
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
+from fusion_compiler.dialects.reference._loop_ops import (
     KernelError,
     Value,
     evaluate_scalar_op,
     numpy_dtype,
     to_result_type,
 )
-from fusion_dialects.reference._loop_plan import (
+from fusion_compiler.dialects.reference._loop_plan import (
     KernelPlan,
     LoopPlan,
     Reduction,

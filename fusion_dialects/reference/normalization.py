@@ -7,7 +7,7 @@ population variances (divide by the element count, not count - 1).
 import numpy as np
 import numpy.typing as npt
 
-from fusion_dialects.reference._precision import F32Array, as_f64, check_nchw, to_f32
+from fusion_compiler.dialects.reference._precision import F32Array, as_f64, check_nchw, to_f32
 
 
 def _normalize_axis(axis: int, rank: int) -> int:

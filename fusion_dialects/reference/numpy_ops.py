@@ -12,7 +12,7 @@ that never alias an input.
 The functions live in one module per op family; this module re-exports them all.
 """
 
-from fusion_dialects.reference.elementwise import (
+from fusion_compiler.dialects.reference.elementwise import (
     abs,
     add,
     clip,
@@ -35,11 +35,11 @@ from fusion_dialects.reference.elementwise import (
     sub,
     tanh,
 )
-from fusion_dialects.reference.linalg import conv2d, matmul
-from fusion_dialects.reference.normalization import batch_norm, layer_norm, lrn, softmax
-from fusion_dialects.reference.pooling import avg_pool2d, global_avg_pool2d, max_pool2d
-from fusion_dialects.reference.reductions import reduce_max, reduce_mean, reduce_sum
-from fusion_dialects.reference.shape import (
+from fusion_compiler.dialects.reference.linalg import conv2d, matmul
+from fusion_compiler.dialects.reference.normalization import batch_norm, layer_norm, lrn, softmax
+from fusion_compiler.dialects.reference.pooling import avg_pool2d, global_avg_pool2d, max_pool2d
+from fusion_compiler.dialects.reference.reductions import reduce_max, reduce_mean, reduce_sum
+from fusion_compiler.dialects.reference.shape import (
     broadcast_to,
     concat,
     constant,

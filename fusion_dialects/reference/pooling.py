@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from fusion_dialects.reference._precision import (
+from fusion_compiler.dialects.reference._precision import (
     F32Array,
     F64Array,
     as_f64,
@@ -19,7 +19,7 @@ from fusion_dialects.reference._precision import (
     check_pair,
     to_f32,
 )
-from fusion_dialects.reference.linalg import conv_output_size, pad_hw, window_taps
+from fusion_compiler.dialects.reference.linalg import conv_output_size, pad_hw, window_taps
 
 
 def _pool_taps(

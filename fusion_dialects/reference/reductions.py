@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from fusion_dialects.reference._precision import F32Array, as_f64, to_f32
+from fusion_compiler.dialects.reference._precision import F32Array, as_f64, to_f32
 
 
 def normalize_axes(axes: Sequence[int], rank: int) -> tuple[int, ...]:

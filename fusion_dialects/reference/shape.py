@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from fusion_dialects.reference.reductions import normalize_axes
+from fusion_compiler.dialects.reference.reductions import normalize_axes
 
 
 def _fresh(x: npt.ArrayLike) -> np.ndarray:

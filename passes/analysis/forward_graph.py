@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from fusion_dialects.pattern_kind import PatternKind
+from fusion_compiler.dialects.pattern_kind import PatternKind
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import loop
-from fusion_dialects.graph import CallLoopOp
-from fusion_dialects.pattern_kind import PatternKind
-from passes.analysis.forward_graph import IndexedForwardGraph
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.graph import CallLoopOp
+from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.forward_graph import IndexedForwardGraph
 
 
 @dataclass(frozen=True)

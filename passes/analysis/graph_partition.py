@@ -46,9 +46,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fusion_dialects.pattern_kind import PatternKind
-from passes.analysis.forward_graph import Edge, ForwardNode, IndexedForwardGraph
-from passes.analysis.post_dominator import PostDominatorTree
+from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.forward_graph import Edge, ForwardNode, IndexedForwardGraph
+from fusion_compiler.passes.analysis.post_dominator import PostDominatorTree
 
 __all__ = [
     "DEFAULT_MAX_FUSE_DEPTH",

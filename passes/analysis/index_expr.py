@@ -21,7 +21,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from fusion_dialects.loop import ForOp
+from fusion_compiler.dialects.loop import ForOp
 
 MAX_DEPTH = 64
 """Subscripts nested deeper than this are not understood (and the walk stays shallow)."""

@@ -26,8 +26,8 @@ from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
-from fusion_dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
-from passes.analysis.index_expr import IndexExpr, IndexExprBuilder
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
+from fusion_compiler.passes.analysis.index_expr import IndexExpr, IndexExprBuilder
 
 KERNEL_OPS: frozenset[type[Operation]] = frozenset(
     {

@@ -37,9 +37,9 @@ from xdsl.dialects import math, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from fusion_dialects.loop import AllocOp, ForOp
-from passes.analysis.kernel_blocks import KERNEL_OPS
-from passes.analysis.linear_index import LinearForm, constant_index, linear_form
+from fusion_compiler.dialects.loop import AllocOp, ForOp
+from fusion_compiler.passes.analysis.kernel_blocks import KERNEL_OPS
+from fusion_compiler.passes.analysis.linear_index import LinearForm, constant_index, linear_form
 
 MemoryAccess = memref.LoadOp | memref.StoreOp
 

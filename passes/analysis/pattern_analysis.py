@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from xdsl.dialects import arith
 from xdsl.ir import Block, SSAValue
 
-from fusion_dialects.loop import FuncOp
-from fusion_dialects.pattern_kind import PatternKind
-from passes.analysis.kernel_blocks import (
+from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.kernel_blocks import (
     Access,
     ComputeBlock,
     buffer_label,

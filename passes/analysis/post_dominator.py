@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fusion_dialects.pattern_kind import PatternKind
-from passes.analysis.forward_graph import Edge, IndexedForwardGraph
+from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.forward_graph import Edge, IndexedForwardGraph
 
 
 @dataclass(frozen=True)

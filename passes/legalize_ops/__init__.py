@@ -15,8 +15,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-from passes.legalize_ops.kernels import KernelLibrary
-from passes.legalize_ops.patterns import LegalizeGraphOpPattern
+from fusion_compiler.passes.legalize_ops.kernels import KernelLibrary
+from fusion_compiler.passes.legalize_ops.patterns import LegalizeGraphOpPattern
 
 __all__ = ["LegalizeOpsPass"]
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.graph import (
+from fusion_compiler.dialects.graph import (
     AbsOp,
     AddOp,
     ClipOp,
@@ -43,7 +43,7 @@ from fusion_dialects.graph import (
     TanhOp,
     shape_of,
 )
-from passes.legalize_ops.loop_builder import KernelBuilder
+from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
 ScalarFunction = Callable[[KernelBuilder, Operation, SSAValue], SSAValue]
 """Emits `f(x)` for one element `x` of the input of a unary op."""

@@ -18,11 +18,11 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolOpInterface
 
-from fusion_dialects import loop
-from fusion_dialects.diagnostics import CompileError
-from fusion_dialects.graph import shape_of
-from passes.legalize_ops import elementwise, nn, normalization, reduction, transform
-from passes.legalize_ops.loop_builder import KernelBuilder, Legalization
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.graph import shape_of
+from fusion_compiler.passes.legalize_ops import elementwise, nn, normalization, reduction, transform
+from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder, Legalization
 
 LEGALIZATIONS: dict[type[Operation], Legalization] = {
     **elementwise.LEGALIZATIONS,

@@ -34,8 +34,8 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType,
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from fusion_dialects import loop
-from fusion_dialects.shape_rules import Shape
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.shape_rules import Shape
 
 Indices = Sequence[SSAValue]
 """The subscripts of one buffer access (empty for a rank-0 buffer)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.graph import (
+from fusion_compiler.dialects.graph import (
     AvgPool2DOp,
     Conv2DOp,
     GlobalAvgPool2DOp,
@@ -26,14 +26,14 @@ from fusion_dialects.graph import (
     MaxPool2DOp,
     Pool2DOp,
 )
-from passes.legalize_ops.loop_builder import (
+from fusion_compiler.passes.legalize_ops.loop_builder import (
     NEG_INF,
     Combine,
     KernelBuilder,
     broadcast_indices,
     buffer_shape,
 )
-from passes.legalize_ops.reduction import mean_blocks
+from fusion_compiler.passes.legalize_ops.reduction import mean_blocks
 
 
 def legalize_matmul(op: Operation, kb: KernelBuilder) -> None:

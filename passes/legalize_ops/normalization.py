@@ -18,9 +18,9 @@ from math import prod
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.graph import BatchNormOp, LayerNormOp, LrnOp, SoftmaxOp, int_of
-from passes.legalize_ops.loop_builder import NEG_INF, KernelBuilder, buffer_shape
-from passes.legalize_ops.reduction import reduction_block
+from fusion_compiler.dialects.graph import BatchNormOp, LayerNormOp, LrnOp, SoftmaxOp, int_of
+from fusion_compiler.passes.legalize_ops.loop_builder import NEG_INF, KernelBuilder, buffer_shape
+from fusion_compiler.passes.legalize_ops.reduction import reduction_block
 
 
 def _normalize(kb: KernelBuilder, x: SSAValue, mean: SSAValue, var: SSAValue, eps: float):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from fusion_dialects.graph import CallLoopOp
-from passes.legalize_ops.kernels import KernelLibrary, is_legalizable
+from fusion_compiler.dialects.graph import CallLoopOp
+from fusion_compiler.passes.legalize_ops.kernels import KernelLibrary, is_legalizable
 
 
 class LegalizeGraphOpPattern(RewritePattern):

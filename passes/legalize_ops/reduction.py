@@ -35,8 +35,13 @@ from math import prod
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.graph import ReduceMaxOp, ReduceMeanOp, ReduceSumOp, ReductionOp
-from passes.legalize_ops.loop_builder import NEG_INF, Combine, KernelBuilder, buffer_shape
+from fusion_compiler.dialects.graph import ReduceMaxOp, ReduceMeanOp, ReduceSumOp, ReductionOp
+from fusion_compiler.passes.legalize_ops.loop_builder import (
+    NEG_INF,
+    Combine,
+    KernelBuilder,
+    buffer_shape,
+)
 
 
 def reduction_block(

@@ -21,7 +21,7 @@ from math import prod
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.graph import (
+from fusion_compiler.dialects.graph import (
     BroadcastToOp,
     ConcatOp,
     ExpandDimsOp,
@@ -32,8 +32,8 @@ from fusion_dialects.graph import (
     TransposeOp,
     ints_of,
 )
-from fusion_dialects.shape_rules import normalize_axes
-from passes.legalize_ops.loop_builder import KernelBuilder, buffer_shape
+from fusion_compiler.dialects.shape_rules import normalize_axes
+from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder, buffer_shape
 
 
 def _strides(shape: tuple[int, ...]) -> list[int]:

@@ -1,5 +1,5 @@
 """Scheduling passes on fused `loop.func` kernels (see `schedule_kernels.py`)."""
 
-from passes.schedule.schedule_kernels import ScheduleKernelsPass
+from fusion_compiler.passes.schedule.schedule_kernels import ScheduleKernelsPass
 
 __all__ = ["ScheduleKernelsPass"]

@@ -41,8 +41,8 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
-from fusion_dialects.loop import AllocOp, ForOp, FuncOp
-from passes.analysis.loop_access import (
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     constant_index,
     depends_on,

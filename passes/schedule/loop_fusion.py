@@ -36,8 +36,8 @@ from __future__ import annotations
 from xdsl.dialects import memref
 from xdsl.ir import Block, Operation
 
-from fusion_dialects.loop import ForOp, FuncOp
-from passes.analysis.loop_access import (
+from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import (
     accesses_by_buffer,
     body_ops,
     has_math_ops,

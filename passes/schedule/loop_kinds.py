@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fusion_dialects.loop import ForOp, FuncOp, LoopKind, LoopKindAttr
-from passes.analysis.loop_access import (
+from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind, LoopKindAttr
+from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     is_invariant,
     is_parallel,

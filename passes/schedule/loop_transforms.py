@@ -30,8 +30,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from fusion_dialects.loop import ForOp, FuncOp, YieldOp
-from passes.analysis.loop_access import body_ops
+from fusion_compiler.dialects.loop import ForOp, FuncOp, YieldOp
+from fusion_compiler.passes.analysis.loop_access import body_ops
 
 Group = list[Operation]
 

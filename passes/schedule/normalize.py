@@ -19,8 +19,8 @@ from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Block, Operation
 
-from fusion_dialects.loop import AllocOp, ForOp, FuncOp
-from passes.analysis.loop_access import body_ops, constant_index, trip_count
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import body_ops, constant_index, trip_count
 
 
 def _constant_key(op: arith.ConstantOp) -> Hashable | None:

@@ -38,8 +38,8 @@ from __future__ import annotations
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.loop import AllocOp, ForOp, FuncOp
-from passes.analysis.loop_access import constant_index, same_subscripts
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import constant_index, same_subscripts
 
 
 def _nest_index(op: Operation, top_level: dict[Operation, int]) -> int:

@@ -32,8 +32,8 @@ that is not parallel), such that
 
 from __future__ import annotations
 
-from fusion_dialects.loop import ForOp, FuncOp
-from passes.analysis.loop_access import (
+from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_constant_bounds,
     is_invariant,
@@ -41,14 +41,14 @@ from passes.analysis.loop_access import (
     is_unit_stride,
     memory_accesses,
 )
-from passes.schedule.loop_transforms import (
+from fusion_compiler.passes.schedule.loop_transforms import (
     distribute,
     groups_are_independent,
     perfect_nest,
     sink,
     statement_groups,
 )
-from passes.schedule.tiling import can_strip_mine, tile
+from fusion_compiler.passes.schedule.tiling import can_strip_mine, tile
 
 
 def reduction_nests(loop: ForOp) -> list[ForOp]:

@@ -30,16 +30,16 @@ divisor within it, and no loop further out is.
 
 from __future__ import annotations
 
-from fusion_dialects.loop import ForOp, FuncOp
-from passes.analysis.loop_access import (
+from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_constant_bounds,
     is_parallel,
     loop_range,
     trip_count,
 )
-from passes.schedule.loop_transforms import perfect_nest
-from passes.schedule.unroll_jam import unroll_jam
+from fusion_compiler.passes.schedule.loop_transforms import perfect_nest
+from fusion_compiler.passes.schedule.unroll_jam import unroll_jam
 
 
 def can_unroll_into(loop: ForOp, factor: int) -> bool:

@@ -40,26 +40,26 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 
-from fusion_dialects.loop import FuncOp
-from passes.analysis.kernel_blocks import unsupported_op
-from passes.schedule.compute_inline import inline_producers
-from passes.schedule.loop_fusion import fuse_loops
-from passes.schedule.loop_kinds import mark_loop_kinds
-from passes.schedule.normalize import (
+from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
+from fusion_compiler.passes.schedule.compute_inline import inline_producers
+from fusion_compiler.passes.schedule.loop_fusion import fuse_loops
+from fusion_compiler.passes.schedule.loop_kinds import mark_loop_kinds
+from fusion_compiler.passes.schedule.normalize import (
     erase_dead_code,
     fold_index_constants,
     hoist_constants,
     remove_unit_loops,
 )
-from passes.schedule.output_reuse import reuse_outputs
-from passes.schedule.reduction_order import reorder_reductions
-from passes.schedule.reduction_unroll import unroll_reductions
-from passes.schedule.store_forwarding import (
+from fusion_compiler.passes.schedule.output_reuse import reuse_outputs
+from fusion_compiler.passes.schedule.reduction_order import reorder_reductions
+from fusion_compiler.passes.schedule.reduction_unroll import unroll_reductions
+from fusion_compiler.passes.schedule.store_forwarding import (
     erase_dead_buffers,
     erase_overwritten_stores,
     forward_stores,
 )
-from passes.schedule.unroll_jam import unroll_jam_reductions
+from fusion_compiler.passes.schedule.unroll_jam import unroll_jam_reductions
 
 
 def clean_up(func: FuncOp, forward: bool) -> None:

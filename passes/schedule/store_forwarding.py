@@ -25,8 +25,8 @@ from __future__ import annotations
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
-from fusion_dialects.loop import AllocOp, ForOp, FuncOp
-from passes.analysis.loop_access import same_subscripts, writes_buffer
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import same_subscripts, writes_buffer
 
 
 class _Blocked:

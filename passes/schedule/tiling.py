@@ -27,9 +27,14 @@ from __future__ import annotations
 
 from xdsl.dialects import arith
 
-from fusion_dialects.loop import ForOp
-from passes.analysis.loop_access import body_ops, has_constant_bounds, is_parallel, loop_range
-from passes.schedule.loop_transforms import (
+from fusion_compiler.dialects.loop import ForOp
+from fusion_compiler.passes.analysis.loop_access import (
+    body_ops,
+    has_constant_bounds,
+    is_parallel,
+    loop_range,
+)
+from fusion_compiler.passes.schedule.loop_transforms import (
     compute_at_uses,
     empty_loop_like,
     index_constant,

@@ -50,8 +50,8 @@ from collections.abc import Sequence
 from xdsl.dialects import arith, memref
 from xdsl.ir import Block, Operation
 
-from fusion_dialects.loop import ForOp, FuncOp
-from passes.analysis.loop_access import (
+from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     depends_on,
     has_constant_bounds,
@@ -59,8 +59,12 @@ from passes.analysis.loop_access import (
     loop_range,
     trip_count,
 )
-from passes.schedule.loop_transforms import compute_at_uses, empty_loop_like, index_constant
-from passes.schedule.normalize import inline_loop_body
+from fusion_compiler.passes.schedule.loop_transforms import (
+    compute_at_uses,
+    empty_loop_like,
+    index_constant,
+)
+from fusion_compiler.passes.schedule.normalize import inline_loop_body
 
 # ---------------------------------------------------------------------------------------------
 # Predicates

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fusion_dialects import graph
-from fusion_dialects.reference.evaluator import evaluate
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.reference.evaluator import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
@@ -151,10 +151,10 @@ def test_packed_matmul_kernel_computes_the_product():
     """bench/packed_matmul.py's hand-scheduled kernel (the target for register tiling)."""
     from packed_matmul import packed_kernel
 
-    from fusion_dialects.context import make_context
-    from fusion_dialects.diagnostics import parse_source
-    from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-    from lowering.jit import aligned_empty, compile_llvm_module
+    from fusion_compiler.dialects.context import make_context
+    from fusion_compiler.dialects.diagnostics import parse_source
+    from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
+    from fusion_compiler.lowering.jit import aligned_empty, compile_llvm_module
 
     ctx = make_context()
     module = parse_source(ctx, packed_kernel(8, 12, 32, 4, 16), "packed.mlir")

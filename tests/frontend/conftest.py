@@ -64,8 +64,8 @@ def _check_model(
 ):
     """Import `model`, verify the module, evaluate `@main` on `feeds` (in graph-input order)
     and compare every output with the oracle's; return the module."""
-    from frontend.onnx_importer import import_model
-    from fusion_dialects.reference.evaluator import evaluate
+    from fusion_compiler.dialects.reference.evaluator import evaluate
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     module = import_model(model, input_shapes)
     module.verify()

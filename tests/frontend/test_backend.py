@@ -1,4 +1,4 @@
-"""The ONNX backend API (`frontend.backend`) and the progress bars (`frontend.progress`):
+"""The ONNX backend API (`fusion_compiler.frontend.backend`) and the progress bars (`fusion_compiler.frontend.progress`):
 inputs as a list, a mapping or one array; outputs by position and by name; models with dynamic
 input dimensions compiled per shape on first run; unsupported models and inputs refused with
 clear errors; `run_node`; bars only on a terminal."""
@@ -13,11 +13,11 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
-from frontend.backend import BackendError, FusionBackend, prepare  # noqa: E402
-from frontend.errors import ModelImportError  # noqa: E402
-from frontend.progress import ProgressBar, compile_progress, import_progress  # noqa: E402
-from lowering.compiled_model import compile_module  # noqa: E402
-from passes.pipeline import DEFAULT_PIPELINE  # noqa: E402
+from fusion_compiler.frontend.backend import BackendError, FusionBackend, prepare  # noqa: E402
+from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
+from fusion_compiler.frontend.progress import ProgressBar, compile_progress, import_progress  # noqa: E402
+from fusion_compiler.lowering.compiled_model import compile_module  # noqa: E402
+from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +101,7 @@ def test_progress_bars_only_on_a_terminal():
     pytest.importorskip("tqdm")
     model = _model([2, 3])
     terminal = _Terminal()
-    from frontend.onnx_importer import import_model
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     with import_progress(2, "m.onnx", stream=terminal, delay=0) as progress:
         assert progress is not None

@@ -1,5 +1,5 @@
 """onnx's backend conformance suite over the compiler: `onnx.backend.test.BackendTest` with
-`frontend.backend.FusionBackend`, on the CPU.
+`fusion_compiler.frontend.backend.FusionBackend`, on the CPU.
 
 The runner's test sets here:
 
@@ -12,7 +12,7 @@ The runner's test sets here:
 Each test imports the model, compiles it with the default fusion pipeline to native code
 (no compile cache: nothing would be reused), runs it on the recorded inputs and compares with
 the recorded outputs at the runner's tolerances. What the compiler cannot run is excluded by
-the explicit list of `frontend.conformance_exclusions`, each entry with its reason; the
+the explicit list of `fusion_compiler.frontend.conformance_exclusions`, each entry with its reason; the
 runner reports those as skipped. The CUDA copies of the tests are dropped.
 """
 
@@ -27,8 +27,8 @@ pytest.importorskip("onnx")
 
 import onnx.backend.test  # noqa: E402
 
-from frontend.backend import FusionBackend  # noqa: E402
-from frontend.conformance_exclusions import (  # noqa: E402
+from fusion_compiler.frontend.backend import FusionBackend  # noqa: E402
+from fusion_compiler.frontend.conformance_exclusions import (  # noqa: E402
     EXCLUDED,
     excluded_entries,
     exclusion_patterns,

@@ -9,10 +9,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import helper  # noqa: E402
 
-from fusion_dialects.context import make_context  # noqa: E402
-from fusion_dialects.diagnostics import parse_source  # noqa: E402
-from fusion_dialects.reference.evaluator import evaluate  # noqa: E402
-from tools.fusion_import import main, parse_input_shape  # noqa: E402
+from fusion_compiler.dialects.context import make_context  # noqa: E402
+from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
+from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.tools.fusion_import import main, parse_input_shape  # noqa: E402
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_unsupported_nodes_error_through_the_console_script(make_model, tmp_path
     path = tmp_path / "trig.onnx"
     onnx.save(make_model(nodes, {"x": [2]}, ["y", "a"]), str(path))
     result = subprocess.run(
-        [sys.executable, "-m", "tools.fusion_import", str(path)],
+        [sys.executable, "-m", "fusion_compiler.tools.fusion_import", str(path)],
         capture_output=True,
         text=True,
         check=False,

@@ -13,10 +13,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import numpy_helper  # noqa: E402
 
-from frontend.errors import ModelImportError  # noqa: E402
-from frontend.onnx_importer import SUPPORTED_OPS, import_model  # noqa: E402
-from frontend.shape_folding import FOLDERS  # noqa: E402
-from fusion_dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
+from fusion_compiler.frontend.onnx_importer import SUPPORTED_OPS, import_model  # noqa: E402
+from fusion_compiler.frontend.shape_folding import FOLDERS  # noqa: E402
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
 CASES = sorted(

@@ -114,8 +114,8 @@ def test_pow_with_integer_exponent_constant(make_model, check_model, rng):
 @pytest.mark.parametrize("dtype", [np.float64, np.int64, np.int32, np.float16])
 def test_scalar_constants_of_other_types_are_cast_when_exact(dtype, make_model, rng, op_names):
     """ONNX wants matching types, but exporters emit such models; an exact cast is harmless."""
-    from frontend.onnx_importer import import_model
-    from fusion_dialects.reference.evaluator import evaluate
+    from fusion_compiler.dialects.reference.evaluator import evaluate
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     model = make_model(
         [helper.make_node("Mul", ["x", "two"], ["y"])],
@@ -131,8 +131,8 @@ def test_scalar_constants_of_other_types_are_cast_when_exact(dtype, make_model, 
 
 
 def test_inexact_float64_constant_is_reported(make_model):
-    from frontend.errors import ModelImportError
-    from frontend.onnx_importer import import_model
+    from fusion_compiler.frontend.errors import ModelImportError
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     third = np.array([1 / 3, 0.5], np.float64)
     model = make_model(
@@ -184,8 +184,8 @@ def test_clip(opset, low, high, make_model, check_model, rng, op_names):
 
 
 def test_legacy_axis_broadcast_is_reported(make_model):
-    from frontend.errors import ModelImportError
-    from frontend.onnx_importer import import_model
+    from fusion_compiler.frontend.errors import ModelImportError
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     node = helper.make_node("Add", ["a", "b"], ["y"], broadcast=1, axis=1)
     model = make_model([node], {"a": [2, 3, 4], "b": [3]}, ["y"], opset=6)

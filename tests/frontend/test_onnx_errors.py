@@ -6,9 +6,9 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
-from frontend.errors import ModelImportError  # noqa: E402
-from frontend.onnx_importer import import_model  # noqa: E402
-from fusion_dialects.diagnostics import CompileError  # noqa: E402
+from fusion_compiler.dialects.diagnostics import CompileError  # noqa: E402
+from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
+from fusion_compiler.frontend.onnx_importer import import_model  # noqa: E402
 
 
 def _problems(model, **kwargs) -> list[str]:

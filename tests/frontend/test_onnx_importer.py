@@ -11,10 +11,10 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from xdsl.dialects.builtin import FileLineColLoc  # noqa: E402
 
-from frontend.onnx_importer import SUPPORTED_OPS, import_model  # noqa: E402
-from fusion_dialects.context import make_context  # noqa: E402
-from fusion_dialects.diagnostics import parse_source  # noqa: E402
-from fusion_dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.dialects.context import make_context  # noqa: E402
+from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
+from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.frontend.onnx_importer import SUPPORTED_OPS, import_model  # noqa: E402
 
 ROOT = Path(__file__).parent.parent.parent
 
@@ -171,9 +171,9 @@ def test_the_core_package_does_not_need_onnx():
     """With onnx unavailable, the compiler imports, and fusion-import explains what is missing."""
     script = (
         "import sys; sys.modules['onnx'] = None\n"
-        "import fusion_dialects.graph, fusion_dialects.reference.evaluator, tools.fusion_opt\n"
-        "import frontend\n"
-        "from tools.fusion_import import main\n"
+        "import fusion_compiler.dialects.graph, fusion_dialects.reference.evaluator, tools.fusion_opt\n"
+        "import fusion_compiler.frontend\n"
+        "from fusion_compiler.tools.fusion_import import main\n"
         "sys.exit(main(['model.onnx']))\n"
     )
     result = subprocess.run(

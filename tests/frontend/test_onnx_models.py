@@ -20,7 +20,7 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 
-from frontend.onnx_importer import import_model  # noqa: E402
+from fusion_compiler.frontend.onnx_importer import import_model  # noqa: E402
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 if str(BENCH) not in sys.path:
@@ -28,7 +28,7 @@ if str(BENCH) not in sys.path:
 
 import zoo  # noqa: E402  (the zoo's weight randomisation lives with the zoo benchmark)
 
-from fusion_dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 

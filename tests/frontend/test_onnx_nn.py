@@ -114,8 +114,8 @@ def test_ceil_mode_against_onnxruntime(op_type, attrs, make_model, check_model, 
 
 
 def test_ceil_mode_with_count_include_pad_is_reported_when_it_changes_the_shape(make_model):
-    from frontend.errors import ModelImportError
-    from frontend.onnx_importer import import_model
+    from fusion_compiler.frontend.errors import ModelImportError
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1, "count_include_pad": 1}
     model = make_model(
@@ -194,8 +194,8 @@ def _lrn_by_the_spec(x, size, alpha, beta, bias):
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 5])
 def test_lrn(size, make_model, check_model, rng):
-    from frontend.onnx_importer import import_model
-    from fusion_dialects.reference.evaluator import evaluate
+    from fusion_compiler.dialects.reference.evaluator import evaluate
+    from fusion_compiler.frontend.onnx_importer import import_model
 
     node = helper.make_node("LRN", ["x"], ["y"], size=size, alpha=1e-3, beta=0.75, bias=2.0)
     model = make_model([node], {"x": [2, 7, 3, 3]}, ["y"])

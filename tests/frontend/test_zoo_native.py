@@ -1,5 +1,5 @@
 """The real models of the onnx wheel (`onnx/backend/test/data/light/`) compiled natively through
-the ONNX backend (`frontend.backend`): on the input onnx's backend test runner generates they
+the ONNX backend (`fusion_compiler.frontend.backend`): on the input onnx's backend test runner generates they
 reproduce the stored expected outputs at the runner's tolerances, and with seeded random
 weights they match onnxruntime (or onnx's ReferenceEvaluator) on the logits.
 
@@ -25,7 +25,7 @@ if str(BENCH) not in sys.path:
 
 import zoo  # noqa: E402
 
-from frontend.backend import FusionBackend  # noqa: E402
+from fusion_compiler.frontend.backend import FusionBackend  # noqa: E402
 
 FAST = ("squeezenet", "shufflenet")
 """Compiled in the default suite: the cheapest to compile and run (about 15 s of CPU each,

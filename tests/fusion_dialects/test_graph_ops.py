@@ -25,10 +25,10 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.test_value import create_ssa_value
 
-from fusion_dialects import shape_rules as sr
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.graph import (
+from fusion_compiler.dialects import shape_rules as sr
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.graph import (
     BINARY_OPS,
     COMPUTE_OPS,
     UNARY_OPS,
@@ -58,10 +58,10 @@ from fusion_dialects.graph import (
     SqueezeOp,
     TransposeOp,
 )
-from fusion_dialects.graph.base import tensor_type
-from fusion_dialects.loop import FuncOp as KernelOp
-from fusion_dialects.loop import ReturnOp as KernelReturnOp
-from fusion_dialects.shape_rules import ShapeError
+from fusion_compiler.dialects.graph.base import tensor_type
+from fusion_compiler.dialects.loop import FuncOp as KernelOp
+from fusion_compiler.dialects.loop import ReturnOp as KernelReturnOp
+from fusion_compiler.dialects.shape_rules import ShapeError
 
 Shape = tuple[int, ...]
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusion_dialects import shape_rules as sr
-from fusion_dialects.shape_rules import ShapeError
+from fusion_compiler.dialects import shape_rules as sr
+from fusion_compiler.dialects.shape_rules import ShapeError
 
 dims = st.integers(min_value=1, max_value=4)
 shapes = st.lists(dims, min_size=0, max_size=4).map(tuple)

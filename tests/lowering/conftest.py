@@ -10,8 +10,8 @@ from xdsl.dialects import arith, builtin, func, llvm, math, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from fusion_dialects.loop import Loop
-from lowering import ConvertLoopToLLVMPass, JitModule, compile_llvm_module
+from fusion_compiler.dialects.loop import Loop
+from fusion_compiler.lowering import ConvertLoopToLLVMPass, JitModule, compile_llvm_module
 
 
 @pytest.fixture(scope="session")

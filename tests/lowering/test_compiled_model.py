@@ -7,12 +7,12 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.reference.evaluator import evaluate
-from lowering import compile_cache
-from lowering.compiled_model import ArgumentError, compile_module
-from passes.pipeline import UNFUSED_PIPELINE
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.lowering import compile_cache
+from fusion_compiler.lowering.compiled_model import ArgumentError, compile_module
+from fusion_compiler.passes.pipeline import UNFUSED_PIPELINE
 
 SOURCE = """
 func.func @main(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8x16xf32> {

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.reference.evaluator import evaluate
-from lowering.compiled_model import compile_module
-from passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.lowering.compiled_model import compile_module
+from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
 
 EXAMPLES = sorted((Path(__file__).parent.parent.parent / "examples").glob("*.mlir"))
 

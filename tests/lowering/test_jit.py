@@ -1,4 +1,4 @@
-"""`lowering.jit`: compilation for the host, generated code, and checked kernel calls."""
+"""`fusion_compiler.lowering.jit`: compilation for the host, generated code, and checked kernel calls."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-from lowering import KernelCallError, compile_llvm_module
-from lowering.math_to_llvm import EXPANDED_MATH_ATTR
+from fusion_compiler.lowering import KernelCallError, compile_llvm_module
+from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 
 ADD_SHAPE = (64, 40)
 

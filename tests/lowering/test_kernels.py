@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr, f32
 
-from lowering.memref_to_llvm import element_extent
+from fusion_compiler.lowering.memref_to_llvm import element_extent
 
 RNG = np.random.default_rng(1234)
 

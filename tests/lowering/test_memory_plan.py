@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lowering.memory_plan import Lifetime, plan_memory
+from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 
 
 def test_chain_reuses_two_slots():

@@ -16,17 +16,17 @@ import numpy as np
 import pytest
 from xdsl.parser import Parser
 
-import lowering.jit
-import lowering.threading_runtime
-from fusion_dialects import loop
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.reference.evaluator import evaluate
-from lowering.compiled_model import compile_module
-from lowering.jit import JitModule
-from lowering.parallel_to_llvm import PARALLEL_THRESHOLD, parallel_work
-from lowering.threading_runtime import check_threading
-from passes.pipeline import DEFAULT_PIPELINE
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.lowering import jit as jit_module
+from fusion_compiler.lowering import threading_runtime
+from fusion_compiler.lowering.compiled_model import compile_module
+from fusion_compiler.lowering.jit import JitModule
+from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, parallel_work
+from fusion_compiler.lowering.threading_runtime import check_threading
+from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RNG = np.random.default_rng(2024)
@@ -217,7 +217,7 @@ def test_thread_count_from_the_environment(jit, monkeypatch):
 
 
 def test_serial_stand_ins_without_libgomp(jit, monkeypatch):
-    monkeypatch.setattr(lowering.jit, "openmp_available", lambda: False)
+    monkeypatch.setattr(jit_module, "openmp_available", lambda: False)
     module = jit(MATMUL, parallel_threshold=0)
     assert "declare void @GOMP_parallel" not in module.llvm_ir
     a, b = _random(67, 45), _random(45, 33)
@@ -227,11 +227,11 @@ def test_serial_stand_ins_without_libgomp(jit, monkeypatch):
     check_threading(jit(MATMUL, threads=False).llvm_ir)
     with pytest.raises(RuntimeError, match="serial stand-ins"):
         check_threading(module.llvm_ir)
-    monkeypatch.setattr(lowering.threading_runtime, "openmp_available", lambda: False)
+    monkeypatch.setattr(threading_runtime, "openmp_available", lambda: False)
     check_threading(module.llvm_ir)
     monkeypatch.undo()
     with_gomp = jit(MATMUL, parallel_threshold=0)
-    monkeypatch.setattr(lowering.threading_runtime, "openmp_available", lambda: False)
+    monkeypatch.setattr(threading_runtime, "openmp_available", lambda: False)
     with pytest.raises(RuntimeError, match="libgomp, which is not available"):
         check_threading(with_gomp.llvm_ir)
 
@@ -249,8 +249,8 @@ def test_object_code_reload_keeps_the_thread_count_global(jit):
 EXIT_RIGHT_AFTER_A_LAUNCH = """
 import numpy as np
 from xdsl.parser import Parser
-from fusion_dialects.context import make_context
-from lowering import ConvertLoopToLLVMPass, compile_llvm_module
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.lowering import ConvertLoopToLLVMPass, compile_llvm_module
 ctx = make_context()
 module = Parser(ctx, KERNEL).parse_module()
 ConvertLoopToLLVMPass(parallel_threshold=0).apply(ctx, module)

@@ -6,11 +6,11 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from fusion_dialects.context import make_context
-from fusion_dialects.loop import FuncOp
-from fusion_dialects.pattern_kind import PatternKind as K
-from passes.annotate_pattern import AnnotatePatternPass
-from passes.pipeline import PassManager, parse_pipeline
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.dialects.pattern_kind import PatternKind as K
+from fusion_compiler.passes.annotate_pattern import AnnotatePatternPass
+from fusion_compiler.passes.pipeline import PassManager, parse_pipeline
 
 KERNELS = """
 loop.func @copy(%x: memref<4xf32>) outs(%y: memref<4xf32>) {

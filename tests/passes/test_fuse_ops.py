@@ -4,9 +4,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Block, Region
 
-from fusion_dialects.graph import CallLoopOp, ReluOp, tensor_type
-from fusion_dialects.loop import FuncOp as KernelOp
-from passes.pipeline import PassManager
+from fusion_compiler.dialects.graph import CallLoopOp, ReluOp, tensor_type
+from fusion_compiler.dialects.loop import FuncOp as KernelOp
+from fusion_compiler.passes.pipeline import PassManager
 
 
 def relu_chain(length: int) -> ModuleOp:

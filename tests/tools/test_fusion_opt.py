@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.errors import TRACEBACK_VARIABLE, run_without_traceback
+from fusion_compiler.tools.errors import TRACEBACK_VARIABLE, run_without_traceback
 
 ROOT = Path(__file__).parent.parent.parent
 EXAMPLES = ROOT / "examples"
 SCRIPT = Path(sys.executable).parent / "fusion-opt"
-COMMAND = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "tools.fusion_opt"]
+COMMAND = (
+    [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "fusion_compiler.tools.fusion_opt"]
+)
 
 GOOD = """\
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {

@@ -19,7 +19,7 @@ def fusion_run(*args, cwd):
         [
             sys.executable,
             "-c",
-            "import sys; from tools.fusion_run import main; sys.exit(main())",
+            "import sys; from fusion_compiler.tools.fusion_run import main; sys.exit(main())",
             *args,
         ],
         capture_output=True,

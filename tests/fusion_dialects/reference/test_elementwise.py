@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from fusion_dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference import numpy_ops as ref
 
 RTOL = 1e-5
 ATOL = 1e-7

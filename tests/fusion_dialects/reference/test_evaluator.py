@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.parser import Parser
 
-from fusion_dialects import graph
-from fusion_dialects.context import make_context
-from fusion_dialects.graph import COMPUTE_OPS, tensor_type
-from fusion_dialects.reference import numpy_ops as ref
-from fusion_dialects.reference.evaluator import OP_SEMANTICS, EvaluationError, evaluate
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.graph import COMPUTE_OPS, tensor_type
+from fusion_compiler.dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference.evaluator import OP_SEMANTICS, EvaluationError, evaluate
 
 
 @dataclass(frozen=True)
@@ -227,7 +227,7 @@ def test_op_matches_numpy_ops(case: Case):
 def test_legalized_op_evaluates_like_the_graph_op(case: Case):
     """evaluate(before legalize-ops) == evaluate(after): the kernel run by the loop interpreter
     agrees with the numpy reference."""
-    legalize_ops = pytest.importorskip("passes.legalize_ops")
+    legalize_ops = pytest.importorskip("fusion_compiler.passes.legalize_ops")
     module = one_op_module(case)
     inputs = inputs_of(case, seed=1)
     before = evaluate(module, "main", inputs)

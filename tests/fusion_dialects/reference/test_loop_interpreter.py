@@ -10,13 +10,13 @@ import pytest
 from xdsl.dialects import arith
 from xdsl.parser import Parser
 
-from fusion_dialects.context import make_context
-from fusion_dialects.loop import ForOp, FuncOp
-from fusion_dialects.reference import _loop_plan
-from fusion_dialects.reference import numpy_ops as ref
-from fusion_dialects.reference._erf import erf
-from fusion_dialects.reference._loop_plan import plan_kernel
-from fusion_dialects.reference.loop_interpreter import KernelError, run_kernel
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.dialects.reference import _loop_plan
+from fusion_compiler.dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference._erf import erf
+from fusion_compiler.dialects.reference._loop_plan import plan_kernel
+from fusion_compiler.dialects.reference.loop_interpreter import KernelError, run_kernel
 
 RTOL = 1e-5
 
@@ -602,7 +602,7 @@ loop.func @k(%x: memref<4xf32>) outs(%out: memref<4xf32>) {
 
 
 def test_every_pure_op_of_the_conventions_has_semantics():
-    from fusion_dialects.reference._loop_ops import SCALAR_OPS
+    from fusion_compiler.dialects.reference._loop_ops import SCALAR_OPS
 
     conventions = [arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUIOp, arith.RemUIOp]
     conventions += [arith.MinSIOp, arith.MaxSIOp, arith.CmpiOp, arith.SelectOp, arith.ConstantOp]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from fusion_dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference import numpy_ops as ref
 
 RTOL = 1e-5
 ATOL = 1e-7

@@ -4,8 +4,8 @@ import inspect
 
 import numpy as np
 
-from fusion_dialects import shape_rules as rules
-from fusion_dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects import shape_rules as rules
+from fusion_compiler.dialects.reference import numpy_ops as ref
 
 # The graph ops of DESIGN.md's interchange contract (graph.max / graph.min are maximum / minimum).
 CONTRACT_OPS = [

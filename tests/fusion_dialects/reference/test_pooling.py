@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from fusion_dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference import numpy_ops as ref
 
 RTOL = 1e-5
 ATOL = 1e-7

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fusion_dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects.reference import numpy_ops as ref
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)

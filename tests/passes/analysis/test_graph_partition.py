@@ -2,8 +2,8 @@
 
 import pytest
 
-from fusion_dialects.pattern_kind import PatternKind as K
-from passes.analysis.graph_partition import (
+from fusion_compiler.dialects.pattern_kind import PatternKind as K
+from fusion_compiler.passes.analysis.graph_partition import (
     IndexedForwardGraph,
     Partition,
     Refusal,

@@ -5,8 +5,12 @@ from graphlib import TopologicalSorter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fusion_dialects.pattern_kind import PatternKind
-from passes.analysis.graph_partition import IndexedForwardGraph, Partition, partition
+from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.graph_partition import (
+    IndexedForwardGraph,
+    Partition,
+    partition,
+)
 
 KINDS = list(PatternKind)
 

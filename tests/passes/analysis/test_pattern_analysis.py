@@ -7,12 +7,12 @@ from hypothesis import strategies as st
 from xdsl.dialects import memref
 from xdsl.parser import Parser
 
-from fusion_dialects.context import make_context
-from fusion_dialects.loop import FuncOp
-from fusion_dialects.pattern_kind import PatternKind as K
-from passes.analysis.index_expr import IndexExprBuilder
-from passes.analysis.kernel_blocks import compute_blocks
-from passes.analysis.pattern_analysis import analyze_kernel, kernel_pattern
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.dialects.pattern_kind import PatternKind as K
+from fusion_compiler.passes.analysis.index_expr import IndexExprBuilder
+from fusion_compiler.passes.analysis.kernel_blocks import compute_blocks
+from fusion_compiler.passes.analysis.pattern_analysis import analyze_kernel, kernel_pattern
 
 PRELUDE = """
   %c0 = arith.constant 0 : index

@@ -2,9 +2,9 @@
 
 import pytest
 
-from fusion_dialects.pattern_kind import PatternKind as K
-from passes.analysis.forward_graph import Edge, IndexedForwardGraph
-from passes.analysis.post_dominator import PostDominatorTree
+from fusion_compiler.dialects.pattern_kind import PatternKind as K
+from fusion_compiler.passes.analysis.forward_graph import Edge, IndexedForwardGraph
+from fusion_compiler.passes.analysis.post_dominator import PostDominatorTree
 
 
 def test_edges_carry_the_consumer_pattern_one_per_use():

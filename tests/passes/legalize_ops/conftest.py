@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.traits import SymbolTable
 
-from fusion_dialects import loop
-from fusion_dialects.context import make_context
-from fusion_dialects.graph import CallLoopOp, tensor_type
-from fusion_dialects.reference import loop_interpreter
-from passes.legalize_ops import LegalizeOpsPass
+from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.graph import CallLoopOp, tensor_type
+from fusion_compiler.dialects.reference import loop_interpreter
+from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
 
 Runner = Callable[[loop.FuncOp, Sequence[np.ndarray]], list[np.ndarray]]
 
@@ -44,8 +44,8 @@ def run_kernel(kernel: loop.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.nda
 
 def run_kernel_natively(kernel: loop.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Compile `kernel` alone through convert-loop-to-llvm and llvmlite, then call it."""
-    from lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-    from lowering.jit import compile_llvm_module
+    from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
+    from fusion_compiler.lowering.jit import compile_llvm_module
 
     module = ModuleOp([kernel.clone()])
     ConvertLoopToLLVMPass().apply(make_context(), module)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from fusion_dialects import graph
-from fusion_dialects.reference import numpy_ops as ref
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.reference import numpy_ops as ref
 
 RTOL = 1e-5
 ATOL = 1e-5

@@ -15,13 +15,13 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.test_value import create_ssa_value
 
-from fusion_dialects import graph, loop
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import CompileError
-from fusion_dialects.graph import CallLoopOp, ConstantOp, tensor_type
-from fusion_dialects.pattern_kind import PatternKind
-from passes.analysis.pattern_analysis import kernel_pattern
-from passes.legalize_ops import LegalizeOpsPass
+from fusion_compiler.dialects import graph, loop
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.graph import CallLoopOp, ConstantOp, tensor_type
+from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.pattern_analysis import kernel_pattern
+from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
 
 ROOT = Path(__file__).parents[3]
 
@@ -172,8 +172,8 @@ def test_output_is_byte_identical_across_processes():
         "import sys\n"
         "from xdsl.parser import Parser\n"
         "from xdsl.printer import Printer\n"
-        "from fusion_dialects.context import make_context\n"
-        "from passes.legalize_ops import LegalizeOpsPass\n"
+        "from fusion_compiler.dialects.context import make_context\n"
+        "from fusion_compiler.passes.legalize_ops import LegalizeOpsPass\n"
         "for path in sys.argv[1:]:\n"
         "    for chunk in open(path).read().split('// -----'):\n"
         "        module = Parser(make_context(), chunk).parse_module()\n"

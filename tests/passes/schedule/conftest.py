@@ -13,10 +13,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from fusion_dialects.context import make_context
-from fusion_dialects.diagnostics import parse_source
-from fusion_dialects.loop import FuncOp
-from fusion_dialects.reference.evaluator import evaluate
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.dialects.reference.evaluator import evaluate
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))

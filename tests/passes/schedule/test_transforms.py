@@ -11,19 +11,31 @@ import numpy as np
 import pytest
 from xdsl.dialects import memref
 
-from fusion_dialects.loop import AllocOp, ForOp, LoopKind
-from fusion_dialects.reference.loop_interpreter import run_kernel
-from passes.analysis.loop_access import is_parallel
-from passes.schedule.compute_inline import inlinable_producer, inline_producers, is_cheap
-from passes.schedule.loop_fusion import can_fuse, fuse_loops
-from passes.schedule.loop_kinds import mark_loop_kinds
-from passes.schedule.normalize import hoist_constants, remove_unit_loops
-from passes.schedule.reduction_order import can_reorder, reorder_reductions
-from passes.schedule.reduction_unroll import can_unroll_into, unroll_reductions
-from passes.schedule.schedule_kernels import ScheduleKernelsPass
-from passes.schedule.store_forwarding import erase_dead_buffers, forward_stores, reaching_value
-from passes.schedule.tiling import can_strip_mine
-from passes.schedule.unroll_jam import can_unroll_jam, jam_factor, unroll_jam_reductions
+from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind
+from fusion_compiler.dialects.reference.loop_interpreter import run_kernel
+from fusion_compiler.passes.analysis.loop_access import is_parallel
+from fusion_compiler.passes.schedule.compute_inline import (
+    inlinable_producer,
+    inline_producers,
+    is_cheap,
+)
+from fusion_compiler.passes.schedule.loop_fusion import can_fuse, fuse_loops
+from fusion_compiler.passes.schedule.loop_kinds import mark_loop_kinds
+from fusion_compiler.passes.schedule.normalize import hoist_constants, remove_unit_loops
+from fusion_compiler.passes.schedule.reduction_order import can_reorder, reorder_reductions
+from fusion_compiler.passes.schedule.reduction_unroll import can_unroll_into, unroll_reductions
+from fusion_compiler.passes.schedule.schedule_kernels import ScheduleKernelsPass
+from fusion_compiler.passes.schedule.store_forwarding import (
+    erase_dead_buffers,
+    forward_stores,
+    reaching_value,
+)
+from fusion_compiler.passes.schedule.tiling import can_strip_mine
+from fusion_compiler.passes.schedule.unroll_jam import (
+    can_unroll_jam,
+    jam_factor,
+    unroll_jam_reductions,
+)
 
 HEADER = """
   %c0 = arith.constant 0 : index
