@@ -118,6 +118,14 @@ _NUMPY_DTYPES: dict[type[Attribute], Callable[[Attribute], np.dtype]] = {
 }
 
 
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The numpy dtype of buffer (or tensor) elements of `element_type`."""
+    to_dtype = _NUMPY_DTYPES.get(type(element_type))
+    if to_dtype is None:
+        raise TypeError(f"no numpy dtype for {element_type}")
+    return to_dtype(element_type)
+
+
 @dataclass(frozen=True)
 class BufferSpec:
     """What a kernel argument must be: a C-contiguous array of this shape and dtype."""
@@ -128,11 +136,7 @@ class BufferSpec:
     @staticmethod
     def of(buffer_type: Attribute) -> BufferSpec:
         assert isinstance(buffer_type, MemRefType)
-        element_type = buffer_type.element_type
-        to_dtype = _NUMPY_DTYPES.get(type(element_type))
-        if to_dtype is None:
-            raise TypeError(f"no numpy dtype for the elements of {buffer_type}")
-        return BufferSpec(tuple(buffer_type.get_shape()), to_dtype(element_type))
+        return BufferSpec(tuple(buffer_type.get_shape()), numpy_dtype(buffer_type.element_type))
 
 
 @dataclass(frozen=True)
@@ -384,7 +388,9 @@ def optimized_llvm_module(
     )
     apply_linkages(module, ir_module)
     widen_vectors(module, ir_module, target)
-    force_vector_loops(ir_module, _vector_lanes_by_function(module, target))
+    force_vector_loops(
+        ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
+    )
     llvm_module = llvm.parse_assembly(str(ir_module))
     if uses_openmp(llvm_module) and not openmp_available():
         link_serial_runtime(llvm_module)

@@ -112,25 +112,64 @@ def _calls_scalar_only_function(blocks: list[ir.Block]) -> bool:
     return False
 
 
-def _back_edges(function: ir.Function) -> list[ir.instructions.Branch]:
-    """The back edges of the vector loops of `function` that call no scalar-only function.
+def _constant(value: ir.Value) -> int | None:
+    return value.constant if isinstance(value, ir.Constant) else None
+
+
+def static_trip_count(header: ir.Block, latch: ir.Block) -> int | None:
+    """The iterations of the loop with this header and latch, when its bounds and step are
+    constants: the header starts with the induction variable's phi and compares it with the
+    upper bound, and the value coming from the latch adds the step (`loop_to_llvm`)."""
+    phi, compare = header.instructions[0], header.instructions[1]
+    if not isinstance(phi, ir.instructions.PhiInstr):
+        return None
+    lower = [_constant(value) for value, block in phi.incomings if block is not latch]
+    nexts = [value for value, block in phi.incomings if block is latch]
+    upper = _constant(compare.operands[1])
+    if len(lower) != 1 or lower[0] is None or upper is None or len(nexts) != 1:
+        return None
+    increment = nexts[0]
+    if getattr(increment, "opname", None) != "add" or increment.operands[0] is not phi:
+        return None
+    step = _constant(increment.operands[1])
+    if step is None or step <= 0:
+        return None
+    return max(0, -(-(upper - lower[0]) // step))
+
+
+def _forced_lanes(lanes: int, fewest: int, trip_count: int | None) -> int | None:
+    """`lanes`, halved while wider than a loop's static trip count but not below `fewest`
+    (the target's plain vector width); None when even that is wider than the loop: LLVM
+    cannot vectorise a loop wider than its trip count and only warns that it could not,
+    and forcing narrower vectors on short loops fails too (measured: 4 lanes on an AVX2
+    CPU for 4 or 5 iterations)."""
+    if trip_count is None:
+        return lanes
+    while lanes > trip_count and lanes > fewest:
+        lanes //= 2
+    return lanes if lanes <= trip_count else None
+
+
+def vector_loops(function: ir.Function) -> list[tuple[ir.instructions.Branch, int | None]]:
+    """The back edge and static trip count of each vector loop of `function` that calls no
+    scalar-only function.
 
     A back edge is a branch to a vector loop header from a block laid out after it: the
     lowering lays a loop out as pre-header, header, body blocks, latch (`loop_to_llvm`)."""
     blocks = list(function.blocks)
-    edges = []
+    loops = []
     for index, block in enumerate(blocks):
         terminator = block.terminator
         if not isinstance(terminator, ir.instructions.Branch) or isinstance(
             terminator, ir.instructions.ConditionalBranch
         ):
             continue
-        target = terminator.operands[0]
-        if not _is_vector_header(target) or target not in blocks[:index]:
+        header = terminator.operands[0]
+        if not _is_vector_header(header) or header not in blocks[:index]:
             continue
-        if not _calls_scalar_only_function(blocks[blocks.index(target) : index + 1]):
-            edges.append(terminator)
-    return edges
+        if not _calls_scalar_only_function(blocks[blocks.index(header) : index + 1]):
+            loops.append((terminator, static_trip_count(header, block)))
+    return loops
 
 
 def _loop_properties(module: ir.Module, lanes: int) -> list[ir.values.MDValue]:
@@ -149,16 +188,19 @@ def _loop_properties(module: ir.Module, lanes: int) -> list[ir.values.MDValue]:
     ]
 
 
-def force_vector_loops(module: ir.Module, lanes_of: dict[str, int]) -> int:
+def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes: int) -> int:
     """Attaches the forcing metadata to every back edge of a `vectorized` loop, with the lane
-    count `lanes_of[function name]`; returns how many loops were marked."""
+    count `lanes_of[function name]` (down to `fewest_lanes` for a shorter loop; a loop
+    shorter still is left to LLVM); returns how many loops were marked."""
+    properties: dict[int, list[ir.values.MDValue]] = {}
     marked = 0
     for function in module.functions:
-        edges = _back_edges(function)
-        if not edges:
-            continue
-        properties = _loop_properties(module, lanes_of[function.name])
-        for edge in edges:
-            edge.set_metadata("llvm.loop", _LoopId(module, properties))
+        for edge, trip_count in vector_loops(function):
+            lanes = _forced_lanes(lanes_of[function.name], fewest_lanes, trip_count)
+            if lanes is None:
+                continue
+            if lanes not in properties:
+                properties[lanes] = _loop_properties(module, lanes)
+            edge.set_metadata("llvm.loop", _LoopId(module, properties[lanes]))
             marked += 1
     return marked

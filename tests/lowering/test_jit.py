@@ -63,14 +63,14 @@ def test_vectorized_loops_carry_the_forcing_metadata(lower, elementwise):
     target's lane count (and no full unrolling first); serial loops are left to LLVM."""
     module = lower(elementwise("add", ADD_SHAPE, 2, ADD_BODY, inner_kind="vectorized"))
     ir_module = _translate(module)
-    assert force_vector_loops(ir_module, {"add": 8}) == 1
+    assert force_vector_loops(ir_module, {"add": 8}, 8) == 1
     text = str(ir_module)
     assert re.search(r"br label %\"?vector_header\"?, !llvm\.loop !\d+", text)
     assert '!"llvm.loop.vectorize.enable", i1 1 }' in text
     assert '!"llvm.loop.vectorize.width", i32 8 }' in text
     assert '!"llvm.loop.unroll.disable" }' in text
     serial = _translate(lower(elementwise("add", ADD_SHAPE, 2, ADD_BODY)))
-    assert force_vector_loops(serial, {"add": 8}) == 0
+    assert force_vector_loops(serial, {"add": 8}, 8) == 0
 
 
 @pytest.mark.parametrize(("target", "lanes", "register"), OTHER_HOSTS)
@@ -94,12 +94,20 @@ def test_short_loops_are_vector_code_too(lower, elementwise):
     assert "fadd <8 x float>" in str(_optimised_for(lower, text, target))
 
 
+@pytest.mark.parametrize(("columns", "marked"), [(3, 0), (5, 0), (8, 1), (40, 1)])
+def test_loops_shorter_than_a_vector_are_not_forced(lower, elementwise, columns, marked):
+    """LLVM cannot vectorise a loop of fewer iterations than lanes: forcing it would only
+    make LLVM warn on stderr."""
+    text = elementwise("add", (7, columns), 2, ADD_BODY, inner_kind="vectorized")
+    assert force_vector_loops(_translate(lower(text)), {"add": 16}, 8) == marked
+
+
 def test_loops_calling_scalar_functions_are_not_forced(lower, elementwise):
     """A loop calling libm (`erff`) cannot be vectorised: it is left unmarked, so LLVM does
     not warn that the requested vectorisation failed."""
     text = elementwise("erf", (64,), 1, "%r = math.erf %x0 : f32", inner_kind="vectorized")
     module = lower(text, approximate_math=False)
-    assert force_vector_loops(_translate(module), {"erf": 8}) == 0
+    assert force_vector_loops(_translate(module), {"erf": 8}, 8) == 0
 
 
 def test_lane_counts():
