@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -297,3 +298,16 @@ def test_check_accepts_nan_and_inf_where_the_reference_has_them(tmp_path, monkey
     assert result.returncode == 0, result.stdout
     assert "check out0: OK: max abs error 0" in result.stdout
     assert "1 NaN, 1 +Inf, 1 -Inf in the same places as the reference" in result.stdout
+
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_checks_ok_on_random_inputs_without_warnings(example, tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
+    result = fusion_run(str(example), "--random-inputs", "--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "check out0: OK" in result.stdout and "MISMATCH" not in result.stdout
+    assert "NaN" not in result.stdout and "Inf" not in result.stdout
+    assert result.stderr == ""  # no RuntimeWarning, no LLVM warning
