@@ -21,6 +21,9 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from fusion_compiler.dialects.dominance import first_undominated_use
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,13 @@ class LocatedParser(Parser):
         self._filename = StringAttr(name)
         self._line_offset = line_offset
 
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """The module of the text; an empty one for a text of only comments and blanks (as
+        in MLIR)."""
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         op = super().parse_operation()
@@ -116,7 +126,8 @@ def _ops_in_order(module: ModuleOp) -> Iterator[Operation]:
 
 
 def verify_module(module: ModuleOp) -> None:
-    """Verify every op, raising a `CompileError` at the first op that does not verify."""
+    """Verify every op, then SSA dominance (`dominance`), raising a `CompileError` at the
+    first op that does not verify."""
     for op in _ops_in_order(module):
         try:
             op.verify(verify_nested_ops=False)
@@ -125,6 +136,10 @@ def verify_module(module: ModuleOp) -> None:
             if not message.startswith(op.name):
                 message = f"{op.name}: {message}"
             raise CompileError(message, op) from None
+    undominated = first_undominated_use(module)
+    if undominated is not None:
+        op, index = undominated
+        raise CompileError(f"{op.name}: operand #{index} does not dominate this use", op)
 
 
 def _one_line(err: Exception) -> str:

@@ -116,8 +116,9 @@ class ConvertLoopToLLVMPass(ModulePass):
     No `loop`, `memref`, `arith`, `math` op or unrealized cast remains. The outermost
     `parallel` loop of a nest with enough work is outlined into an internal `@<kernel>_par<k>`
     and launched with libgomp's `GOMP_parallel`, its team size read from the global
-    `@__fusion_num_threads` (`parallel_to_llvm`); every other loop becomes a serial loop, and
-    LLVM vectorises and unrolls innermost loops on its own (`loop_to_llvm`). The math route
+    `@__fusion_num_threads` (`parallel_to_llvm`); every other loop becomes a serial loop
+    (`loop_to_llvm`); the JIT forces LLVM to vectorise the `vectorized` ones
+    (`vector_loops`). The math route
     of each function is in `math_to_llvm`. Multiply-adds marked `contract` become
     `llvm.intr.fma` (`contraction`), and LLVM contracts nothing else.
 

@@ -3,7 +3,8 @@
 `compile_llvm_module(module)`:
 
     xdsl.backend.llvm.convert_module  →  512-bit vectors for functions with math expansions
-    (`widen_vectors`)  →  llvmlite.binding.parse_assembly  →  verify
+    (`widen_vectors`)  →  `vectorized` loops forced to vector code (`vector_loops`)
+    →  llvmlite.binding.parse_assembly  →  verify
     →  triple and data layout of a host TargetMachine (CPU name and features, opt level 3)
     →  new pass manager, PipelineTuningOptions(speed_level=3)  →  MCJIT engine
 
@@ -54,6 +55,7 @@ from fusion_compiler.lowering.threading_runtime import (
     openmp_available,
     uses_openmp,
 )
+from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
 
 
 class KernelCallError(TypeError):
@@ -72,19 +74,40 @@ def _initialize_llvm() -> None:
     load_openmp()
 
 
-def host_target_machine() -> llvm.TargetMachine:
-    """A new target machine for this CPU (name and features), optimising at level 3.
+@dataclass(frozen=True)
+class CodegenTarget:
+    """The CPU code is generated for: an LLVM CPU name and its features (`+avx2,...`).
 
-    Each execution engine takes ownership of (and eventually frees) its target machine, so
-    every compilation makes its own.
+    The host by default; tests name other x86 CPUs ("znver3", "x86-64-v2") to check the code
+    generated for them without running it.
     """
-    _initialize_llvm()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=3,
-    )
+
+    cpu: str
+    features: str
+
+    @staticmethod
+    def host() -> CodegenTarget:
+        _initialize_llvm()
+        return CodegenTarget(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+
+    @property
+    def has_avx512(self) -> bool:
+        return "+avx512f" in self.features.split(",")
+
+    def machine(self) -> llvm.TargetMachine:
+        """A new target machine for this CPU, optimising at level 3.
+
+        Each execution engine takes ownership of (and eventually frees) its target machine,
+        so every compilation makes its own.
+        """
+        _initialize_llvm()
+        target = llvm.Target.from_triple(llvm.get_process_triple())
+        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=3)
+
+
+def host_target_machine() -> llvm.TargetMachine:
+    """A new target machine for this CPU (name and features), optimising at level 3."""
+    return CodegenTarget.host().machine()
 
 
 _NUMPY_DTYPES: dict[type[Attribute], Callable[[Attribute], np.dtype]] = {
@@ -93,6 +116,14 @@ _NUMPY_DTYPES: dict[type[Attribute], Callable[[Attribute], np.dtype]] = {
     Float16Type: lambda _: np.dtype(np.float16),
     IntegerType: lambda t: np.dtype(f"int{max(8, t.bitwidth)}"),  # type: ignore[attr-defined]
 }
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The numpy dtype of buffer (or tensor) elements of `element_type`."""
+    to_dtype = _NUMPY_DTYPES.get(type(element_type))
+    if to_dtype is None:
+        raise TypeError(f"no numpy dtype for {element_type}")
+    return to_dtype(element_type)
 
 
 @dataclass(frozen=True)
@@ -105,11 +136,7 @@ class BufferSpec:
     @staticmethod
     def of(buffer_type: Attribute) -> BufferSpec:
         assert isinstance(buffer_type, MemRefType)
-        element_type = buffer_type.element_type
-        to_dtype = _NUMPY_DTYPES.get(type(element_type))
-        if to_dtype is None:
-            raise TypeError(f"no numpy dtype for the elements of {buffer_type}")
-        return BufferSpec(tuple(buffer_type.get_shape()), to_dtype(element_type))
+        return BufferSpec(tuple(buffer_type.get_shape()), numpy_dtype(buffer_type.element_type))
 
 
 @dataclass(frozen=True)
@@ -305,8 +332,13 @@ the function that holds the loop after inlining, so the function is kept out of 
 (an outlined parallel body out of its trampoline; a kernel out of the entry function)."""
 
 
-def widen_vectors(module: ModuleOp, ir_module: ir.Module) -> None:
-    """On AVX-512 hosts, lets LLVM vectorise the functions holding an f32 expansion
+def _is_expanded(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
+    """Whether `op` holds an f32 expansion to be vectorised 512 bits wide on `target`."""
+    return target.has_avx512 and EXPANDED_MATH_ATTR in op.attributes
+
+
+def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget) -> None:
+    """On AVX-512 targets, lets LLVM vectorise the functions holding an f32 expansion
     (`EXPANDED_MATH_ATTR`) 512 bits wide.
 
     LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors, and every other function keeps
@@ -319,30 +351,46 @@ def widen_vectors(module: ModuleOp, ir_module: ir.Module) -> None:
     processes). Per element, the results are the same whatever the vector width (nothing is
     reassociated).
     """
-    if "+avx512f" not in llvm.get_host_cpu_features().flatten().split(","):
-        return
     for op in module.ops:
-        if isinstance(op, llvm_dialect.FuncOp) and EXPANDED_MATH_ATTR in op.attributes:
+        if isinstance(op, llvm_dialect.FuncOp) and _is_expanded(op, target):
             attributes = ir_module.get_global(op.sym_name.data).attributes
             for attribute in WIDE_VECTOR_ATTRIBUTES:
                 set.add(attributes, attribute)  # llvmlite's add knows no string attributes
 
 
-def compile_llvm_module(module: ModuleOp) -> JitModule:
-    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
+def _vector_lanes_by_function(module: ModuleOp, target: CodegenTarget) -> dict[str, int]:
+    """The lane count forced on the `vectorized` loops of each function (`vector_loops`)."""
+    return {
+        op.sym_name.data: vector_lanes(target.features, wide=_is_expanded(op, target))
+        for op in module.ops
+        if isinstance(op, llvm_dialect.FuncOp)
+    }
+
+
+def _check_lowered(module: ModuleOp) -> None:
     for op in module.ops:
         if not isinstance(op, llvm_dialect.FuncOp | llvm_dialect.GlobalOp):
             raise ValueError(
                 f"compile_llvm_module: '{op.name}' is not in the llvm dialect "
                 "(run convert-loop-to-llvm first)"
             )
-    target_machine = host_target_machine()
+
+
+def optimized_llvm_module(
+    module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine
+) -> llvm.ModuleRef:
+    """Translates an `llvm` dialect module to LLVM, forces its `vectorized` loops to vector
+    code (`vector_loops`) and optimises it at O3 for `target` (whose machine is given)."""
+    _check_lowered(module)
     data_layout = str(target_machine.target_data)
     ir_module = convert_module(
         module, fallback_target_triple=target_machine.triple, data_layout=data_layout
     )
     apply_linkages(module, ir_module)
-    widen_vectors(module, ir_module)
+    widen_vectors(module, ir_module, target)
+    force_vector_loops(
+        ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
+    )
     llvm_module = llvm.parse_assembly(str(ir_module))
     if uses_openmp(llvm_module) and not openmp_available():
         link_serial_runtime(llvm_module)
@@ -350,4 +398,13 @@ def compile_llvm_module(module: ModuleOp) -> JitModule:
     llvm_module.triple = target_machine.triple
     llvm_module.data_layout = data_layout
     optimize(llvm_module, target_machine)
+    return llvm_module
+
+
+def compile_llvm_module(module: ModuleOp) -> JitModule:
+    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
+    _check_lowered(module)
+    target = CodegenTarget.host()
+    target_machine = target.machine()
+    llvm_module = optimized_llvm_module(module, target, target_machine)
     return JitModule(llvm_module, target_machine, kernel_signatures(module))

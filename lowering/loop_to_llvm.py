@@ -21,9 +21,10 @@ which LLVM's loop passes recognise (rotation, SCEV trip counts, vectorisation, u
 In an entry function (`lower-graph`), `loop.call @k(%buffers)` becomes `llvm.call @k(%ptrs)`
 and `loop.view` is the pointer of its flat source buffer.
 
-Loop kinds: every kind this pattern sees produces this same serial CFG. `vectorized` and
-`unrolled` leave the decision to LLVM's vectoriser and unroller, which treat every innermost
-loop (loop metadata cannot be attached through xDSL's translation to llvmlite). The outermost
+Loop kinds: every kind this pattern sees produces this same serial CFG. The header of a
+`vectorized` loop is named `vector_header`, and the JIT forces LLVM to vectorise the loops so
+named (`vector_loops`: loop metadata cannot be attached through xDSL's translation to
+llvmlite); `unrolled` leaves the decision to LLVM's unroller. The outermost
 `parallel` loops with enough work are outlined onto a thread team before this pattern runs
 (`parallel_to_llvm`); the others run serially.
 """
@@ -44,6 +45,8 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop import LoopKind
+from fusion_compiler.lowering.vector_loops import VECTOR_HEADER
 
 KERNEL_TYPE_ATTR = "loop.kernel_type"
 """The discardable attribute that keeps a lowered kernel's buffer types."""
@@ -124,7 +127,7 @@ class LowerForPattern(RewritePattern):
         after.name_hint = "loop_exit"
 
         header = Block(arg_types=[i64])
-        header.name_hint = "loop_header"
+        header.name_hint = VECTOR_HEADER if op.loop_kind == LoopKind.VECTORIZED else "loop_header"
         induction_var = header.args[0]
         induction_var.name_hint = "iv"
         Rewriter.insert_block(header, BlockInsertPoint.before(after))

@@ -15,7 +15,12 @@ TRACEBACK_VARIABLE = "FUSION_TRACEBACK"
 def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
     """Run a tool's body; report user errors and internal errors on stderr with a status."""
     try:
-        return body() or 0
+        status = body() or 0
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:  # `fusion-run ... | head -1`: the reader has all it wants
+        _silence_stdout()
+        return 0
     except CompileError as err:
         print(err.format(), file=sys.stderr)
         return 1
@@ -33,3 +38,11 @@ def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
             file=sys.stderr,
         )
         return 3
+
+
+def _silence_stdout() -> None:
+    """Points standard output at /dev/null, so that Python's final flush of what is still
+    buffered for the closed pipe does not report a second broken pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -16,26 +16,24 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import CompileError, parse_source
+from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.lowering.compiled_model import (
-    CompiledFunction,
-    compile_module,
-    graph_functions,
-)
+from fusion_compiler.lowering.compiled_model import compile_module, graph_functions
+from fusion_compiler.lowering.threading_runtime import default_num_threads
 from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
 from fusion_compiler.tools.errors import run_without_traceback
+from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
+from fusion_compiler.tools.run_inputs import argument_specs, load_inputs, random_inputs
+from fusion_compiler.tools.run_memory import check_memory
 
-CHECK_RTOL = 1e-4
-"""Relative tolerance of `--check`. The reference rounds once from float64; native kernels
-accumulate in float32 in loop order, so reductions of a few thousand terms differ by ~1e-5."""
-CHECK_ATOL_SCALE = 1e-4
-"""Absolute tolerance of `--check`, as a fraction of the largest reference magnitude (for
-outputs where cancellation leaves values near zero)."""
+__all__ = ["CHECK_ATOL_SCALE", "CHECK_RTOL", "main", "run"]
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -44,56 +42,84 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--entry", default="main", help="the function to run (default: main)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--inputs", metavar="IN.npz", help="inputs arg0, arg1, ... in order")
-    source.add_argument("--random-inputs", action="store_true", help="standard-normal inputs")
-    parser.add_argument("--seed", type=int, default=0, help="seed of --random-inputs")
+    source.add_argument(
+        "--random-inputs",
+        action="store_true",
+        help="standard-normal inputs (positive where an op needs them: sqrt, log, ...)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of --random-inputs (>= 0)")
     parser.add_argument("--outputs", metavar="OUT.npz", help="write the results as out0, ...")
     parser.add_argument("--check", action="store_true", help="compare with the reference")
     parser.add_argument("--bench", type=int, metavar="N", default=0, help="time N runs")
     parser.add_argument("--no-fusion", action="store_true", help="run the unfused build")
     parser.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    _check_options(args)
+    return args
 
 
-def load_inputs(args: argparse.Namespace, function: CompiledFunction) -> list[np.ndarray]:
-    if args.inputs is None and not args.random_inputs:
-        if function.parameters:
-            raise CompileError(
-                f"@{function.name} takes {len(function.parameters)} arguments: give --inputs "
-                "IN.npz or --random-inputs"
-            )
-        return []
+def _check_options(args: argparse.Namespace) -> None:
+    """User errors in the options and the environment, found before anything is compiled."""
+    for option, value in (("--seed", args.seed), ("--bench", args.bench)):
+        if value < 0:
+            raise CompileError(f"{option}: expected a non-negative integer, got {value}")
+    try:
+        default_num_threads()
+    except ValueError as err:
+        raise CompileError(str(err)) from None
+    if args.outputs is not None and Path(args.outputs).is_dir():
+        raise CompileError(f"--outputs {args.outputs}: is a directory, expected a file name")
+
+
+def read_module(path: str) -> ModuleOp:
+    """The verified module of the graph-level IR file `path`."""
+    data = Path(path).read_bytes()
+    if path.endswith(".onnx"):
+        raise CompileError(
+            f"{path}: an ONNX model; import it into the graph dialect first: "
+            f"fusion-import {path} -o {Path(path).with_suffix('.mlir').name}"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise CompileError(
+            f"{path}: not a text file of graph IR (byte {err.start} is not UTF-8)"
+        ) from None
+    module = parse_source(make_context(), text, path)
+    verify_module(module)
+    return module
+
+
+def entry_function(module: ModuleOp, path: str, entry: str) -> func.FuncOp:
+    functions = {f.sym_name.data: f for f in graph_functions(module)}
+    if entry in functions:
+        return functions[entry]
+    if not functions:
+        raise CompileError(f"{path}: no function @{entry} (the module has no functions)")
+    raise CompileError(f"{path}: no function @{entry} (functions: {', '.join(functions)})")
+
+
+def prepare_inputs(args: argparse.Namespace, function: func.FuncOp) -> list[np.ndarray]:
+    specs = argument_specs(function)
+    if args.inputs is not None:
+        return load_inputs(args.inputs, specs)
     if args.random_inputs:
-        rng = np.random.default_rng(args.seed)
-        return [rng.standard_normal(p.shape).astype(np.float32) for p in function.parameters]
-    with np.load(args.inputs) as archive:
-        missing = [f"arg{i}" for i in range(len(function.parameters)) if f"arg{i}" not in archive]
-        if missing:
-            raise CompileError(f"{args.inputs}: missing {', '.join(missing)}")
-        return [np.ascontiguousarray(archive[f"arg{i}"]) for i in range(len(function.parameters))]
+        inputs, notes = random_inputs(function, specs, args.seed)
+        for note in notes:
+            print(f"--random-inputs: {note}")
+        return inputs
+    if specs:
+        raise CompileError(
+            f"@{function.sym_name.data} takes {len(specs)} arguments: give --inputs "
+            "IN.npz or --random-inputs"
+        )
+    return []
 
 
-def check(results, reference) -> bool:
-    """Print the error of each result against the reference; whether all are within tolerance."""
-    ok = True
-    for index, (got, want) in enumerate(zip(results, reference, strict=True)):
-        scale = float(np.nanmax(np.abs(want))) if want.size else 0.0
-        error = np.abs(got.astype(np.float64) - want)
-        both_nan = np.isnan(got) & np.isnan(want)
-        error[both_nan] = 0.0
-        max_abs = float(np.nanmax(error)) if error.size else 0.0
-        relative = error / np.maximum(np.abs(want), np.finfo(np.float32).tiny)
-        max_rel = float(np.nanmax(relative)) if error.size else 0.0
-        good = bool(
-            np.all(error <= CHECK_ATOL_SCALE * scale + CHECK_RTOL * np.abs(want))
-            and np.array_equal(np.isnan(got), np.isnan(want))
-        )
-        ok &= good
-        verdict = "OK" if good else "MISMATCH"
-        print(
-            f"check out{index}: max abs error {max_abs:.3g}, max rel error {max_rel:.3g} "
-            f"(|ref| <= {scale:.3g}): {verdict}"
-        )
-    return ok
+def write_outputs(path: str, results: list[np.ndarray]) -> None:
+    """`out0, out1, ...` into exactly `path` (np.savez would append `.npz` to a name)."""
+    with open(path, "wb") as stream:
+        np.savez(stream, **{f"out{i}": r for i, r in enumerate(results)})
 
 
 def _count(items, noun: str) -> str:
@@ -137,14 +163,10 @@ def bench(args, module, inputs, fused) -> None:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
-    with open(args.file, encoding="utf-8") as stream:
-        text = stream.read()
-    module = parse_source(make_context(), text, args.file)
-    names = [f.sym_name.data for f in graph_functions(module)]
-    if args.entry not in names:
-        raise CompileError(
-            f"{args.file}: no function @{args.entry} (functions: {', '.join(names)})"
-        )
+    module = read_module(args.file)
+    function = entry_function(module, args.file, args.entry)
+    check_memory(function)
+    inputs = prepare_inputs(args, function)
     pipeline = UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE
     start = time.perf_counter()
     model = compile_module(module, pipeline, cache=not args.no_cache)
@@ -155,11 +177,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         f"{args.file}: @{args.entry} runs {_count(kernels, 'kernel')} ({', '.join(kernels)}); "
         f"{origin} in {elapsed:.2f} s"
     )
-    function = model.functions[args.entry]
-    inputs = load_inputs(args, function)
     results = model.run(args.entry, *inputs)
     if args.outputs:
-        np.savez(args.outputs, **{f"out{i}": r for i, r in enumerate(results)})
+        write_outputs(args.outputs, results)
     status = 0
     if args.check and not check(results, evaluate(module, args.entry, inputs)):
         status = 1

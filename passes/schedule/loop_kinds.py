@@ -8,8 +8,9 @@
   split them among threads (`loop_access.is_parallel`).
 
 Kinds are hints to the LLVM lowering: it runs the outermost `parallel` loop of a nest on
-libgomp threads when the loop has enough work (lowering/parallel_to_llvm.py), and leaves
-vectorisation to LLVM's loop vectoriser. No reduction is split, so marking never changes the
+libgomp threads when the loop has enough work (lowering/parallel_to_llvm.py), and forces
+LLVM's loop vectoriser to make vector code of every `vectorized` loop, whatever its cost
+model thinks (lowering/vector_loops.py). No reduction is split, so marking never changes the
 results.
 """
 

@@ -54,8 +54,11 @@ def jit(lower: Callable[..., ModuleOp]) -> Callable[..., JitModule]:
     return run
 
 
-def elementwise_kernel(name: str, shape: tuple[int, ...], arity: int, body: str) -> str:
-    """A kernel `out[i..] = body(%x0[i..], %x1[i..], ...)`; `body` computes `%r` from `%x<k>`."""
+def elementwise_kernel(
+    name: str, shape: tuple[int, ...], arity: int, body: str, inner_kind: str = ""
+) -> str:
+    """A kernel `out[i..] = body(%x0[i..], %x1[i..], ...)`; `body` computes `%r` from `%x<k>`;
+    `inner_kind` is the kind of the innermost loop (`vectorized`; default serial)."""
     memref_type = f"memref<{'x'.join(map(str, shape))}xf32>"
     inputs = ", ".join(f"%in{k}: {memref_type}" for k in range(arity))
     ivs = [f"%i{d}" for d in range(len(shape))]
@@ -65,7 +68,8 @@ def elementwise_kernel(name: str, shape: tuple[int, ...], arity: int, body: str)
     )
     inner = f"{loads}\n{body}\nmemref.store %r, %out[{subscript}] : {memref_type}"
     for d in reversed(range(len(shape))):
-        inner = f"loop.for {ivs[d]} = %c0 to %n{d} step %c1 {{\n{inner}\n}}"
+        kind = f" {inner_kind}" if inner_kind and d == len(shape) - 1 else ""
+        inner = f"loop.for {ivs[d]} = %c0 to %n{d} step %c1{kind} {{\n{inner}\n}}"
     bounds = "\n".join(f"%n{d} = arith.constant {n} : index" for d, n in enumerate(shape))
     return f"""
 loop.func @{name}({inputs}) outs(%out: {memref_type}) {{
@@ -79,5 +83,5 @@ loop.func @{name}({inputs}) outs(%out: {memref_type}) {{
 
 
 @pytest.fixture(scope="session")
-def elementwise() -> Callable[[str, tuple[int, ...], int, str], str]:
+def elementwise() -> Callable[..., str]:
     return elementwise_kernel

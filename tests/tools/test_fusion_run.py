@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -43,7 +44,7 @@ def test_random_inputs_check_and_bench(graph, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "runs 1 kernel (fused_add_sigmoid)" in result.stdout
-    assert "check out0: max abs error" in result.stdout and ": OK" in result.stdout
+    assert "check out0: OK: max abs error" in result.stdout
     assert "bench (median of 3, fused and unfused alternating): fused" in result.stdout
     assert "unfused" in result.stdout
 
@@ -90,3 +91,223 @@ def test_unknown_entry(graph, tmp_path):
     result = fusion_run(str(graph), "--entry", "nope", "--random-inputs", cwd=tmp_path)
     assert result.returncode == 1
     assert "no function @nope" in result.stderr
+
+
+SCALAR_GRAPH = """func.func @main(%x: tensor<4x8xf32>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  %a = graph.add %x, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %a : tensor<4x8xf32>
+}
+"""
+
+
+@pytest.fixture
+def scalar_graph(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "scalar.mlir"
+    path.write_text(SCALAR_GRAPH)
+    return path
+
+
+def _good_inputs() -> dict[str, np.ndarray]:
+    return {"arg0": np.ones((4, 8), np.float32), "arg1": np.float32(2)}
+
+
+def test_a_scalar_argument_is_read_from_npz(scalar_graph, tmp_path):
+    np.savez(tmp_path / "in.npz", **_good_inputs())
+    result = fusion_run(str(scalar_graph), "--inputs", "in.npz", "--outputs", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with np.load(tmp_path / "out") as out:  # written to the name given, not out.npz
+        np.testing.assert_array_equal(out["out0"], np.full((4, 8), 3, np.float32))
+
+
+def _write(path, content) -> None:
+    if isinstance(content, dict):
+        np.savez(path, **content)
+    elif isinstance(content, np.ndarray):
+        with open(path, "wb") as stream:
+            np.save(stream, content)
+    else:
+        path.write_bytes(content)
+
+
+def _truncated() -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **_good_inputs())
+    return buffer.getvalue()[:300]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            {**_good_inputs(), "arg0": np.ones((4, 9), np.float32)},
+            "arg0 (%x): expected shape (4, 8) dtype float32, got shape (4, 9) dtype float32",
+        ),
+        (
+            {**_good_inputs(), "arg0": np.ones((4, 8))},
+            "arg0 (%x): expected shape (4, 8) dtype float32, got shape (4, 8) dtype float64",
+        ),
+        (
+            {**_good_inputs(), "arg2": np.ones(3)},
+            "unexpected array(s) arg2 (the function takes 2: arg0, arg1)",
+        ),
+        ({"arg0": np.ones((4, 8), np.float32)}, "missing arg1"),
+        (np.ones(3), "expected an .npz archive (np.savez), got a single array"),
+        (b"", "not a readable .npz archive"),
+        (b"hello", "not a readable .npz archive (np.savez): not a zip archive"),
+        (_truncated(), "not a readable .npz archive"),
+    ],
+    ids=["shape", "dtype", "extra", "missing", "npy", "empty", "text", "truncated"],
+)
+def test_bad_inputs_are_user_errors_before_compiling(scalar_graph, tmp_path, content, message):
+    _write(tmp_path / "in.npz", content)
+    result = fusion_run(str(scalar_graph), "--inputs", "in.npz", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert f"error: --inputs in.npz: {message}" in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert "compiled" not in result.stdout  # found before compiling
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "environment", "message"),
+    [
+        (["--seed", "-5"], {}, "--seed: expected a non-negative integer, got -5"),
+        (["--bench", "-3"], {}, "--bench: expected a non-negative integer, got -3"),
+        ([], {"FUSION_NUM_THREADS": "abc"}, "FUSION_NUM_THREADS must be a thread count"),
+        (["--outputs", "."], {}, "--outputs .: is a directory, expected a file name"),
+    ],
+    ids=["seed", "bench", "threads", "outputs-directory"],
+)
+def test_bad_options_are_user_errors(graph, tmp_path, monkeypatch, args, environment, message):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    result = fusion_run(str(graph), "--random-inputs", *args, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert message in result.stderr
+    assert "internal error" not in result.stderr
+    assert "compiled" not in result.stdout
+
+
+def test_an_onnx_model_is_sent_to_fusion_import(tmp_path):
+    (tmp_path / "model.onnx").write_bytes(b"\x08\x07\x12\x04test\x80\xff")
+    result = fusion_run("model.onnx", "--random-inputs", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "model.onnx: an ONNX model; import it into the graph dialect first" in result.stderr
+    assert "fusion-import model.onnx -o model.mlir" in result.stderr
+
+
+def test_a_binary_file_is_not_graph_ir(tmp_path):
+    (tmp_path / "model.mlir").write_bytes(b"\x08\x07\x12\x80\xff")
+    result = fusion_run("model.mlir", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "model.mlir: not a text file of graph IR (byte 3 is not UTF-8)" in result.stderr
+
+
+def test_an_empty_file_has_no_main(tmp_path):
+    (tmp_path / "empty.mlir").write_text("// nothing here\n")
+    result = fusion_run("empty.mlir", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "empty.mlir: no function @main (the module has no functions)" in result.stderr
+
+
+def test_a_use_before_its_definition_is_a_verify_error(tmp_path):
+    (tmp_path / "dom.mlir").write_text(
+        """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = graph.relu %y : tensor<4xf32>
+  %y = graph.exp %x : tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+"""
+    )
+    result = fusion_run("dom.mlir", "--random-inputs", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "dom.mlir:2:3: error: graph.relu: operand #0 does not dominate this use" in (
+        result.stderr
+    )
+
+
+def test_a_tensor_too_large_for_memory_is_refused_before_compiling(tmp_path):
+    (tmp_path / "big.mlir").write_text(
+        """func.func @main(%x: tensor<100000x100000x100xf32>) -> tensor<100000x100000x100xf32> {
+  %a = graph.relu %x : tensor<100000x100000x100xf32>
+  func.return %a : tensor<100000x100000x100xf32>
+}
+"""
+    )
+    result = fusion_run("big.mlir", "--random-inputs", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "@main needs at least 7450.6 GiB of memory (inputs 3725.3 GiB, outputs" in (
+        result.stderr
+    )
+    assert "this machine has" in result.stderr and "compiled" not in result.stdout
+
+
+def test_a_closed_pipe_ends_quietly(graph, tmp_path):
+    """`fusion-run ... | head -1`: no 'Broken pipe' error."""
+    command = (
+        f"{sys.executable} -c 'import sys; from fusion_compiler.tools.fusion_run import main; "
+        f"sys.exit(main())' {graph} --random-inputs --check --bench 2 | head -c 1"
+    )
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert result.stderr == ""
+    assert result.returncode == 0
+
+
+BATCH_NORM = """func.func @main(%x: tensor<2x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>,
+                %m: tensor<3xf32>, %v: tensor<3xf32>, %p: tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32> {
+  %n = "graph.batch_norm"(%x, %g, %b, %m, %v) <{epsilon = 1.0e-05 : f32}> : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
+  %s = graph.sqrt %p : tensor<2x3x4x4xf32>
+  %y = graph.add %n, %s : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  func.return %y : tensor<2x3x4x4xf32>
+}
+"""
+
+
+def test_random_inputs_respect_the_domain_of_their_ops(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "bn.mlir").write_text(BATCH_NORM)
+    result = fusion_run("bn.mlir", "--random-inputs", "--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "arg4 (%v) feeds graph.batch_norm's variance: drawn uniformly" in result.stdout
+    assert "arg5 (%p) feeds graph.sqrt's operand: drawn uniformly" in result.stdout
+    assert "arg0" not in result.stdout
+    assert "check out0: OK" in result.stdout and "NaN" not in result.stdout
+    assert "Warning" not in result.stderr
+
+
+def test_check_accepts_nan_and_inf_where_the_reference_has_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "log.mlir").write_text(
+        """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = graph.log %x : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+    )
+    np.savez(tmp_path / "in.npz", arg0=np.array([-1, 0, np.inf, 2], np.float32))
+    result = fusion_run("log.mlir", "--inputs", "in.npz", "--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "check out0: OK: max abs error 0" in result.stdout
+    assert "1 NaN, 1 +Inf, 1 -Inf in the same places as the reference" in result.stdout
+
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_checks_ok_on_random_inputs_without_warnings(example, tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
+    result = fusion_run(str(example), "--random-inputs", "--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "check out0: OK" in result.stdout and "MISMATCH" not in result.stdout
+    assert "NaN" not in result.stdout and "Inf" not in result.stdout
+    assert result.stderr == ""  # no RuntimeWarning, no LLVM warning

@@ -378,3 +378,32 @@ func.func @call_results(%x: tensor<8xf32>) -> tensor<8xf32> {
   func.return %y : tensor<8xf32>
 }
 // CHECK: {{.*}}invalid.mlir:377:3: error: graph.call_loop: result #0 has type tensor<8xf32>, but @halve expects 4xf32
+
+// -----
+
+// A value used above its definition does not dominate that use (MLIR's message).
+func.func @use_before_def(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "graph.relu"(%y) : (tensor<4xf32>) -> tensor<4xf32>
+  %y = "graph.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+// CHECK: {{.*}}invalid.mlir:386:3: error: graph.relu: operand #0 does not dominate this use
+
+// -----
+
+// An op using its own result.
+func.func @self_use(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = "graph.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %a : tensor<4xf32>
+}
+// CHECK: {{.*}}invalid.mlir:396:3: error: graph.relu: operand #0 does not dominate this use
+
+// -----
+
+// The second operand is the one named.
+func.func @second_operand(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = "graph.add"(%x, %e) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %e = "graph.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+// CHECK: {{.*}}invalid.mlir:405:3: error: graph.add: operand #1 does not dominate this use

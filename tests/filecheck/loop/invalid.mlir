@@ -132,3 +132,39 @@ func.func @f() {
   "loop.return"() : () -> ()
 }
 // CHECK: {{.*}}invalid.mlir:132:3: error: loop.return: 'loop.return' expects parent op 'loop.func'
+
+// -----
+
+// Inside a loop body: a loaded value stored above its load.
+"loop.func"() <{sym_name = "k", function_type = (memref<4xf32>) -> memref<4xf32>}> ({
+^bb0(%x: memref<4xf32>, %y: memref<4xf32>):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  "loop.for"(%c0, %c4, %c1) ({
+  ^bb1(%i: index):
+    "memref.store"(%v, %y, %i) : (f32, memref<4xf32>, index) -> ()
+    %v = "memref.load"(%x, %i) : (memref<4xf32>, index) -> f32
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:146:5: error: memref.store: operand #0 does not dominate this use
+
+// -----
+
+// A loop bound defined after the loop.
+"loop.func"() <{sym_name = "k", function_type = (memref<4xf32>) -> memref<4xf32>}> ({
+^bb0(%x: memref<4xf32>, %y: memref<4xf32>):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  "loop.for"(%c0, %c4, %c1) ({
+  ^bb1(%i: index):
+    %v = "memref.load"(%x, %i) : (memref<4xf32>, index) -> f32
+    "memref.store"(%v, %y, %i) : (f32, memref<4xf32>, index) -> ()
+    "loop.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  "loop.return"() : () -> ()
+}) : () -> ()
+// CHECK: {{.*}}invalid.mlir:161:3: error: loop.for: operand #1 does not dominate this use

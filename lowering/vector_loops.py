@@ -1,0 +1,206 @@
+"""Vectorisation that does not depend on LLVM's cost model: loop metadata on `vectorized` loops.
+
+`schedule-kernels` marks a loop `vectorized` when it is innermost, parallel and reads and
+writes whole vectors. LLVM's loop vectoriser, left to its cost model, may still leave such a
+loop scalar (on AMD Zen 3 a 64x40 add kernel stayed scalar). So every `vectorized` loop is
+forced: `loop_to_llvm` names its header block `VECTOR_HEADER`, and `force_vector_loops` puts
+on each of its back edges the loop metadata
+
+    br label %vector_header, !llvm.loop !0
+    !0 = distinct !{!0, !1, !2, !3, !5}
+    !1 = !{!"llvm.loop.vectorize.enable", i1 true}
+    !2 = !{!"llvm.loop.vectorize.width", i32 8}
+    !3 = !{!"llvm.loop.unroll.disable"}
+    !4 = !{!"llvm.loop.isvectorized"}
+    !5 = !{!"llvm.loop.vectorize.followup_all", !4}
+
+which makes the vectoriser emit vectors of `vector_lanes(...)` elements whatever its cost
+model estimates (it still proves legality itself, and leaves an illegal loop scalar). The
+lane count is the target's preferred vector register width over 32 bits: 256-bit on AVX and
+AVX-512 hosts (LLVM's preference there), 512-bit in functions with math expansions on
+AVX-512 hosts (`jit.widen_vectors`), 128-bit with SSE only.
+
+xDSL's `llvm` dialect cannot carry loop metadata into llvmlite (its `llvm.br` has no
+`loop_annotation`), hence the block name as the carrier.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+VECTOR_HEADER = "vector_header"
+"""The name of the header block of a lowered `vectorized` loop (llvmlite suffixes `.1`, ...
+to repeated names)."""
+
+F32_BITS = 32
+
+
+def target_vector_bits(features: str, wide: bool = False) -> int:
+    """The vector width, in bits, preferred on a CPU with these LLVM features (`+avx2,...`);
+    `wide`: a function whose long arithmetic chains gain from AVX-512's full width."""
+    enabled = {f[1:] for f in features.split(",") if f.startswith("+")}
+    if wide and "avx512f" in enabled:
+        return 512
+    if "avx" in enabled:
+        return 256
+    return 128
+
+
+def vector_lanes(features: str, wide: bool = False) -> int:
+    """The vectorisation factor forced on `vectorized` loops (f32 lanes of a vector)."""
+    return target_vector_bits(features, wide) // F32_BITS
+
+
+class _LoopId(ir.values.MDValue):
+    """A distinct, self-referential loop ID node: `distinct !{!N, properties...}`."""
+
+    def __init__(self, module: ir.Module, properties: list[ir.values.MDValue]):
+        super().__init__(module, [], name=str(len(module.metadata)))
+        self.operands = (self, *properties)
+
+    def descr(self, buf):
+        buf.append("distinct ")
+        super().descr(buf)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+
+def _is_vector_header(block: ir.Block) -> bool:
+    return block.name == VECTOR_HEADER or block.name.startswith(f"{VECTOR_HEADER}.")
+
+
+VECTOR_INTRINSICS = frozenset(
+    {
+        "sqrt",
+        "fabs",
+        "floor",
+        "ceil",
+        "round",
+        "roundeven",
+        "trunc",
+        "fma",
+        "fmuladd",
+        "copysign",
+        "minnum",
+        "maxnum",
+        "minimum",
+        "maximum",
+        "smin",
+        "smax",
+        "umin",
+        "umax",
+        "abs",
+    }
+)
+"""The LLVM intrinsics that have vector forms on every x86 CPU. A loop calling anything
+else (libm's `erff`, `llvm.exp.f32`, ...) cannot be vectorised without a vector math
+library; it is not forced (LLVM would only warn that it could not)."""
+
+
+def _calls_scalar_only_function(blocks: list[ir.Block]) -> bool:
+    for block in blocks:
+        for instruction in block.instructions:
+            if not isinstance(instruction, ir.instructions.CallInstr):
+                continue
+            name = instruction.callee.name
+            if not name.startswith("llvm.") or name.split(".")[1] not in VECTOR_INTRINSICS:
+                return True
+    return False
+
+
+def _constant(value: ir.Value) -> int | None:
+    return value.constant if isinstance(value, ir.Constant) else None
+
+
+def static_trip_count(header: ir.Block, latch: ir.Block) -> int | None:
+    """The iterations of the loop with this header and latch, when its bounds and step are
+    constants: the header starts with the induction variable's phi and compares it with the
+    upper bound, and the value coming from the latch adds the step (`loop_to_llvm`)."""
+    phi, compare = header.instructions[0], header.instructions[1]
+    if not isinstance(phi, ir.instructions.PhiInstr):
+        return None
+    lower = [_constant(value) for value, block in phi.incomings if block is not latch]
+    nexts = [value for value, block in phi.incomings if block is latch]
+    upper = _constant(compare.operands[1])
+    if len(lower) != 1 or lower[0] is None or upper is None or len(nexts) != 1:
+        return None
+    increment = nexts[0]
+    if getattr(increment, "opname", None) != "add" or increment.operands[0] is not phi:
+        return None
+    step = _constant(increment.operands[1])
+    if step is None or step <= 0:
+        return None
+    return max(0, -(-(upper - lower[0]) // step))
+
+
+def _forced_lanes(lanes: int, fewest: int, trip_count: int | None) -> int | None:
+    """`lanes`, halved while wider than a loop's static trip count but not below `fewest`
+    (the target's plain vector width); None when even that is wider than the loop: LLVM
+    cannot vectorise a loop wider than its trip count and only warns that it could not,
+    and forcing narrower vectors on short loops fails too (measured: 4 lanes on an AVX2
+    CPU for 4 or 5 iterations)."""
+    if trip_count is None:
+        return lanes
+    while lanes > trip_count and lanes > fewest:
+        lanes //= 2
+    return lanes if lanes <= trip_count else None
+
+
+def vector_loops(function: ir.Function) -> list[tuple[ir.instructions.Branch, int | None]]:
+    """The back edge and static trip count of each vector loop of `function` that calls no
+    scalar-only function.
+
+    A back edge is a branch to a vector loop header from a block laid out after it: the
+    lowering lays a loop out as pre-header, header, body blocks, latch (`loop_to_llvm`)."""
+    blocks = list(function.blocks)
+    loops = []
+    for index, block in enumerate(blocks):
+        terminator = block.terminator
+        if not isinstance(terminator, ir.instructions.Branch) or isinstance(
+            terminator, ir.instructions.ConditionalBranch
+        ):
+            continue
+        header = terminator.operands[0]
+        if not _is_vector_header(header) or header not in blocks[:index]:
+            continue
+        if not _calls_scalar_only_function(blocks[blocks.index(header) : index + 1]):
+            loops.append((terminator, static_trip_count(header, block)))
+    return loops
+
+
+def _loop_properties(module: ir.Module, lanes: int) -> list[ir.values.MDValue]:
+    """Vectorise `lanes` wide; no full unrolling before (LLVM's full unroller runs before the
+    vectoriser and would turn a short loop into straight-line scalar code); the vector loop
+    and its remainder may be unrolled again (`followup_all` replaces the original
+    properties)."""
+    flag = ir.Constant(ir.IntType(1), 1)
+    return [
+        module.add_metadata(["llvm.loop.vectorize.enable", flag]),
+        module.add_metadata(["llvm.loop.vectorize.width", ir.Constant(ir.IntType(32), lanes)]),
+        module.add_metadata(["llvm.loop.unroll.disable"]),
+        module.add_metadata(
+            ["llvm.loop.vectorize.followup_all", module.add_metadata(["llvm.loop.isvectorized"])]
+        ),
+    ]
+
+
+def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes: int) -> int:
+    """Attaches the forcing metadata to every back edge of a `vectorized` loop, with the lane
+    count `lanes_of[function name]` (down to `fewest_lanes` for a shorter loop; a loop
+    shorter still is left to LLVM); returns how many loops were marked."""
+    properties: dict[int, list[ir.values.MDValue]] = {}
+    marked = 0
+    for function in module.functions:
+        for edge, trip_count in vector_loops(function):
+            lanes = _forced_lanes(lanes_of[function.name], fewest_lanes, trip_count)
+            if lanes is None:
+                continue
+            if lanes not in properties:
+                properties[lanes] = _loop_properties(module, lanes)
+            edge.set_metadata("llvm.loop", _LoopId(module, properties[lanes]))
+            marked += 1
+    return marked

@@ -1,0 +1,162 @@
+"""The inputs of `fusion-run`: read from an `.npz` archive or drawn at random, and checked
+against the entry function's parameters before anything is compiled.
+
+Every problem is a `CompileError` naming the argument, what was expected and what was given
+(the tool prints it and exits 1).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.lowering.jit import numpy_dtype
+
+
+@dataclass(frozen=True)
+class ArgumentSpec:
+    """A parameter of the entry function: `arg<index>` in the archive, its SSA name, shape
+    and dtype."""
+
+    index: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def key(self) -> str:
+        return f"arg{self.index}"
+
+    def describe(self) -> str:
+        return f"{self.key} (%{self.name})"
+
+
+def argument_specs(function: func.FuncOp) -> list[ArgumentSpec]:
+    specs = []
+    for arg in function.body.block.args:
+        tensor_type = arg.type
+        assert isinstance(tensor_type, TensorType)
+        shape = tuple(tensor_type.get_shape())
+        dtype = numpy_dtype(tensor_type.element_type)
+        specs.append(ArgumentSpec(arg.index, arg.name_hint or f"arg{arg.index}", shape, dtype))
+    return specs
+
+
+# ---------------------------------------------------------------------------------------------
+# --inputs IN.npz
+# ---------------------------------------------------------------------------------------------
+
+
+def _open_archive(path: str) -> dict[str, np.ndarray]:
+    """Every array of the archive `path`, read in full (a truncated member is found here)."""
+    try:
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise CompileError(
+                f"--inputs {path}: expected an .npz archive (np.savez), got a single array"
+            )
+        with archive:
+            return {name: archive[name] for name in archive.files}
+    except (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile) as err:
+        reason = str(err) or type(err).__name__
+        if "pickle" in reason:  # numpy's guess for a file that is neither .npz nor .npy
+            reason = "not a zip archive"
+        raise CompileError(
+            f"--inputs {path}: not a readable .npz archive (np.savez): {reason}"
+        ) from None
+
+
+def load_inputs(path: str, specs: list[ArgumentSpec]) -> list[np.ndarray]:
+    """The arrays `arg0, arg1, ...` of the archive, each checked against its parameter."""
+    arrays = _open_archive(path)
+    expected = {spec.key for spec in specs}
+    missing = [spec.key for spec in specs if spec.key not in arrays]
+    if missing:
+        raise CompileError(f"--inputs {path}: missing {', '.join(missing)}")
+    extra = sorted(set(arrays) - expected)
+    if extra:
+        takes = ", ".join(spec.key for spec in specs) or "none"
+        raise CompileError(
+            f"--inputs {path}: unexpected array(s) {', '.join(extra)} (the function takes "
+            f"{len(specs)}: {takes})"
+        )
+    return [_checked(path, spec, arrays[spec.key]) for spec in specs]
+
+
+def _checked(path: str, spec: ArgumentSpec, array: np.ndarray) -> np.ndarray:
+    if array.shape != spec.shape or array.dtype != spec.dtype:
+        raise CompileError(
+            f"--inputs {path}: {spec.describe()}: expected shape {spec.shape} dtype "
+            f"{spec.dtype}, got shape {array.shape} dtype {array.dtype}"
+        )
+    return np.require(array, requirements="C")  # keeps a 0-d array 0-d
+
+
+# ---------------------------------------------------------------------------------------------
+# --random-inputs
+# ---------------------------------------------------------------------------------------------
+
+POSITIVE_RANGE = (0.5, 2.0)
+"""Where arguments feeding a domain-restricted operand are drawn (uniformly)."""
+
+DATA_MOVEMENT_OPS: tuple[type[Operation], ...] = (
+    graph.ReshapeOp,
+    graph.BroadcastToOp,
+    graph.TransposeOp,
+    graph.SqueezeOp,
+    graph.ExpandDimsOp,
+    graph.SliceOp,
+)
+"""Ops whose results hold (some of) their operand's values, unchanged."""
+
+
+def restricted_operand(op: Operation, operand_index: int) -> str | None:
+    """What makes operand `operand_index` of `op` domain-restricted (it must be positive for
+    the result to be a number), or None."""
+    match op:
+        case graph.SqrtOp() | graph.LogOp() | graph.RsqrtOp():
+            return f"{op.name}'s operand"
+        case graph.PowOp() if operand_index == 0:
+            return "graph.pow's base"
+        case graph.BatchNormOp() if operand_index == 4:
+            return "graph.batch_norm's variance"
+    return None
+
+
+def _restriction(value: SSAValue) -> str | None:
+    """The first domain restriction `value` feeds, directly or through data movement."""
+    for use in value.uses:
+        reason = restricted_operand(use.operation, use.index)
+        if reason is not None:
+            return reason
+        if isinstance(use.operation, DATA_MOVEMENT_OPS):
+            reason = _restriction(use.operation.results[0])
+            if reason is not None:
+                return reason
+    return None
+
+
+def random_inputs(
+    function: func.FuncOp, specs: list[ArgumentSpec], seed: int
+) -> tuple[list[np.ndarray], list[str]]:
+    """Standard-normal arrays, except for arguments feeding a domain-restricted operand,
+    which are drawn from `POSITIVE_RANGE`; and a note for each of those."""
+    rng = np.random.default_rng(seed)
+    arrays, notes = [], []
+    for spec, arg in zip(specs, function.body.block.args, strict=True):
+        assert isinstance(arg, BlockArgument)
+        reason = _restriction(arg)
+        if reason is None:
+            arrays.append(rng.standard_normal(spec.shape).astype(spec.dtype))
+            continue
+        low, high = POSITIVE_RANGE
+        arrays.append(rng.uniform(low, high, spec.shape).astype(spec.dtype))
+        notes.append(f"{spec.describe()} feeds {reason}: drawn uniformly from [{low}, {high})")
+    return arrays, notes
