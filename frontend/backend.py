@@ -31,18 +31,21 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
+from fusion_compiler.errors import ArgumentError
 from fusion_compiler.frontend.onnx_importer import import_model
 from fusion_compiler.frontend.progress import compile_progress, import_progress
-from fusion_compiler.lowering.compiled_model import CompiledModel, compile_module
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
+from fusion_compiler.lowering.compiled_model import CompiledModel
 
 __all__ = ["BackendError", "FusionBackend", "FusionBackendRep", "prepare", "run_model"]
 
 Shapes = tuple[tuple[int, ...], ...]
 
 
-class BackendError(ValueError):
-    """The arrays given to `FusionBackendRep.run` cannot be passed to the compiled model."""
+BackendError = ArgumentError
+"""The arrays given to `FusionBackendRep.run` cannot be passed to the compiled model (the
+name ONNX backend code catches; the one class of arrays that do not fit is
+`fusion_compiler.errors.ArgumentError`)."""
 
 
 def graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
@@ -87,6 +90,7 @@ class FusionBackendRep(BackendRep):
             tuple(given[i.name]) if i.name in given else _static_shape(i) for i in self.inputs
         )
         self._compiled: dict[Shapes, CompiledModel] = {}
+        self._num_threads: int | None = None
         if all(shape is not None for shape in self._fixed):
             self.compiled_for(self._fixed)  # type: ignore[arg-type]
 
@@ -101,10 +105,20 @@ class FusionBackendRep(BackendRep):
                     progress=progress,
                 )
             with compile_progress(self.pipeline, self.filename) as instruments:
-                self._compiled[shapes] = compile_module(
+                compiled = compile_module(
                     module, self.pipeline, cache=self.cache, instruments=instruments
                 )
+            if self._num_threads is not None:
+                compiled.set_num_threads(self._num_threads)
+            self._compiled[shapes] = compiled
         return self._compiled[shapes]
+
+    def set_num_threads(self, count: int) -> None:
+        """Run the parallel loops on `count` threads (0: every core), for the shapes compiled
+        so far and those compiled later."""
+        for compiled in self._compiled.values():
+            compiled.set_num_threads(count)
+        self._num_threads = count
 
     @property
     def kernels(self) -> list[str]:

@@ -22,6 +22,8 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from fusion_compiler.errors import FusionError
+
 
 @dataclass(frozen=True)
 class SourcePosition:
@@ -30,7 +32,7 @@ class SourcePosition:
     column: int
 
 
-class CompileError(Exception):
+class CompileError(FusionError):
     """A problem with the program being compiled (not a bug of the compiler)."""
 
     def __init__(self, message: str, op: Operation | None = None, position=None):
@@ -38,6 +40,12 @@ class CompileError(Exception):
         self.message = message
         self.op = op
         self.position: SourcePosition | None = position or (op_position(op) if op else None)
+
+    def add_prefix(self, prefix: str) -> None:
+        """Put `prefix` (a pass name and a colon, say) in front of the message, once."""
+        if not self.message.startswith(prefix):
+            self.message = prefix + self.message
+            self.args = (self.message,)
 
     def format(self, sources: dict[str, str] | None = None) -> str:
         """`file:line:col: error: message`, then the source line and a caret when known."""

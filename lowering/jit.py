@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
@@ -55,9 +56,9 @@ from fusion_compiler.lowering.threading_runtime import (
     uses_openmp,
 )
 
-
-class KernelCallError(TypeError):
-    """An array does not match the buffer a kernel expects."""
+KernelCallError = ArgumentError
+"""An array does not match the buffer a kernel expects (the name kernel tests catch; the one
+class of arrays that do not fit is `fusion_compiler.errors.ArgumentError`)."""
 
 
 @cache
@@ -222,7 +223,7 @@ class JitModule:
         """Runs parallel loops on `count` threads from now on (0: OpenMP's default); no
         effect on a module without parallel loops."""
         if count < 0:
-            raise ValueError(f"the thread count must be at least 0, got {count}")
+            raise ArgumentError(f"the thread count must be at least 0, got {count}")
         self._num_threads.value = count
 
     def function_address(self, name: str) -> int:
