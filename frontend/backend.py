@@ -133,14 +133,14 @@ class FusionBackendRep(BackendRep):
         arrays = self._arguments(inputs)
         for name, array, shape in zip(self.input_names, arrays, self._fixed, strict=True):
             if shape is not None and array.shape != shape:
-                raise BackendError(
+                raise ArgumentError(
                     f"input '{name}' has shape {array.shape}, but the model was prepared for "
                     f"{shape}"
                 )
         compiled = self.compiled_for(tuple(a.shape for a in arrays))
         for name, array in zip(self.input_names, arrays, strict=True):
             if array.dtype != np.float32:
-                raise BackendError(
+                raise ArgumentError(
                     f"input '{name}' has dtype {array.dtype}; only float32 is supported"
                 )
         outputs = compiled.run("main", *arrays)
@@ -152,18 +152,20 @@ class FusionBackendRep(BackendRep):
         if isinstance(inputs, Mapping):
             missing = [name for name in self.input_names if name not in inputs]
             if missing:
-                raise BackendError(f"no value for input(s) {', '.join(missing)}")
+                raise ArgumentError(f"no value for input(s) {', '.join(missing)}")
             inputs = [inputs[name] for name in self.input_names]
         elif isinstance(inputs, np.ndarray):
             inputs = [inputs]
         inputs = list(inputs)
         if len(inputs) != len(self.input_names):
-            raise BackendError(f"the model takes {len(self.input_names)} inputs, got {len(inputs)}")
+            raise ArgumentError(
+                f"the model takes {len(self.input_names)} inputs, got {len(inputs)}"
+            )
         arrays = []
         for name, value in zip(self.input_names, inputs, strict=True):
             if not isinstance(value, np.ndarray | np.generic):
                 kind = type(value).__name__
-                raise BackendError(f"input '{name}' is a {kind}; only tensors are supported")
+                raise ArgumentError(f"input '{name}' is a {kind}; only tensors are supported")
             array = np.asarray(value)  # (np.ascontiguousarray would make a scalar 1-D)
             arrays.append(array if array.flags.c_contiguous else array.copy(order="C"))
         return arrays
@@ -204,7 +206,7 @@ class FusionBackend(Backend):
         """Check, import and compile `model`; keywords: `input_shapes`, `pipeline`, `cache`,
         `filename` (the name errors and locations use)."""
         if not cls.supports_device(device):
-            raise BackendError(f"device '{device}' is not supported (only CPU)")
+            raise ArgumentError(f"device '{device}' is not supported (only CPU)")
         super().prepare(model, device)
         options = ("input_shapes", "pipeline", "cache", "filename")
         return FusionBackendRep(model, **{k: kwargs[k] for k in options if k in kwargs})

@@ -227,20 +227,29 @@ class PassManager:
 # --- compiling to native code -----------------------------------------------------------------
 
 
-def lower_to_llvm_dialect(
-    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
+def lower_to_entries(
+    module: ModuleOp,
+    pipeline: str,
+    instruments: Sequence[PassInstrument] = (),
+    ctx: Context | None = None,
 ) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-    """A copy of `module` (graph level) through `pipeline` and `NATIVE_PIPELINE`, and the
-    kernels each entry launches, in order."""
+    """A copy of `module` (graph level) through `pipeline` and lower-graph, and the kernels
+    each entry launches, in order (the passes only: no LLVM)."""
     from fusion_compiler.lowering.compile_cache import entry_kernels
 
     lowered = module.clone()
-    ctx = make_context()
-    graph_to_entries, entries_to_llvm = NATIVE_PIPELINE
-    spec = ",".join(p for p in (pipeline, graph_to_entries) if p)
+    spec = ",".join(p for p in (pipeline, NATIVE_PIPELINE[0]) if p)
     PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
-    kernels = entry_kernels(lowered)
-    PassManager(entries_to_llvm, ctx=ctx, instruments=instruments).run(lowered)
+    return lowered, entry_kernels(lowered)
+
+
+def lower_to_llvm_dialect(
+    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
+) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+    """`lower_to_entries`, then the rest of `NATIVE_PIPELINE`: the module in the LLVM dialect."""
+    ctx = make_context()
+    lowered, kernels = lower_to_entries(module, pipeline, instruments, ctx)
+    PassManager(",".join(NATIVE_PIPELINE[1:]), ctx=ctx, instruments=instruments).run(lowered)
     return lowered, kernels
 
 

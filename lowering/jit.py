@@ -241,7 +241,7 @@ class JitModule:
             raise KeyError(f"no kernel '{name}' in the compiled module (kernels: {known})")
         specs = signature.buffers
         if len(arrays) != len(specs):
-            raise KernelCallError(f"kernel '{name}' takes {len(specs)} arrays, got {len(arrays)}")
+            raise ArgumentError(f"kernel '{name}' takes {len(specs)} arrays, got {len(arrays)}")
         for index, (array, spec) in enumerate(zip(arrays, specs, strict=True)):
             is_output = index >= len(signature.inputs)
             _check_argument(name, index, array, spec, is_output)
@@ -290,7 +290,7 @@ def _check_argument(
     problem = array_problem(array, spec, writeable=is_output)
     if problem is not None:
         role = "output" if is_output else "input"
-        raise KernelCallError(f"kernel '{kernel}', argument #{index} ({role}): {problem}")
+        raise ArgumentError(f"kernel '{kernel}', argument #{index} ({role}): {problem}")
 
 
 def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:

@@ -22,12 +22,8 @@ import numpy as np
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.lowering.compiled_model import (
-    CompiledFunction,
-    compile_module,
-    graph_functions,
-)
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
+from fusion_compiler.lowering.compiled_model import CompiledFunction, graph_functions
 from fusion_compiler.tools.errors import run_without_traceback
 
 CHECK_RTOL = 1e-4
