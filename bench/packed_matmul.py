@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from fusion_compiler.dialects.context import make_context  # noqa: E402
 from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
-from fusion_compiler.lowering.compiled_model import compile_module  # noqa: E402
+from fusion_compiler.driver import compile_module  # noqa: E402
 from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass  # noqa: E402
 from fusion_compiler.lowering.jit import aligned_empty, compile_llvm_module  # noqa: E402
 

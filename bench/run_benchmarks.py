@@ -148,8 +148,7 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
     from cases import random_inputs
 
     from fusion_compiler.dialects.reference.evaluator import evaluate
-    from fusion_compiler.lowering.compiled_model import compile_module
-    from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+    from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
 
     module = case.build()
     inputs = random_inputs(module)

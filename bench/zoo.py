@@ -200,20 +200,17 @@ def relative_error(actual: np.ndarray, expected: np.ndarray) -> float:
 
 def unfused_kernel_count(module) -> int:
     """The kernels `main` would launch without fusion (passes only, no LLVM)."""
-    from fusion_compiler.lowering.compile_cache import entry_kernels
-    from fusion_compiler.passes.pipeline import UNFUSED_PIPELINE, PassManager
+    from fusion_compiler.driver import UNFUSED_PIPELINE, lower_to_entries
 
-    lowered = module.clone()
-    PassManager(f"{UNFUSED_PIPELINE},lower-graph").run(lowered)
-    return len(entry_kernels(lowered)["main"])
+    _, kernels = lower_to_entries(module, UNFUSED_PIPELINE)
+    return len(kernels["main"])
 
 
 def compile_timed(model: onnx.ModelProto, name: str, cache: bool = False):
     """(compiled model, import seconds, compile seconds, graph-level module)."""
+    from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
     from fusion_compiler.frontend.onnx_importer import import_model
     from fusion_compiler.frontend.progress import compile_progress, import_progress
-    from fusion_compiler.lowering.compiled_model import compile_module
-    from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
 
     filename = f"light_{name}.onnx"
     start = time.perf_counter()

@@ -31,18 +31,21 @@ import numpy as np
 import onnx
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
+from fusion_compiler.errors import ArgumentError
 from fusion_compiler.frontend.onnx_importer import import_model
 from fusion_compiler.frontend.progress import compile_progress, import_progress
-from fusion_compiler.lowering.compiled_model import CompiledModel, compile_module
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
+from fusion_compiler.lowering.compiled_model import CompiledModel
 
 __all__ = ["BackendError", "FusionBackend", "FusionBackendRep", "prepare", "run_model"]
 
 Shapes = tuple[tuple[int, ...], ...]
 
 
-class BackendError(ValueError):
-    """The arrays given to `FusionBackendRep.run` cannot be passed to the compiled model."""
+BackendError = ArgumentError
+"""The arrays given to `FusionBackendRep.run` cannot be passed to the compiled model (the
+name ONNX backend code catches; the one class of arrays that do not fit is
+`fusion_compiler.errors.ArgumentError`)."""
 
 
 def graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
@@ -87,6 +90,7 @@ class FusionBackendRep(BackendRep):
             tuple(given[i.name]) if i.name in given else _static_shape(i) for i in self.inputs
         )
         self._compiled: dict[Shapes, CompiledModel] = {}
+        self._num_threads: int | None = None
         if all(shape is not None for shape in self._fixed):
             self.compiled_for(self._fixed)  # type: ignore[arg-type]
 
@@ -101,10 +105,20 @@ class FusionBackendRep(BackendRep):
                     progress=progress,
                 )
             with compile_progress(self.pipeline, self.filename) as instruments:
-                self._compiled[shapes] = compile_module(
+                compiled = compile_module(
                     module, self.pipeline, cache=self.cache, instruments=instruments
                 )
+            if self._num_threads is not None:
+                compiled.set_num_threads(self._num_threads)
+            self._compiled[shapes] = compiled
         return self._compiled[shapes]
+
+    def set_num_threads(self, count: int) -> None:
+        """Run the parallel loops on `count` threads (0: every core), for the shapes compiled
+        so far and those compiled later."""
+        for compiled in self._compiled.values():
+            compiled.set_num_threads(count)
+        self._num_threads = count
 
     @property
     def kernels(self) -> list[str]:
@@ -119,14 +133,14 @@ class FusionBackendRep(BackendRep):
         arrays = self._arguments(inputs)
         for name, array, shape in zip(self.input_names, arrays, self._fixed, strict=True):
             if shape is not None and array.shape != shape:
-                raise BackendError(
+                raise ArgumentError(
                     f"input '{name}' has shape {array.shape}, but the model was prepared for "
                     f"{shape}"
                 )
         compiled = self.compiled_for(tuple(a.shape for a in arrays))
         for name, array in zip(self.input_names, arrays, strict=True):
             if array.dtype != np.float32:
-                raise BackendError(
+                raise ArgumentError(
                     f"input '{name}' has dtype {array.dtype}; only float32 is supported"
                 )
         outputs = compiled.run("main", *arrays)
@@ -138,18 +152,20 @@ class FusionBackendRep(BackendRep):
         if isinstance(inputs, Mapping):
             missing = [name for name in self.input_names if name not in inputs]
             if missing:
-                raise BackendError(f"no value for input(s) {', '.join(missing)}")
+                raise ArgumentError(f"no value for input(s) {', '.join(missing)}")
             inputs = [inputs[name] for name in self.input_names]
         elif isinstance(inputs, np.ndarray):
             inputs = [inputs]
         inputs = list(inputs)
         if len(inputs) != len(self.input_names):
-            raise BackendError(f"the model takes {len(self.input_names)} inputs, got {len(inputs)}")
+            raise ArgumentError(
+                f"the model takes {len(self.input_names)} inputs, got {len(inputs)}"
+            )
         arrays = []
         for name, value in zip(self.input_names, inputs, strict=True):
             if not isinstance(value, np.ndarray | np.generic):
                 kind = type(value).__name__
-                raise BackendError(f"input '{name}' is a {kind}; only tensors are supported")
+                raise ArgumentError(f"input '{name}' is a {kind}; only tensors are supported")
             array = np.asarray(value)  # (np.ascontiguousarray would make a scalar 1-D)
             arrays.append(array if array.flags.c_contiguous else array.copy(order="C"))
         return arrays
@@ -190,7 +206,7 @@ class FusionBackend(Backend):
         """Check, import and compile `model`; keywords: `input_shapes`, `pipeline`, `cache`,
         `filename` (the name errors and locations use)."""
         if not cls.supports_device(device):
-            raise BackendError(f"device '{device}' is not supported (only CPU)")
+            raise ArgumentError(f"device '{device}' is not supported (only CPU)")
         super().prepare(model, device)
         options = ("input_shapes", "pipeline", "cache", "filename")
         return FusionBackendRep(model, **{k: kwargs[k] for k in options if k in kwargs})

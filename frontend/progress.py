@@ -26,7 +26,8 @@ from typing import IO, Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from fusion_compiler.passes.pipeline import PassInstrument, parse_pipeline
+from fusion_compiler.driver import NATIVE_PIPELINE, parse_pipeline
+from fusion_compiler.instruments import PassInstrument
 
 __all__ = ["DELAY", "ProgressBar", "PassProgress", "compile_progress", "import_progress"]
 
@@ -35,7 +36,7 @@ DELAY = 1.0
 
 DISABLE_VARIABLE = "FUSION_PROGRESS"
 
-LOWERING_PASSES = ("lower-graph", "convert-loop-to-llvm")
+LOWERING_PASSES = NATIVE_PIPELINE
 """The passes `compile_module` runs after the pipeline; the LLVM step follows them."""
 
 

@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from fusion_compiler.dialects.dominance import first_undominated_use
+from fusion_compiler.errors import FusionError
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class SourcePosition:
     column: int
 
 
-class CompileError(Exception):
+class CompileError(FusionError):
     """A problem with the program being compiled (not a bug of the compiler)."""
 
     def __init__(self, message: str, op: Operation | None = None, position=None):
@@ -41,6 +42,12 @@ class CompileError(Exception):
         self.message = message
         self.op = op
         self.position: SourcePosition | None = position or (op_position(op) if op else None)
+
+    def add_prefix(self, prefix: str) -> None:
+        """Put `prefix` (a pass name and a colon, say) in front of the message, once."""
+        if not self.message.startswith(prefix):
+            self.message = prefix + self.message
+            self.args = (self.message,)
 
     def format(self, sources: dict[str, str] | None = None) -> str:
         """`file:line:col: error: message`, then the source line and a caret when known."""

@@ -163,7 +163,7 @@ def _constant(op: Operation) -> Lowered:
     assert isinstance(op, arith.ConstantOp)
     value = op.value
     if not isinstance(value, IntegerAttr | FloatAttr):
-        raise CompileError(f"convert-loop-to-llvm: unsupported constant {value}", op)
+        raise CompileError(f"unsupported constant {value}", op)
     new = constant(value.value.data, op.result.type)
     return [new], new.result
 

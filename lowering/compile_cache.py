@@ -2,8 +2,8 @@
 
 The cache key is a hash of the module's text, the pipeline, the host CPU (name and features),
 the versions of this package, xDSL and llvmlite, and the source of the compiler itself (every
-module of `fusion_dialects`, `passes` and `lowering`: an edited pass never serves code the
-previous version compiled). An entry holds the optimised LLVM IR, the
+module of `fusion_compiler`, `fusion_dialects`, `passes` and `lowering`: an edited pass never
+serves code the previous version compiled). An entry holds the optimised LLVM IR, the
 object code MCJIT made from it, and the kernels each entry launches; a hit skips the pass
 pipeline, LLVM's optimiser and its code generator. The cache lives in `$FUSION_CACHE_DIR`, or
 `~/.cache/fusion-compiler`; setting `FUSION_CACHE_DIR` to an empty string, or passing
@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -26,9 +26,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.dialects.context import make_context
 from fusion_compiler.lowering.jit import JitModule, compile_llvm_module, host_target_machine
-from fusion_compiler.passes.pipeline import PassInstrument, PassManager
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
 
@@ -56,7 +54,7 @@ def _version(package: str) -> str:
         return "unknown"
 
 
-COMPILER_PACKAGES = ("fusion_dialects", "passes", "lowering")
+COMPILER_PACKAGES = ("fusion_compiler", "fusion_dialects", "passes", "lowering")
 """The packages whose source the cache key covers."""
 
 
@@ -97,35 +95,23 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     return kernels
 
 
-def _lower(
-    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
-) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-    """A lowered copy of `module` and the kernels of each entry."""
-    lowered = module.clone()
-    ctx = make_context()
-    spec = ",".join(p for p in (pipeline, "lower-graph") if p)
-    PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
-    kernels = entry_kernels(lowered)
-    PassManager("convert-loop-to-llvm", ctx=ctx, instruments=instruments).run(lowered)
-    return lowered, kernels
+Lowering = Callable[[], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
+"""Runs the passes: the module in the LLVM dialect, and the kernels each entry launches
+(`fusion_compiler.driver.lower_to_llvm_dialect`)."""
 
 
 def compile_native(
-    module: ModuleOp,
-    pipeline: str,
-    *,
-    use_cache: bool = True,
-    instruments: Sequence[PassInstrument] = (),
+    module: ModuleOp, pipeline: str, lower: Lowering, *, use_cache: bool = True
 ) -> NativeCode:
     """Native code for `module` compiled with `pipeline` (from the cache when possible);
-    `instruments` run around each pass when it is compiled."""
+    `lower()` runs the passes on a miss (the driver, `fusion_compiler.driver`, passes it)."""
     directory = cache_dir() if use_cache else None
     key = cache_key(module, pipeline) if directory is not None else ""
     if directory is not None:
         hit = _load(directory, key)
         if hit is not None:
             return hit
-    lowered, kernels = _lower(module, pipeline, instruments)
+    lowered, kernels = lower()
     jit = compile_llvm_module(lowered)
     if directory is not None:
         _store(directory, key, jit, kernels)

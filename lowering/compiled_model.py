@@ -1,8 +1,8 @@
-"""Compile a graph-level module to native code and call its functions on numpy arrays.
+"""A graph-level module compiled to native code, called on numpy arrays.
 
 ```python
 import numpy as np
-from fusion_compiler.lowering.compiled_model import compile_file
+from fusion_compiler.driver import compile_file
 
 model = compile_file("examples/ffn.mlir")             # default fusion pipeline, cached
 x, w, b = (np.ones(s, np.float32) for s in [(128, 768), (768, 3072), (3072,)])
@@ -10,16 +10,17 @@ x, w, b = (np.ones(s, np.float32) for s in [(128, 768), (768, 3072), (3072,)])
 print(model.kernels("main"))                          # ['fused_matmul_add_gelu']
 ```
 
-Compiling runs the fusion pipeline (or any pipeline given), `lower-graph` and
-`convert-loop-to-llvm`, then LLVM at O3 for this CPU: one LLVM module and one execution engine
-per model. Each graph-level function becomes one native entry that runs all its kernels: one
-call from Python, none between kernels. Outputs are allocated 64-byte aligned
-(`fusion_compiler.lowering.jit.aligned_empty`; aligned inputs run fastest too). The constants of a function (weights) are bound as
-buffers when the model is compiled and passed to the entry on every call; they never appear
-in the LLVM IR. Parallel loops run on every core (`set_num_threads`, or the
-`FUSION_NUM_THREADS` environment variable when the model is compiled or loaded, picks
-another count). Arguments are checked (count, dtype, shape, contiguity) before the native call,
-and a mismatch raises `ArgumentError` naming the argument.
+The driver (`fusion_compiler.driver.compile_module`) runs the fusion pipeline (or any
+pipeline given), `lower-graph` and `convert-loop-to-llvm`, then LLVM at O3 for this CPU: one
+LLVM module and one execution engine per model; `CompiledModel.of` wraps the result. Each
+graph-level function becomes one native entry that runs all its kernels: one call from Python,
+none between kernels. Outputs are allocated 64-byte aligned
+(`fusion_compiler.lowering.jit.aligned_empty`; aligned inputs run fastest too). The constants
+of a function (weights) are bound as buffers when the model is compiled and passed to the
+entry on every call; they never appear in the LLVM IR. Parallel loops run on every core
+(`set_num_threads`, or the `FUSION_NUM_THREADS` environment variable when the model is
+compiled or loaded, picks another count). Arguments are checked (count, dtype, shape,
+contiguity) before the native call, and a mismatch raises `ArgumentError` naming the argument.
 """
 
 from __future__ import annotations
@@ -33,18 +34,12 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import parse_source, verify_module
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
 from fusion_compiler.dialects.reference.evaluator import constant_array
-from fusion_compiler.lowering import compile_cache
+from fusion_compiler.errors import ArgumentError
+from fusion_compiler.lowering.compile_cache import NativeCode
 from fusion_compiler.lowering.jit import BufferSpec, JitModule, aligned_empty, array_problem
 from fusion_compiler.lowering.lower_graph import bound_constants
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, PassInstrument
-
-
-class ArgumentError(TypeError):
-    """The arrays given to a compiled function do not match its signature."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +93,15 @@ class CompiledModel:
             count = len(function.parameters) + len(function.constants) + len(function.results)
             prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * count))
             function._native = prototype(jit.function_address(function.name))
+
+    @staticmethod
+    def of(module: ModuleOp, native: NativeCode) -> CompiledModel:
+        """The model of `module`'s graph-level functions, run by `native` (its native code)."""
+        functions = {}
+        for function in graph_functions(module):
+            name = function.sym_name.data
+            functions[name] = _describe_function(function, native.kernels[name])
+        return CompiledModel(native.jit, functions, native.from_cache)
 
     def run(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         """Call the compiled function `name`; returns its results as new arrays."""
@@ -166,32 +170,17 @@ def _tensor(typ) -> TensorType:
     return typ
 
 
-def compile_module(
-    module: ModuleOp,
-    pipeline: str = DEFAULT_PIPELINE,
-    *,
-    cache: bool = True,
-    instruments: Sequence[PassInstrument] = (),
-) -> CompiledModel:
-    """Compile `module` (graph level; left unchanged) with `pipeline`, then to native code.
+def compile_module(module: ModuleOp, pipeline: str | None = None, **options) -> CompiledModel:
+    """`fusion_compiler.driver.compile_module` (kept here for the code that imports it from
+    its old home; the driver owns the pipeline)."""
+    from fusion_compiler import driver
 
-    With `cache`, the native code is looked up in, and stored into, the on-disk compile cache
-    (`fusion_compiler.lowering.compile_cache`), keyed by the module, the pipeline and the CPU. `instruments`
-    run around every pass (the pipeline's, lower-graph and convert-loop-to-llvm).
-    """
-    verify_module(module)
-    native = compile_cache.compile_native(
-        module, pipeline, use_cache=cache, instruments=instruments
-    )
-    functions = {}
-    for function in graph_functions(module):
-        name = function.sym_name.data
-        functions[name] = _describe_function(function, native.kernels[name])
-    return CompiledModel(native.jit, functions, native.from_cache)
+    return driver.compile_module(module, pipeline or driver.DEFAULT_PIPELINE, **options)
 
 
-def compile_file(path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True):
-    """Parse a graph-level IR file and compile it (`compile_module`)."""
-    path = Path(path)
-    module = parse_source(make_context(), path.read_text(), str(path))
-    return compile_module(module, pipeline, cache=cache)
+def compile_file(path: str | Path, pipeline: str | None = None, **options) -> CompiledModel:
+    """`fusion_compiler.driver.compile_file` (kept here for the code that imports it from its
+    old home)."""
+    from fusion_compiler import driver
+
+    return driver.compile_file(path, pipeline or driver.DEFAULT_PIPELINE, **options)

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.errors import check_option_range
 from fusion_compiler.lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
 from fusion_compiler.lowering.contraction import ContractMultiplyAddPattern
 from fusion_compiler.lowering.llvm_types import is_scalar
@@ -74,7 +75,7 @@ def _type_problem(value_type: Attribute) -> str | None:
         try:
             static_layout(value_type)
         except DiagnosticException as err:
-            return str(err).removeprefix("convert-loop-to-llvm: ")
+            return str(err)
         return None
     return None if is_scalar(value_type) else f"unsupported type {value_type}"
 
@@ -86,12 +87,12 @@ def check_convertible(module: ModuleOp) -> None:
             continue
         for op in kernel.walk():
             if type(op) not in CONVERTIBLE_OPS:
-                raise CompileError(f"convert-loop-to-llvm: cannot lower '{op.name}'", op)
+                raise CompileError(f"cannot lower '{op.name}'", op)
             values = (*op.operands, *op.results, *(a for r in op.regions for a in r.block.args))
             for value in values:
                 problem = _type_problem(value.type)
                 if problem is not None:
-                    raise CompileError(f"convert-loop-to-llvm: '{op.name}': {problem}", op)
+                    raise CompileError(f"'{op.name}': {problem}", op)
 
 
 def _walk(module: ModuleOp, *patterns: RewritePattern) -> None:
@@ -139,6 +140,10 @@ class ConvertLoopToLLVMPass(ModulePass):
     stack_limit: int = DEFAULT_STACK_LIMIT
     threads: bool = True
     parallel_threshold: int = PARALLEL_THRESHOLD
+
+    def __post_init__(self) -> None:
+        check_option_range(self.name, "stack-limit", self.stack_limit, 0)
+        check_option_range(self.name, "parallel-threshold", self.parallel_threshold, 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_convertible(op)

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
@@ -57,9 +58,9 @@ from fusion_compiler.lowering.threading_runtime import (
 )
 from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
 
-
-class KernelCallError(TypeError):
-    """An array does not match the buffer a kernel expects."""
+KernelCallError = ArgumentError
+"""An array does not match the buffer a kernel expects (the name kernel tests catch; the one
+class of arrays that do not fit is `fusion_compiler.errors.ArgumentError`)."""
 
 
 @cache
@@ -249,7 +250,7 @@ class JitModule:
         """Runs parallel loops on `count` threads from now on (0: OpenMP's default); no
         effect on a module without parallel loops."""
         if count < 0:
-            raise ValueError(f"the thread count must be at least 0, got {count}")
+            raise ArgumentError(f"the thread count must be at least 0, got {count}")
         self._num_threads.value = count
 
     def function_address(self, name: str) -> int:
@@ -267,7 +268,7 @@ class JitModule:
             raise KeyError(f"no kernel '{name}' in the compiled module (kernels: {known})")
         specs = signature.buffers
         if len(arrays) != len(specs):
-            raise KernelCallError(f"kernel '{name}' takes {len(specs)} arrays, got {len(arrays)}")
+            raise ArgumentError(f"kernel '{name}' takes {len(specs)} arrays, got {len(arrays)}")
         for index, (array, spec) in enumerate(zip(arrays, specs, strict=True)):
             is_output = index >= len(signature.inputs)
             _check_argument(name, index, array, spec, is_output)
@@ -316,7 +317,7 @@ def _check_argument(
     problem = array_problem(array, spec, writeable=is_output)
     if problem is not None:
         role = "output" if is_output else "input"
-        raise KernelCallError(f"kernel '{kernel}', argument #{index} ({role}): {problem}")
+        raise ArgumentError(f"kernel '{kernel}', argument #{index} ({role}): {problem}")
 
 
 def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:

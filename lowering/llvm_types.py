@@ -53,7 +53,7 @@ def llvm_type(builtin_type: Attribute) -> Attribute:
     """The LLVM dialect type of `builtin_type`; idempotent on converted types."""
     convert = _TYPE_TABLE.get(type(builtin_type))
     if convert is None:
-        raise DiagnosticException(f"convert-loop-to-llvm: unsupported type {builtin_type}")
+        raise DiagnosticException(f"unsupported type {builtin_type}")
     return convert(builtin_type)
 
 
@@ -62,7 +62,7 @@ def bitwidth(builtin_type: Attribute) -> int:
     lowered = llvm_type(builtin_type)
     if isinstance(lowered, IntegerType | Float16Type | Float32Type | Float64Type):
         return lowered.bitwidth
-    raise DiagnosticException(f"convert-loop-to-llvm: {builtin_type} is not a scalar type")
+    raise DiagnosticException(f"{builtin_type} is not a scalar type")
 
 
 def storage_bytes(element_type: Attribute) -> int:

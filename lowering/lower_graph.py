@@ -107,7 +107,7 @@ class _EntryBuilder:
                     pass
                 case _:
                     raise CompileError(
-                        f"lower-graph: cannot lower {op.name} in a graph-level function; run "
+                        f"cannot lower {op.name} in a graph-level function; run "
                         "legalize-ops and the fusion passes first (calls between graph-level "
                         "functions are not supported yet)",
                         op,
@@ -184,7 +184,7 @@ class LowerGraphFunction(RewritePattern):
         if not op.body.blocks:
             return
         if PRIMITIVE_ATTR in op.attributes:
-            raise CompileError("lower-graph: run fuse-tir first (primitive function left)", op)
+            raise CompileError("run fuse-tir first (primitive function left)", op)
         entry = _EntryBuilder(op, self.module).build()
         rewriter.insert(entry, InsertPoint.before(op))
         rewriter.erase(op)

@@ -156,8 +156,6 @@ class LowerMathLibmPattern(RewritePattern):
         result_type = op.results[0].type
         suffix = _LIBM_SUFFIX.get(type(result_type))
         if suffix is None:
-            raise DiagnosticException(
-                f"convert-loop-to-llvm: '{op.name}' on {result_type} has no C library function"
-            )
+            raise DiagnosticException(f"'{op.name}' on {result_type} has no C library function")
         call = call_function(rewriter, op, name + suffix, op.operands, llvm_type(result_type))
         rewriter.replace(op, [call])

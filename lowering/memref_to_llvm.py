@@ -62,15 +62,11 @@ BUFFER_ALIGNMENT = 64
 def static_layout(buffer_type: MemRefType) -> tuple[tuple[int, ...], int]:
     """The static strides and offset of `buffer_type`, in elements."""
     if any(dim < 0 for dim in buffer_type.get_shape()):
-        raise DiagnosticException(
-            f"convert-loop-to-llvm: dynamic shapes are not supported yet, got {buffer_type}"
-        )
+        raise DiagnosticException(f"dynamic shapes are not supported yet, got {buffer_type}")
     strides = buffer_type.get_strides()
     offset = buffer_type.get_offset()
     if strides is None or offset is None or any(s is None for s in strides):
-        raise DiagnosticException(
-            f"convert-loop-to-llvm: the layout of {buffer_type} has no static strides"
-        )
+        raise DiagnosticException(f"the layout of {buffer_type} has no static strides")
     return tuple(s for s in strides if s is not None), offset
 
 
@@ -168,7 +164,7 @@ def _kernel_of(op: Operation) -> loop.FuncOp | llvm.FuncOp:
     while parent is not None and not isinstance(parent, loop.FuncOp | llvm.FuncOp):
         parent = parent.parent_op()
     if parent is None:
-        raise DiagnosticException("convert-loop-to-llvm: 'loop.alloc' outside a kernel")
+        raise DiagnosticException("'loop.alloc' outside a kernel")
     return parent
 
 

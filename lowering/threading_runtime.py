@@ -34,6 +34,7 @@ import llvmlite.ir as ir
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 
+from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.parallel_to_llvm import (
     GOMP_PARALLEL,
     NUM_THREADS,
@@ -142,8 +143,24 @@ def apply_linkages(module: ModuleOp, ir_module: ir.Module) -> None:
                 variable.linkage = ""
 
 
+_chosen_num_threads: int | None = None
+"""The team size `set_default_num_threads` chose (None: `FUSION_NUM_THREADS` decides)."""
+
+
+def set_default_num_threads(count: int) -> None:
+    """Modules made from now on run parallel loops on `count` threads (0: OpenMP's default,
+    every core), whatever `FUSION_NUM_THREADS` says."""
+    global _chosen_num_threads
+    if count < 0:
+        raise ArgumentError(f"the thread count must be at least 0, got {count}")
+    _chosen_num_threads = count
+
+
 def default_num_threads() -> int:
-    """The team size `FUSION_NUM_THREADS` asks for (unset or empty: 0, OpenMP's default)."""
+    """The team size of a new module: `set_default_num_threads`'s, else the one
+    `FUSION_NUM_THREADS` asks for (unset or empty: 0, OpenMP's default)."""
+    if _chosen_num_threads is not None:
+        return _chosen_num_threads
     text = os.environ.get(NUM_THREADS_VARIABLE, "").strip()
     if not text:
         return 0

@@ -41,6 +41,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.function_graph import (
     FunctionGraph,
     build_function_graph,
@@ -295,6 +296,12 @@ class FuseOpsPass(ModulePass):
     opt_level: int = 2
     max_args: int | None = None
     explain: bool = False
+
+    def __post_init__(self) -> None:
+        check_option_range(self.name, "max-depth", self.max_depth, 0)
+        check_option_range(self.name, "opt-level", self.opt_level, 0)
+        if self.max_args is not None:
+            check_option_range(self.name, "max-args", self.max_args, 1)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         table = _FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})

@@ -65,17 +65,17 @@ def _member_calls(function: func.FuncOp) -> tuple[list[CallLoopOp], func.ReturnO
                 return calls, op
             case _:
                 raise CompileError(
-                    f"fuse-tir: primitive function @{function.sym_name.data} may only call "
+                    f"primitive function @{function.sym_name.data} may only call "
                     f"kernels, found {op.name}",
                     op,
                 )
-    raise CompileError(f"fuse-tir: @{function.sym_name.data} has no return", function)
+    raise CompileError(f"@{function.sym_name.data} has no return", function)
 
 
 def _kernel_of(call: CallLoopOp) -> loop.FuncOp:
     kernel = SymbolTable.lookup_symbol(call, call.callee)
     if not isinstance(kernel, loop.FuncOp):
-        raise CompileError(f"fuse-tir: {call.callee} is not a loop.func kernel", call)
+        raise CompileError(f"{call.callee} is not a loop.func kernel", call)
     return kernel
 
 
@@ -109,7 +109,7 @@ def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
     for index, value in enumerate(ret.arguments):
         if value in buffer_of:
             raise CompileError(
-                f"fuse-tir: result #{index} of @{function.sym_name.data} is not computed by "
+                f"result #{index} of @{function.sym_name.data} is not computed by "
                 "one of its kernels",
                 ret,
             )

@@ -139,7 +139,7 @@ def test_transformer_has_29_compute_ops():
 
 def _pipeline_available() -> bool:
     """Whether every pass of the default pipeline can be imported (they are written in stages)."""
-    from fusion_compiler.passes.registry import PASSES
+    from fusion_compiler.driver import PASSES
 
     try:
         for name in ("legalize-ops", "annotate-pattern", "fuse-ops", "fuse-tir"):
@@ -152,7 +152,7 @@ def _pipeline_available() -> bool:
 @pytest.mark.skipif(not _pipeline_available(), reason="the fusion passes are not all there yet")
 @pytest.mark.parametrize("name", NAMES)
 def test_example_fuses_as_in_the_table(name: str):
-    from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, PassManager
+    from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager
 
     _, module = _load(name)
     PassManager(DEFAULT_PIPELINE, ctx=make_context()).run(module)

@@ -44,16 +44,16 @@ from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
 from fusion_compiler.dialects.graph.base import tensor_type
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.lowering.compiled_model import compile_module
-from fusion_compiler.passes.analysis.function_graph import build_function_graph, op_label
-from fusion_compiler.passes.analysis.graph_partition import partition
-from fusion_compiler.passes.fuse_ops import FuseOpsPass
-from fusion_compiler.passes.pipeline import (
+from fusion_compiler.driver import (
     DEFAULT_PIPELINE,
     UNFUSED_PIPELINE,
     PassManager,
+    compile_module,
     parse_pipeline,
 )
+from fusion_compiler.passes.analysis.function_graph import build_function_graph, op_label
+from fusion_compiler.passes.analysis.graph_partition import partition
+from fusion_compiler.passes.fuse_ops import FuseOpsPass
 
 Shape = tuple[int, ...]
 MAX_ELEMENTS = 512

@@ -7,9 +7,15 @@ import sys
 from collections.abc import Callable
 
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.errors import FusionError
 
 TRACEBACK_VARIABLE = "FUSION_TRACEBACK"
 """Set this environment variable to 1 to let internal errors show their Python traceback."""
+
+
+def format_error(err: FusionError) -> str:
+    """`file:line:col: error: message` for a `CompileError`, `error: message` otherwise."""
+    return err.format() if isinstance(err, CompileError) else f"error: {err}"
 
 
 def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
@@ -21,8 +27,8 @@ def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
     except BrokenPipeError:  # `fusion-run ... | head -1`: the reader has all it wants
         _silence_stdout()
         return 0
-    except CompileError as err:
-        print(err.format(), file=sys.stderr)
+    except FusionError as err:
+        print(format_error(err), file=sys.stderr)
         return 1
     except OSError as err:
         print(f"{program}: error: {err.strerror}: '{err.filename}'", file=sys.stderr)

@@ -21,9 +21,10 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from fusion_compiler.dialects.context import DIALECTS
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
-from fusion_compiler.passes.pipeline import PassManager, PassTimer, PrintIRAfterPass
-from fusion_compiler.passes.registry import PASSES
-from fusion_compiler.tools.errors import run_without_traceback
+from fusion_compiler.driver import PASSES, PassManager
+from fusion_compiler.errors import FusionError
+from fusion_compiler.instruments import PassTimer, PrintIRAfterPass
+from fusion_compiler.tools.errors import format_error, run_without_traceback
 
 SPLIT_MARKER = "// -----"
 
@@ -32,7 +33,7 @@ class FusionOptMain(xDSLOptMain):
     """The opt driver of the project."""
 
     pass_manager: PassManager | None = None
-    pipeline_error: CompileError | None = None
+    pipeline_error: FusionError | None = None
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(
@@ -65,12 +66,12 @@ class FusionOptMain(xDSLOptMain):
                 instruments=instruments,
                 ctx=self.ctx,
             )
-        except CompileError as err:
+        except FusionError as err:
             self.pipeline_error = err
 
     def run(self) -> int:  # type: ignore[override]
         if self.pipeline_error is not None:
-            print(self.pipeline_error.format(), file=sys.stderr)
+            print(format_error(self.pipeline_error), file=sys.stderr)
             return 2
         name = self.get_input_name()
         text = self._read_input()

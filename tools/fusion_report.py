@@ -22,12 +22,12 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager
+from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.fusion_import import parse_input_shape
 from fusion_compiler.tools.report.dot import render_dot
@@ -84,15 +84,16 @@ def load_module(path: str, input_shapes: dict[str, tuple[int, ...]]) -> ModuleOp
 
 def measure(module: ModuleOp, entry: str, runs: int) -> Timings:
     """Median milliseconds per run of the fused and the unfused build, runs alternating."""
-    from fusion_compiler.lowering.compiled_model import compile_module
+    from fusion_compiler.driver import compile_module
     from fusion_compiler.tools.fusion_run import median_seconds
+    from fusion_compiler.tools.run_inputs import argument_specs, random_inputs
 
     fused = compile_module(module, DEFAULT_PIPELINE)
     unfused = compile_module(module, UNFUSED_PIPELINE)
-    rng = np.random.default_rng(0)
-    inputs = [
-        rng.standard_normal(p.shape).astype(np.float32) for p in fused.functions[entry].parameters
-    ]
+    function = next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry
+    )
+    inputs, _ = random_inputs(function, argument_specs(function), seed=0)
     fused_s, unfused_s = median_seconds(
         lambda: fused.run(entry, *inputs), lambda: unfused.run(entry, *inputs), repeats=runs
     )

@@ -25,9 +25,9 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.lowering.compiled_model import compile_module, graph_functions
+from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
+from fusion_compiler.lowering.compiled_model import graph_functions
 from fusion_compiler.lowering.threading_runtime import default_num_threads
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
 from fusion_compiler.tools.run_inputs import argument_specs, load_inputs, random_inputs

@@ -60,7 +60,7 @@ def check_legalizable(op: Operation) -> None:
     for what, value in zip(_roles(op), values, strict=True):
         reason = unsupported_reason(value.type)
         if reason is not None:
-            raise CompileError(f"legalize-ops: cannot legalize '{op.name}': {what} {reason}", op)
+            raise CompileError(f"cannot legalize '{op.name}': {what} {reason}", op)
 
 
 def _roles(op: Operation) -> list[str]:

@@ -41,6 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.schedule.compute_inline import inline_producers
 from fusion_compiler.passes.schedule.loop_fusion import fuse_loops
@@ -107,6 +108,14 @@ class ScheduleKernelsPass(ModulePass):
     unroll_reductions: int = 9
     unroll_jam: int = 8
     loop_kinds: bool = True
+
+    def __post_init__(self) -> None:
+        for option, value in (
+            ("tile", self.tile),
+            ("unroll-reductions", self.unroll_reductions),
+            ("unroll-jam", self.unroll_jam),
+        ):
+            check_option_range(self.name, option, value, 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:

@@ -13,11 +13,10 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module  # noqa: E402
 from fusion_compiler.frontend.backend import BackendError, FusionBackend, prepare  # noqa: E402
 from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
 from fusion_compiler.frontend.progress import ProgressBar, compile_progress, import_progress  # noqa: E402
-from fusion_compiler.lowering.compiled_model import compile_module  # noqa: E402
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -10,9 +10,9 @@ import pytest
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.driver import UNFUSED_PIPELINE, compile_module
+from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering import compile_cache
-from fusion_compiler.lowering.compiled_model import ArgumentError, compile_module
-from fusion_compiler.passes.pipeline import UNFUSED_PIPELINE
 
 SOURCE = """
 func.func @main(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>) -> tensor<8x16xf32> {

@@ -17,8 +17,7 @@ import pytest
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.lowering.compiled_model import compile_module
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, UNFUSED_PIPELINE
+from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
 
 EXAMPLES = sorted((Path(__file__).parent.parent.parent / "examples").glob("*.mlir"))
 

@@ -20,13 +20,12 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
 from fusion_compiler.lowering import jit as jit_module
 from fusion_compiler.lowering import threading_runtime
-from fusion_compiler.lowering.compiled_model import compile_module
 from fusion_compiler.lowering.jit import JitModule
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, parallel_work
 from fusion_compiler.lowering.threading_runtime import check_threading
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 RNG = np.random.default_rng(2024)

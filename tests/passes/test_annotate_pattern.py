@@ -9,8 +9,8 @@ from xdsl.parser import Parser
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.dialects.pattern_kind import PatternKind as K
+from fusion_compiler.driver import PassManager, parse_pipeline
 from fusion_compiler.passes.annotate_pattern import AnnotatePatternPass
-from fusion_compiler.passes.pipeline import PassManager, parse_pipeline
 
 KERNELS = """
 loop.func @copy(%x: memref<4xf32>) outs(%y: memref<4xf32>) {

@@ -6,7 +6,7 @@ from xdsl.ir import Block, Region
 
 from fusion_compiler.dialects.graph import CallLoopOp, ReluOp, tensor_type
 from fusion_compiler.dialects.loop import FuncOp as KernelOp
-from fusion_compiler.passes.pipeline import PassManager
+from fusion_compiler.driver import PassManager
 
 
 def relu_chain(length: int) -> ModuleOp:

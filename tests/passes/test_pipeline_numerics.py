@@ -16,7 +16,7 @@ import pytest
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.passes.pipeline import FUSION_PIPELINE, PassManager
+from fusion_compiler.driver import FUSION_PIPELINE, PassManager
 
 UNFUSED_FUSION_PIPELINE = FUSION_PIPELINE.replace("fuse-ops", "fuse-ops{opt-level=0}")
 

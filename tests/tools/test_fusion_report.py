@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.graph import CallLoopOp
-from fusion_compiler.passes.pipeline import FUSION_PIPELINE, UNFUSED_PIPELINE, PassManager
+from fusion_compiler.driver import FUSION_PIPELINE, UNFUSED_PIPELINE, PassManager
 from fusion_compiler.tools.fusion_report import main, render
 from fusion_compiler.tools.report.layout import layout
 from fusion_compiler.tools.report.model import build_report

@@ -17,7 +17,7 @@ import pytest
 
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
-from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE
+from fusion_compiler.driver import DEFAULT_PIPELINE
 from fusion_compiler.tools.fusion_report import main
 from fusion_compiler.tools.report.model import build_report
 

@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import CallLoopOp
+from fusion_compiler.driver import PassManager
 from fusion_compiler.passes.analysis.function_graph import build_function_graph
 from fusion_compiler.passes.analysis.graph_partition import Partition, partition
 from fusion_compiler.passes.fuse_ops import (
@@ -35,7 +36,6 @@ from fusion_compiler.passes.fuse_ops import (
     member_name,
     structural_key,
 )
-from fusion_compiler.passes.pipeline import PassManager
 
 
 @dataclass(frozen=True)

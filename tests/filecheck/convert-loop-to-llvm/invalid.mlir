@@ -34,4 +34,4 @@ loop.func @free(%a: memref<2000xf32>) outs(%c: memref<2000xf32>) {
   loop.return
 }
 
-// CHECK: error: @free clashes with the C library function 'free'
+// CHECK: error: convert-loop-to-llvm: @free clashes with the C library function 'free'

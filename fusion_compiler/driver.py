@@ -1,0 +1,296 @@
+"""The compiler driver: every pass by name, the named pipelines, and the compile functions.
+
+This is the one module that knows how the compiler is assembled; the tools, the ONNX backend,
+the progress bars, the benchmarks, the lit configuration and the public API ask it.
+
+```python
+from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module
+
+PassManager("legalize-ops,annotate-pattern,fuse-ops{max-depth=8},fuse-tir").run(module)
+model = compile_module(module, DEFAULT_PIPELINE)   # then lower-graph, convert-loop-to-llvm, LLVM
+```
+
+A pipeline is a comma-separated list of pass names with options in braces, exactly as on the
+`fusion-opt -p` command line. The imports run one way: `fusion_compiler.errors` ← `dialects` ←
+`passes` ← `lowering` ← this module ← the API, `frontend.backend` and the tools. The passes of
+`lowering` are imported lazily (each factory imports its pass on first use, like xDSL's
+registry), so listing the passes (`xdsl-opt` does it on start-up) loads neither llvmlite nor
+any pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec
+from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
+from fusion_compiler.errors import PassOptionError
+from fusion_compiler.instruments import PassInstrument
+
+if TYPE_CHECKING:
+    from fusion_compiler.lowering.compile_cache import NativeCode
+    from fusion_compiler.lowering.compiled_model import CompiledModel
+
+PassFactory = Callable[[], type[ModulePass]]
+
+# --- the pass registry ------------------------------------------------------------------------
+
+
+def _legalize_ops() -> type[ModulePass]:
+    from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
+
+    return LegalizeOpsPass
+
+
+def _annotate_pattern() -> type[ModulePass]:
+    from fusion_compiler.passes.annotate_pattern import AnnotatePatternPass
+
+    return AnnotatePatternPass
+
+
+def _fuse_ops() -> type[ModulePass]:
+    from fusion_compiler.passes.fuse_ops import FuseOpsPass
+
+    return FuseOpsPass
+
+
+def _fuse_tir() -> type[ModulePass]:
+    from fusion_compiler.passes.fuse_tir import FuseTIRPass
+
+    return FuseTIRPass
+
+
+def _schedule_kernels() -> type[ModulePass]:
+    from fusion_compiler.passes.schedule.schedule_kernels import ScheduleKernelsPass
+
+    return ScheduleKernelsPass
+
+
+def _lower_graph() -> type[ModulePass]:
+    from fusion_compiler.lowering.lower_graph import LowerGraphPass
+
+    return LowerGraphPass
+
+
+def _convert_loop_to_llvm() -> type[ModulePass]:
+    from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
+
+    return ConvertLoopToLLVMPass
+
+
+PASSES: dict[str, PassFactory] = {
+    "legalize-ops": _legalize_ops,
+    "annotate-pattern": _annotate_pattern,
+    "fuse-ops": _fuse_ops,
+    "fuse-tir": _fuse_tir,
+    "schedule-kernels": _schedule_kernels,
+    "lower-graph": _lower_graph,
+    "convert-loop-to-llvm": _convert_loop_to_llvm,
+}
+"""The project's passes in pipeline order; each factory imports its pass on first use."""
+
+
+def available_passes() -> dict[str, PassFactory]:
+    """The project's passes, then every other pass of the environment (xDSL's own and its
+    plugins'); a project pass wins a name clash."""
+    from xdsl.universe import Universe
+
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(PASSES)
+    return passes
+
+
+# --- the named pipelines ----------------------------------------------------------------------
+
+FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
+"""TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
+`graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
+
+UNFUSED_FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir"
+"""The fusion pipeline with fusion switched off: one kernel per graph op."""
+
+SCHEDULE_PIPELINE = "schedule-kernels"
+"""The scheduling of every kernel (after fuse-tir)."""
+
+DEFAULT_PIPELINE = f"{FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
+"""The fusion pipeline, then the scheduling of every kernel: what `fusion-run` compiles."""
+
+UNFUSED_PIPELINE = f"{UNFUSED_FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
+"""The default pipeline with fusion switched off: one (scheduled) kernel per graph op."""
+
+NATIVE_PIPELINE = ("lower-graph", "convert-loop-to-llvm")
+"""What every native build runs after its pipeline, before LLVM: graph-level functions become
+entries over buffers (the kernels each entry launches are read in between), then the LLVM
+dialect."""
+
+
+def make_pipeline(*, fuse: bool = True, schedule: str | None = "") -> str:
+    """A named pipeline with fusion on or off, and `schedule-kernels` with the options
+    `schedule` (`""`: the defaults, `"tile=16"`: options, None: no scheduling)."""
+    passes = FUSION_PIPELINE if fuse else UNFUSED_FUSION_PIPELINE
+    if schedule is None:
+        return passes
+    options = "{" + schedule + "}" if schedule else ""
+    return f"{passes},{SCHEDULE_PIPELINE}{options}"
+
+
+def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
+    """The passes of a pipeline string such as `"legalize-ops,fuse-ops{max-depth=8}"`.
+
+    An unknown pass, a syntax error or an option of the wrong type raises `CompileError`; an
+    option value out of its range raises the pass's `PassOptionError`.
+    """
+    try:
+        specs = tuple(split_pipeline(spec))
+    except (ArgSpecParseError, ValueError) as err:  # (ArgSpecParseError is a BaseException)
+        raise CompileError(f"invalid pass pipeline '{spec}': {err}") from None
+    passes = available_passes()
+    unknown = [s.name for s in specs if s.name not in passes]
+    if unknown:
+        raise CompileError(f"invalid pass pipeline '{spec}': Unrecognized passes: {unknown}")
+    return tuple(_build_pass(passes[s.name], s, spec) for s in specs)
+
+
+def _build_pass(factory: PassFactory, pass_spec: ArgSpec, spec: str) -> ModulePass:
+    try:
+        return factory().from_pass_spec(pass_spec)
+    except PassOptionError:
+        raise
+    except (ValueError, TypeError, KeyError) as err:
+        raise CompileError(f"invalid pass pipeline '{spec}': {err}") from None
+
+
+# --- running passes ---------------------------------------------------------------------------
+
+
+class PassManager:
+    """Runs a pipeline of module passes, verifying the IR after each one.
+
+    A `CompileError` (or xDSL `DiagnosticException`) raised by a pass is re-raised as a
+    `CompileError` with the pass's name in front of its message: passes do not name
+    themselves.
+    """
+
+    def __init__(
+        self,
+        pipeline: str | Sequence[ModulePass] = DEFAULT_PIPELINE,
+        *,
+        verify_each: bool = True,
+        instruments: Sequence[PassInstrument] = (),
+        ctx: Context | None = None,
+    ):
+        self.passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else tuple(pipeline)
+        self.verify_each = verify_each
+        self.instruments = tuple(instruments)
+        self.ctx = ctx or make_context()
+
+    def run(self, module: ModuleOp) -> ModuleOp:
+        """Apply every pass in order to `module`, in place; returns it for chaining."""
+        for pass_ in self.passes:
+            for instrument in self.instruments:
+                instrument.before_pass(pass_, module)
+            self._apply(pass_, module)
+            for instrument in self.instruments:
+                instrument.after_pass(pass_, module)
+            if self.verify_each:
+                self._verify_after(pass_, module)
+        return module
+
+    def _apply(self, pass_: ModulePass, module: ModuleOp) -> None:
+        try:
+            pass_.apply(self.ctx, module)
+        except CompileError as err:
+            err.add_prefix(f"{pass_.name}: ")
+            raise
+        except DiagnosticException as err:  # xDSL's way for a pattern to refuse the IR
+            raise CompileError(f"{pass_.name}: {err}") from None
+
+    @staticmethod
+    def _verify_after(pass_: ModulePass, module: ModuleOp) -> None:
+        try:
+            verify_module(module)
+        except CompileError as err:
+            raise CompileError(
+                f"IR after pass '{pass_.name}' does not verify: {err.message}", err.op
+            ) from None
+
+
+# --- compiling to native code -----------------------------------------------------------------
+
+
+def lower_to_entries(
+    module: ModuleOp,
+    pipeline: str,
+    instruments: Sequence[PassInstrument] = (),
+    ctx: Context | None = None,
+) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+    """A copy of `module` (graph level) through `pipeline` and lower-graph, and the kernels
+    each entry launches, in order (the passes only: no LLVM)."""
+    from fusion_compiler.lowering.compile_cache import entry_kernels
+
+    lowered = module.clone()
+    spec = ",".join(p for p in (pipeline, NATIVE_PIPELINE[0]) if p)
+    PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
+    return lowered, entry_kernels(lowered)
+
+
+def lower_to_llvm_dialect(
+    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
+) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+    """`lower_to_entries`, then the rest of `NATIVE_PIPELINE`: the module in the LLVM dialect."""
+    ctx = make_context()
+    lowered, kernels = lower_to_entries(module, pipeline, instruments, ctx)
+    PassManager(",".join(NATIVE_PIPELINE[1:]), ctx=ctx, instruments=instruments).run(lowered)
+    return lowered, kernels
+
+
+def compile_native(
+    module: ModuleOp,
+    pipeline: str = DEFAULT_PIPELINE,
+    *,
+    cache: bool = True,
+    instruments: Sequence[PassInstrument] = (),
+) -> NativeCode:
+    """Native code for `module` (graph level; left unchanged) compiled with `pipeline`, from the
+    on-disk compile cache when it holds it; `instruments` run around each pass when the
+    module is compiled."""
+    from fusion_compiler.lowering import compile_cache
+
+    def lower() -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+        return lower_to_llvm_dialect(module, pipeline, instruments)
+
+    return compile_cache.compile_native(module, pipeline, lower, use_cache=cache)
+
+
+def compile_module(
+    module: ModuleOp,
+    pipeline: str = DEFAULT_PIPELINE,
+    *,
+    cache: bool = True,
+    instruments: Sequence[PassInstrument] = (),
+) -> CompiledModel:
+    """Compile `module` (graph level; verified, left unchanged) with `pipeline`, then to
+    native code (`compile_native`): a model whose graph-level functions take numpy arrays."""
+    from fusion_compiler.lowering.compiled_model import CompiledModel
+
+    verify_module(module)
+    native = compile_native(module, pipeline, cache=cache, instruments=instruments)
+    return CompiledModel.of(module, native)
+
+
+def compile_file(
+    path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True
+) -> CompiledModel:
+    """Parse a graph-level IR file and compile it (`compile_module`)."""
+    path = Path(path)
+    module = parse_source(make_context(), path.read_text(), str(path))
+    return compile_module(module, pipeline, cache=cache)
