@@ -27,7 +27,12 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import make_context
-from fusion_compiler.lowering.jit import JitModule, compile_llvm_module, host_target_machine
+from fusion_compiler.lowering.jit import (
+    JitModule,
+    StageTimings,
+    compile_llvm_module,
+    host_target_machine,
+)
 from fusion_compiler.passes.pipeline import PassInstrument, PassManager
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
@@ -116,9 +121,11 @@ def compile_native(
     *,
     use_cache: bool = True,
     instruments: Sequence[PassInstrument] = (),
+    timings: StageTimings | None = None,
 ) -> NativeCode:
     """Native code for `module` compiled with `pipeline` (from the cache when possible);
-    `instruments` run around each pass when it is compiled."""
+    `instruments` run around each pass when it is compiled; the seconds of the LLVM stages
+    are appended to `timings` when given."""
     directory = cache_dir() if use_cache else None
     key = cache_key(module, pipeline) if directory is not None else ""
     if directory is not None:
@@ -126,7 +133,7 @@ def compile_native(
         if hit is not None:
             return hit
     lowered, kernels = _lower(module, pipeline, instruments)
-    jit = compile_llvm_module(lowered)
+    jit = compile_llvm_module(lowered, timings)
     if directory is not None:
         _store(directory, key, jit, kernels)
     return NativeCode(jit, kernels, from_cache=False)

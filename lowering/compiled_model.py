@@ -38,7 +38,13 @@ from fusion_compiler.dialects.diagnostics import parse_source, verify_module
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
 from fusion_compiler.dialects.reference.evaluator import constant_array
 from fusion_compiler.lowering import compile_cache
-from fusion_compiler.lowering.jit import BufferSpec, JitModule, aligned_empty, array_problem
+from fusion_compiler.lowering.jit import (
+    BufferSpec,
+    JitModule,
+    StageTimings,
+    aligned_empty,
+    array_problem,
+)
 from fusion_compiler.lowering.lower_graph import bound_constants
 from fusion_compiler.passes.pipeline import DEFAULT_PIPELINE, PassInstrument
 
@@ -172,16 +178,18 @@ def compile_module(
     *,
     cache: bool = True,
     instruments: Sequence[PassInstrument] = (),
+    timings: StageTimings | None = None,
 ) -> CompiledModel:
     """Compile `module` (graph level; left unchanged) with `pipeline`, then to native code.
 
     With `cache`, the native code is looked up in, and stored into, the on-disk compile cache
     (`fusion_compiler.lowering.compile_cache`), keyed by the module, the pipeline and the CPU. `instruments`
-    run around every pass (the pipeline's, lower-graph and convert-loop-to-llvm).
+    run around every pass (the pipeline's, lower-graph and convert-loop-to-llvm); the seconds
+    of the LLVM stages are appended to `timings` when given.
     """
     verify_module(module)
     native = compile_cache.compile_native(
-        module, pipeline, use_cache=cache, instruments=instruments
+        module, pipeline, use_cache=cache, instruments=instruments, timings=timings
     )
     functions = {}
     for function in graph_functions(module):
@@ -190,8 +198,12 @@ def compile_module(
     return CompiledModel(native.jit, functions, native.from_cache)
 
 
+def parse_file(path: str | Path) -> ModuleOp:
+    """Parse a graph-level IR file (a syntax error is a `CompileError` at its position)."""
+    path = Path(path)
+    return parse_source(make_context(), path.read_text(), str(path))
+
+
 def compile_file(path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True):
     """Parse a graph-level IR file and compile it (`compile_module`)."""
-    path = Path(path)
-    module = parse_source(make_context(), path.read_text(), str(path))
-    return compile_module(module, pipeline, cache=cache)
+    return compile_module(parse_file(path), pipeline, cache=cache)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -328,14 +329,20 @@ def widen_vectors(module: ModuleOp, ir_module: ir.Module) -> None:
                 set.add(attributes, attribute)  # llvmlite's add knows no string attributes
 
 
-def compile_llvm_module(module: ModuleOp) -> JitModule:
-    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
+StageTimings = list[tuple[str, float]]
+"""(stage, seconds) pairs, appended in order (`PassTimer.timings` has the same form)."""
+
+
+def compile_llvm_module(module: ModuleOp, timings: StageTimings | None = None) -> JitModule:
+    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU;
+    appends the seconds of each stage to `timings` when given."""
     for op in module.ops:
         if not isinstance(op, llvm_dialect.FuncOp | llvm_dialect.GlobalOp):
             raise ValueError(
                 f"compile_llvm_module: '{op.name}' is not in the llvm dialect "
                 "(run convert-loop-to-llvm first)"
             )
+    clock = _StageClock(timings)
     target_machine = host_target_machine()
     data_layout = str(target_machine.target_data)
     ir_module = convert_module(
@@ -349,5 +356,23 @@ def compile_llvm_module(module: ModuleOp) -> JitModule:
     llvm_module.verify()
     llvm_module.triple = target_machine.triple
     llvm_module.data_layout = data_layout
+    clock.lap("llvm-translate")
     optimize(llvm_module, target_machine)
-    return JitModule(llvm_module, target_machine, kernel_signatures(module))
+    clock.lap("llvm-optimize")
+    jit = JitModule(llvm_module, target_machine, kernel_signatures(module))
+    clock.lap("llvm-codegen")
+    return jit
+
+
+class _StageClock:
+    """Appends the seconds since the previous lap to `timings` (nothing when it is None)."""
+
+    def __init__(self, timings: StageTimings | None):
+        self.timings = timings
+        self.start = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings.append((stage, now - self.start))
+        self.start = now
