@@ -94,9 +94,15 @@ class LocatedParser(Parser):
 
 
 def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -> ModuleOp:
-    """Parse `text` (from `filename`), raising `CompileError` at the position of a syntax error."""
+    """Parse `text` (from `filename`), raising `CompileError` at the position of a syntax error;
+    `dense_resource` constants are resolved to their blobs (`fusion_compiler.dialects.resources`)."""
+    from fusion_compiler.dialects.resources import isolated_resources, resolve_resources
+
     try:
-        return LocatedParser(ctx, text, filename, line_offset).parse_module()
+        with isolated_resources() as in_file_blobs:
+            module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+        resolve_resources(module, filename, in_file_blobs)
+        return module
     except ParseError as err:
         where = err.span.get_location()
         position = SourcePosition(filename, where.line + line_offset, where.col)
