@@ -150,17 +150,15 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     return kernels
 
 
-def _lower(
-    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
+def _lower_graph(
+    module: ModuleOp, pipeline: str, ctx, instruments: Sequence[PassInstrument]
 ) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-    """A lowered copy of `module` and the kernels of each entry."""
+    """A copy of `module` through `pipeline` and lower-graph (kernels and entries at the loop
+    level, constants bound as buffers), and the kernels of each entry."""
     lowered = module.clone()
-    ctx = make_context()
     spec = ",".join(p for p in (pipeline, "lower-graph") if p)
     PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
-    kernels = entry_kernels(lowered)
-    PassManager("convert-loop-to-llvm", ctx=ctx, instruments=instruments).run(lowered)
-    return lowered, kernels
+    return lowered, entry_kernels(lowered)
 
 
 def compile_native(
@@ -173,18 +171,38 @@ def compile_native(
 ) -> NativeCode:
     """Native code for `module` compiled with `pipeline` (from the cache when possible);
     `instruments` run around each pass when it is compiled; the seconds of the LLVM stages
-    are appended to `timings` when given."""
+    are appended to `timings` when given.
+
+    Two lookups: the graph-level module (a hit skips everything), then, after the pipeline and
+    lower-graph, the loop-level module, in which bound constants are buffer arguments: a model
+    whose weights changed (or a different graph that lowers to the same kernels) finds the
+    code compiled before and skips convert-loop-to-llvm and LLVM, the dearest stages."""
     directory = cache_dir() if use_cache else None
     key = cache_key(module, pipeline) if directory is not None else ""
     if directory is not None:
         hit = _load(directory, key)
         if hit is not None:
             return hit
-    lowered, kernels = _lower(module, pipeline, instruments)
+    ctx = make_context()
+    lowered, kernels = _lower_graph(module, pipeline, ctx, instruments)
+    code_key = cache_key(lowered, "convert-loop-to-llvm") if directory is not None else ""
+    if directory is not None:
+        hit = _load(directory, code_key)
+        if hit is not None:
+            _copy_entry(directory, code_key, key)
+            return hit
+    PassManager("convert-loop-to-llvm", ctx=ctx, instruments=instruments).run(lowered)
     jit = compile_llvm_module(lowered, timings)
     if directory is not None:
-        _store(directory, key, jit, kernels)
+        _store(directory, code_key, jit, kernels)
+        _copy_entry(directory, code_key, key)
     return NativeCode(jit, kernels, from_cache=False)
+
+
+def _copy_entry(directory: Path, source: str, target: str) -> None:
+    """The entry of `source` stored under `target` as well (nothing when it cannot be)."""
+    with contextlib.suppress(OSError):
+        atomic_write(_entry_path(directory, target), _entry_path(directory, source).read_bytes())
 
 
 ENTRY_FORMAT = b"fusion-compiler cache entry 2\n"

@@ -59,11 +59,6 @@ def compile_in_subprocess(cache: Path) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def the_entry(cache: Path) -> Path:
-    (entry,) = cache.glob("*.entry")
-    return entry
-
-
 def no_temporary_files(cache: Path) -> bool:
     return not [p for p in cache.iterdir() if p.name.endswith(".tmp")]
 
@@ -87,31 +82,34 @@ DAMAGES = {
 
 
 @pytest.fixture(scope="module")
-def pristine_entry(tmp_path_factory) -> tuple[str, bytes]:
-    """(file name, contents) of the cache entry of SOURCE, compiled in this process."""
+def pristine_entries(tmp_path_factory) -> dict[str, bytes]:
+    """File name → contents of the cache entries of SOURCE (the graph-level one and the
+    loop-level one), compiled in this process."""
     cache = tmp_path_factory.mktemp("pristine")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(compile_cache.CACHE_VARIABLE, str(cache))
         compile_module(parse_source(make_context(), SOURCE, "faults.mlir"))
-    entry = the_entry(cache)
-    return entry.name, entry.read_bytes()
+    entries = {entry.name: entry.read_bytes() for entry in cache.glob("*.entry")}
+    assert len(entries) == 2
+    return entries
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES), ids=list(DAMAGES))
-def test_a_damaged_entry_is_a_miss_and_is_replaced(tmp_path, pristine_entry, damage):
-    name, data = pristine_entry
+def test_a_damaged_entry_is_a_miss_and_is_replaced(tmp_path, pristine_entries, damage):
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / name).write_bytes(DAMAGES[damage](data))
+    for name, data in pristine_entries.items():
+        (cache / name).write_bytes(DAMAGES[damage](data))
     assert compile_in_subprocess(cache) == {"from_cache": False, "ok": True}
-    assert compile_cache._parse_entry((cache / name).read_bytes()) is not None
+    for name in pristine_entries:
+        assert compile_cache._parse_entry((cache / name).read_bytes()) is not None
 
 
-def test_parsing_rejects_every_truncation_of_an_entry(pristine_entry):
-    _, data = pristine_entry
-    assert compile_cache._parse_entry(data) is not None
-    for size in range(0, len(data), max(1, len(data) // 97)):
-        assert compile_cache._parse_entry(data[:size]) is None
+def test_parsing_rejects_every_truncation_of_an_entry(pristine_entries):
+    for data in pristine_entries.values():
+        assert compile_cache._parse_entry(data) is not None
+        for size in range(0, len(data), max(1, len(data) // 97)):
+            assert compile_cache._parse_entry(data[:size]) is None
 
 
 def test_two_processes_compiling_at_once_both_succeed(tmp_path):

@@ -31,8 +31,8 @@ func.func @second(%x: tensor<1000xf32>) -> (tensor<1000xf32>, tensor<1000xf32>) 
 BIAS = np.linspace(-1.0, 1.0, 16, dtype=np.float32) + np.float32(0.123456789)
 
 
-def _module():
-    text = SOURCE.replace("BIAS", "[" + ", ".join(repr(float(v)) for v in BIAS) + "]")
+def _module(bias=BIAS):
+    text = SOURCE.replace("BIAS", "[" + ", ".join(repr(float(v)) for v in bias) + "]")
     return parse_source(make_context(), text, "model.mlir")
 
 
@@ -129,6 +129,16 @@ def test_the_compiler_fingerprint_covers_every_pass_and_lowering():
     assert root / "passes" / "schedule" / "output_reuse.py" in sources
     assert root / "lowering" / "contraction.py" in sources
     assert len(compile_cache.compiler_fingerprint()) == 64
+
+
+def test_a_model_whose_weights_changed_reuses_its_compiled_code(cache_dir):
+    first = compile_module(_module())
+    changed = compile_module(_module(-BIAS))
+    assert not first.from_cache and changed.from_cache  # the loop-level lookup hit
+    x, w = _inputs()
+    want = evaluate(_module(-BIAS), "main", [x, w])[0]
+    np.testing.assert_allclose(changed.run("main", x, w)[0], want, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(first.run("main", x, w)[0], want)
 
 
 def test_caching_can_be_switched_off_by_the_environment(monkeypatch):
