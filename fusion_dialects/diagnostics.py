@@ -81,14 +81,26 @@ class LocatedParser(Parser):
         super().__init__(ctx, text, name)
         self._filename = StringAttr(name)
         self._line_offset = line_offset
+        self._text = text
+        self._counted = (0, 1)
+        """(offset, line) of the last op start located: they come in increasing order, so
+        each newline is counted once (xDSL's `Span.get_location` counts from the start of
+        the text every time: quadratic in the size of the file)."""
+
+    def _line_and_column(self, offset: int) -> tuple[int, int]:
+        counted_to, line = self._counted
+        if offset < counted_to:
+            counted_to, line = 0, 1
+        line += self._text.count("\n", counted_to, offset)
+        self._counted = (offset, line)
+        return line, offset - (self._text.rfind("\n", 0, offset) + 1) + 1
 
     def parse_operation(self) -> Operation:
-        span = self._current_token.span
+        line, column = self._line_and_column(self._current_token.span.start)
         op = super().parse_operation()
         if not isinstance(op.location, FileLineColLoc):
-            where = span.get_location()
             op.location = FileLineColLoc(
-                self._filename, IntAttr(where.line + self._line_offset), IntAttr(where.col)
+                self._filename, IntAttr(line + self._line_offset), IntAttr(column)
             )
         return op
 
