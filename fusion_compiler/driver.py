@@ -39,6 +39,7 @@ from fusion_compiler.instruments import PassInstrument
 if TYPE_CHECKING:
     from fusion_compiler.lowering.compile_cache import NativeCode
     from fusion_compiler.lowering.compiled_model import CompiledModel
+    from fusion_compiler.lowering.jit import StageTimings
 
 PassFactory = Callable[[], type[ModulePass]]
 
@@ -259,16 +260,24 @@ def compile_native(
     *,
     cache: bool = True,
     instruments: Sequence[PassInstrument] = (),
+    timings: StageTimings | None = None,
 ) -> NativeCode:
     """Native code for `module` (graph level; left unchanged) compiled with `pipeline`, from the
     on-disk compile cache when it holds it; `instruments` run around each pass when the
-    module is compiled."""
+    module is compiled; the seconds of the LLVM stages are appended to `timings` when given."""
     from fusion_compiler.lowering import compile_cache
 
-    def lower() -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-        return lower_to_llvm_dialect(module, pipeline, instruments)
+    ctx = make_context()
 
-    return compile_cache.compile_native(module, pipeline, lower, use_cache=cache)
+    def to_entries() -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+        return lower_to_entries(module, pipeline, instruments, ctx)
+
+    def to_llvm_dialect(lowered: ModuleOp) -> None:
+        PassManager(",".join(NATIVE_PIPELINE[1:]), ctx=ctx, instruments=instruments).run(lowered)
+
+    return compile_cache.compile_native(
+        module, pipeline, to_entries, to_llvm_dialect, use_cache=cache, timings=timings
+    )
 
 
 def compile_module(
@@ -277,13 +286,15 @@ def compile_module(
     *,
     cache: bool = True,
     instruments: Sequence[PassInstrument] = (),
+    timings: StageTimings | None = None,
 ) -> CompiledModel:
     """Compile `module` (graph level; verified, left unchanged) with `pipeline`, then to
-    native code (`compile_native`): a model whose graph-level functions take numpy arrays."""
+    native code (`compile_native`): a model whose graph-level functions take numpy arrays.
+    The seconds of the LLVM stages are appended to `timings` when given."""
     from fusion_compiler.lowering.compiled_model import CompiledModel
 
     verify_module(module)
-    native = compile_native(module, pipeline, cache=cache, instruments=instruments)
+    native = compile_native(module, pipeline, cache=cache, instruments=instruments, timings=timings)
     return CompiledModel.of(module, native)
 
 
@@ -291,6 +302,10 @@ def compile_file(
     path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True
 ) -> CompiledModel:
     """Parse a graph-level IR file and compile it (`compile_module`)."""
+    return compile_module(parse_file(path), pipeline, cache=cache)
+
+
+def parse_file(path: str | Path) -> ModuleOp:
+    """Parse a graph-level IR file (a syntax error is a `CompileError` at its position)."""
     path = Path(path)
-    module = parse_source(make_context(), path.read_text(), str(path))
-    return compile_module(module, pipeline, cache=cache)
+    return parse_source(make_context(), path.read_text(), str(path))

@@ -91,6 +91,19 @@ class LocatedParser(Parser):
         super().__init__(ctx, text, name)
         self._filename = StringAttr(name)
         self._line_offset = line_offset
+        self._text = text
+        self._counted = (0, 1)
+        """(offset, line) of the last op start located: they come in increasing order, so
+        each newline is counted once (xDSL's `Span.get_location` counts from the start of
+        the text every time: quadratic in the size of the file)."""
+
+    def _line_and_column(self, offset: int) -> tuple[int, int]:
+        counted_to, line = self._counted
+        if offset < counted_to:
+            counted_to, line = 0, 1
+        line += self._text.count("\n", counted_to, offset)
+        self._counted = (offset, line)
+        return line, offset - (self._text.rfind("\n", 0, offset) + 1) + 1
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """The module of the text; an empty one for a text of only comments and blanks (as
@@ -100,20 +113,25 @@ class LocatedParser(Parser):
         return super().parse_module(allow_implicit_module)
 
     def parse_operation(self) -> Operation:
-        span = self._current_token.span
+        line, column = self._line_and_column(self._current_token.span.start)
         op = super().parse_operation()
         if not isinstance(op.location, FileLineColLoc):
-            where = span.get_location()
             op.location = FileLineColLoc(
-                self._filename, IntAttr(where.line + self._line_offset), IntAttr(where.col)
+                self._filename, IntAttr(line + self._line_offset), IntAttr(column)
             )
         return op
 
 
 def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -> ModuleOp:
-    """Parse `text` (from `filename`), raising `CompileError` at the position of a syntax error."""
+    """Parse `text` (from `filename`), raising `CompileError` at the position of a syntax error;
+    `dense_resource` constants are resolved to their blobs (`fusion_compiler.dialects.resources`)."""
+    from fusion_compiler.dialects.resources import isolated_resources, resolve_resources
+
     try:
-        return LocatedParser(ctx, text, filename, line_offset).parse_module()
+        with isolated_resources() as in_file_blobs:
+            module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+        resolve_resources(module, filename, in_file_blobs)
+        return module
     except ParseError as err:
         where = err.span.get_location()
         position = SourcePosition(filename, where.line + line_offset, where.col)

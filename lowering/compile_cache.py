@@ -1,21 +1,33 @@
 """From a graph-level module to native code, through an on-disk compile cache.
 
-The cache key is a hash of the module's text, the pipeline, the host CPU (name and features),
-the versions of this package, xDSL and llvmlite, and the source of the compiler itself (every
-module of `fusion_compiler`, `fusion_dialects`, `passes` and `lowering`: an edited pass never
-serves code the previous version compiled). An entry holds the optimised LLVM IR, the
-object code MCJIT made from it, and the kernels each entry launches; a hit skips the pass
+The cache key is a hash of the module (printed with every dense constant replaced by the hash
+of its raw bytes, so weights are never turned into text), the pipeline, the host CPU (name and
+features), the versions of this package, xDSL and llvmlite, and the source of the compiler
+itself (every module of `fusion_compiler`, `fusion_dialects`, `passes` and `lowering`: an edited
+pass never serves
+code the previous version compiled). An entry is one file holding the optimised LLVM IR, the
+object code MCJIT made from it and the kernels each entry launches; a hit skips the pass
 pipeline, LLVM's optimiser and its code generator. The cache lives in `$FUSION_CACHE_DIR`, or
 `~/.cache/fusion-compiler`; setting `FUSION_CACHE_DIR` to an empty string, or passing
-`use_cache=False`, disables it. Entries are written atomically (write, then rename).
+`use_cache=False`, disables it.
+
+Faults never reach LLVM or the user: an entry starts with a header holding the SHA-256 of its
+contents, checked before LLVM sees any byte of it, so a truncated, damaged or foreign file is a
+miss, recompiled and replaced. Entries are written to a temporary file and renamed into place
+(a compile interrupted or killed leaves at most a stray temporary file, never a partial entry;
+two processes storing the same entry both succeed, the last rename wins). A cache directory
+that cannot be written (read-only, full) gives one `CacheWarning` per process and the compile
+goes on without storing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -23,10 +35,17 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import llvmlite.binding as llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.ir import Attribute
+from xdsl.printer import Printer
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.lowering.jit import JitModule, compile_llvm_module, host_target_machine
+from fusion_compiler.lowering.jit import (
+    JitModule,
+    StageTimings,
+    compile_llvm_module,
+    host_target_machine,
+)
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
 
@@ -69,10 +88,44 @@ def compiler_fingerprint() -> str:
     return digest.hexdigest()
 
 
+class _HashingStream:
+    """A text stream that feeds what is written to it into a hash (nothing is kept)."""
+
+    def __init__(self, digest: hashlib._Hash):
+        self.digest = digest
+
+    def write(self, text: str) -> int:
+        self.digest.update(text.encode())
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+class _ConstantHashingPrinter(Printer):
+    """Prints dense elements as the SHA-256 of their raw bytes (and their type)."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, DenseIntOrFPElementsAttr):
+            digest = hashlib.sha256(attribute.data.data).hexdigest()
+            self.print_string(f"dense_sha256<{digest}> : ")
+            self.print_attribute(attribute.type)
+            return
+        super().print_attribute(attribute)
+
+
+def module_hash(module: ModuleOp) -> str:
+    """A hash of `module` that reads each constant's raw bytes once and never prints them."""
+    digest = hashlib.sha256()
+    printer = _ConstantHashingPrinter(stream=_HashingStream(digest), print_generic_format=True)
+    printer.print_op(module)
+    return digest.hexdigest()
+
+
 def cache_key(module: ModuleOp, pipeline: str) -> str:
     machine = host_target_machine()
     parts = [
-        str(module),
+        module_hash(module),
         pipeline,
         machine.triple,
         llvm.get_host_cpu_name(),
@@ -81,6 +134,7 @@ def cache_key(module: ModuleOp, pipeline: str) -> str:
         _version("xdsl"),
         _version("llvmlite"),
         compiler_fingerprint(),
+        ENTRY_FORMAT.decode(),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -95,65 +149,163 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     return kernels
 
 
-Lowering = Callable[[], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
-"""Runs the passes: the module in the LLVM dialect, and the kernels each entry launches
-(`fusion_compiler.driver.lower_to_llvm_dialect`)."""
+LowerToEntries = Callable[[], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
+"""Runs the pipeline and lower-graph on a copy of the module: the loop-level module (bound
+constants are buffer arguments) and the kernels each entry launches
+(`fusion_compiler.driver.lower_to_entries`)."""
+
+LowerToLLVMDialect = Callable[[ModuleOp], None]
+"""Runs the rest of the native pipeline (convert-loop-to-llvm) on a loop-level module, in place."""
 
 
 def compile_native(
-    module: ModuleOp, pipeline: str, lower: Lowering, *, use_cache: bool = True
+    module: ModuleOp,
+    pipeline: str,
+    lower_to_entries: LowerToEntries,
+    lower_to_llvm_dialect: LowerToLLVMDialect,
+    *,
+    use_cache: bool = True,
+    timings: StageTimings | None = None,
 ) -> NativeCode:
-    """Native code for `module` compiled with `pipeline` (from the cache when possible);
-    `lower()` runs the passes on a miss (the driver, `fusion_compiler.driver`, passes it)."""
+    """Native code for `module` compiled with `pipeline` (from the cache when possible); the
+    driver (`fusion_compiler.driver`) passes the two lowering steps, run on a miss; the seconds
+    of the LLVM stages are appended to `timings` when given.
+
+    Two lookups: the graph-level module (a hit skips everything), then, after the pipeline and
+    lower-graph, the loop-level module, in which bound constants are buffer arguments: a model
+    whose weights changed (or a different graph that lowers to the same kernels) finds the
+    code compiled before and skips convert-loop-to-llvm and LLVM, the dearest stages."""
     directory = cache_dir() if use_cache else None
     key = cache_key(module, pipeline) if directory is not None else ""
     if directory is not None:
         hit = _load(directory, key)
         if hit is not None:
             return hit
-    lowered, kernels = lower()
-    jit = compile_llvm_module(lowered)
+    lowered, kernels = lower_to_entries()
+    code_key = cache_key(lowered, "convert-loop-to-llvm") if directory is not None else ""
     if directory is not None:
-        _store(directory, key, jit, kernels)
+        hit = _load(directory, code_key)
+        if hit is not None:
+            _copy_entry(directory, code_key, key)
+            return hit
+    lower_to_llvm_dialect(lowered)
+    jit = compile_llvm_module(lowered, timings)
+    if directory is not None:
+        _store(directory, code_key, jit, kernels)
+        _copy_entry(directory, code_key, key)
     return NativeCode(jit, kernels, from_cache=False)
 
 
-def _paths(directory: Path, key: str) -> tuple[Path, Path, Path]:
-    return directory / f"{key}.ll", directory / f"{key}.o", directory / f"{key}.json"
+def _copy_entry(directory: Path, source: str, target: str) -> None:
+    """The entry of `source` stored under `target` as well (nothing when it cannot be)."""
+    with contextlib.suppress(OSError):
+        atomic_write(_entry_path(directory, target), _entry_path(directory, source).read_bytes())
+
+
+ENTRY_FORMAT = b"fusion-compiler cache entry 2\n"
+"""The first bytes of every entry; a JSON header line and the payload follow."""
+
+
+def _entry_path(directory: Path, key: str) -> Path:
+    return directory / f"{key}.entry"
 
 
 def _load(directory: Path, key: str) -> NativeCode | None:
-    ir_path, object_path, meta_path = _paths(directory, key)
-    if not (ir_path.exists() and object_path.exists() and meta_path.exists()):
+    """The entry of `key`, or None when it is missing or does not verify."""
+    try:
+        data = _entry_path(directory, key).read_bytes()
+    except OSError:
+        return None
+    parsed = _parse_entry(data)
+    if parsed is None:
+        return None
+    meta, llvm_ir, object_code = parsed
+    try:
+        jit = JitModule.from_object_code(llvm_ir, object_code, meta["signatures"])
+        kernels = {name: tuple(calls) for name, calls in meta["kernels"].items()}
+    except (ValueError, KeyError, TypeError, RuntimeError):
+        return None  # verified, but written for another threading runtime: recompile
+    return NativeCode(jit, kernels, from_cache=True)
+
+
+def _parse_entry(data: bytes) -> tuple[dict, str, bytes] | None:
+    """(metadata, LLVM IR, object code) of an entry whose checksum and lengths hold."""
+    if not data.startswith(ENTRY_FORMAT):
+        return None
+    header_end = data.find(b"\n", len(ENTRY_FORMAT))
+    if header_end < 0:
         return None
     try:
-        meta = json.loads(meta_path.read_text())
-        jit = JitModule.from_object_code(
-            ir_path.read_text(), object_path.read_bytes(), meta["signatures"]
-        )
-    except (OSError, ValueError, KeyError, RuntimeError):
-        return None  # a damaged entry is a miss; it is overwritten below
-    kernels = {name: tuple(calls) for name, calls in meta["kernels"].items()}
-    return NativeCode(jit, kernels, from_cache=True)
+        header = json.loads(data[len(ENTRY_FORMAT) : header_end])
+        checksum, ir_size, object_size = header["sha256"], header["ir"], header["object"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    payload = memoryview(data)[header_end + 1 :]
+    if not isinstance(ir_size, int) or not isinstance(object_size, int):
+        return None
+    if len(payload) != ir_size + object_size + header.get("meta", -1) or ir_size < 0:
+        return None
+    if hashlib.sha256(payload).hexdigest() != checksum:
+        return None
+    try:
+        llvm_ir = bytes(payload[:ir_size]).decode()
+        object_code = bytes(payload[ir_size : ir_size + object_size])
+        meta = json.loads(bytes(payload[ir_size + object_size :]))
+    except ValueError:
+        return None
+    return meta, llvm_ir, object_code
+
+
+def _entry_bytes(jit: JitModule, kernels: dict[str, tuple[str, ...]]) -> bytes:
+    meta = json.dumps(
+        {"kernels": {k: list(v) for k, v in kernels.items()}, "signatures": jit.signature_data()},
+        sort_keys=True,
+    ).encode()
+    llvm_ir = jit.llvm_ir.encode()
+    object_code = jit.object_code()
+    payload = llvm_ir + object_code + meta
+    header = {
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "ir": len(llvm_ir),
+        "object": len(object_code),
+        "meta": len(meta),
+    }
+    return ENTRY_FORMAT + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+class CacheWarning(UserWarning):
+    """The compile cache cannot be written; compiling goes on without it."""
+
+
+_warned_directories: set[Path] = set()
 
 
 def _store(directory: Path, key: str, jit: JitModule, kernels) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        ir_path, object_path, meta_path = _paths(directory, key)
-        meta = {
-            "kernels": {k: list(v) for k, v in kernels.items()},
-            "signatures": jit.signature_data(),
-        }
-        _atomic_write(object_path, jit.object_code())
-        _atomic_write(ir_path, jit.llvm_ir.encode())
-        _atomic_write(meta_path, json.dumps(meta, sort_keys=True).encode())
-    except OSError:
-        pass  # the cache is an optimisation: a read-only or full disk only costs time
+        atomic_write(_entry_path(directory, key), _entry_bytes(jit, kernels))
+    except OSError as err:
+        if directory not in _warned_directories:
+            _warned_directories.add(directory)
+            reason = err.strerror or str(err)
+            warnings.warn(
+                f"compile cache {directory} cannot be written ({reason}); "
+                f"compiling without it (set {CACHE_VARIABLE} to another folder, or to an empty "
+                "string to switch the cache off)",
+                CacheWarning,
+                stacklevel=2,
+            )
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-    os.replace(temporary, path)
+def atomic_write(path: Path, data: bytes) -> None:
+    """Writes `data` to `path` through a temporary file renamed into place: readers see the
+    old file or the whole new one, and an interrupted write leaves no partial `path`."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
 from fusion_compiler.dialects.reference.evaluator import constant_array
@@ -155,13 +155,20 @@ def _describe_function(function: func.FuncOp, kernels: tuple[str, ...]) -> Compi
         for arg in function.body.block.args
     )
     results = tuple(tuple(_tensor(t).get_shape()) for t in function.function_type.outputs.data)
-    constants = tuple(_aligned_copy(constant_array(op.value)) for op in bound_constants(function))
+    constants = tuple(_bound_array(op.value) for op in bound_constants(function))
     return CompiledFunction(function.sym_name.data, parameters, results, constants, kernels)
 
 
-def _aligned_copy(array: np.ndarray) -> np.ndarray:
-    copy = aligned_empty(array.shape)
-    copy[...] = array
+def _bound_array(value) -> np.ndarray:
+    """The elements of a constant as a new 64-byte aligned float32 array, copied once from
+    the attribute's raw bytes (splats and other element types through `constant_array`)."""
+    shape = tuple(value.get_shape())
+    copy = aligned_empty(shape)
+    raw = np.frombuffer(value.data.data, dtype=np.uint8)
+    if isinstance(value.get_element_type(), Float32Type) and raw.size == copy.nbytes:
+        copy.reshape(-1).view(np.uint8)[...] = raw
+    else:
+        copy[...] = constant_array(value)
     return copy
 
 

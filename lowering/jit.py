@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -377,12 +378,21 @@ def _check_lowered(module: ModuleOp) -> None:
             )
 
 
+StageTimings = list[tuple[str, float]]
+"""(stage, seconds) pairs, appended in order (`PassTimer.timings` has the same form)."""
+
+
 def optimized_llvm_module(
-    module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine
+    module: ModuleOp,
+    target: CodegenTarget,
+    target_machine: llvm.TargetMachine,
+    timings: StageTimings | None = None,
 ) -> llvm.ModuleRef:
     """Translates an `llvm` dialect module to LLVM, forces its `vectorized` loops to vector
-    code (`vector_loops`) and optimises it at O3 for `target` (whose machine is given)."""
+    code (`vector_loops`) and optimises it at O3 for `target` (whose machine is given);
+    appends the seconds of translation and optimisation to `timings` when given."""
     _check_lowered(module)
+    clock = _StageClock(timings)
     data_layout = str(target_machine.target_data)
     ir_module = convert_module(
         module, fallback_target_triple=target_machine.triple, data_layout=data_layout
@@ -398,14 +408,34 @@ def optimized_llvm_module(
     llvm_module.verify()
     llvm_module.triple = target_machine.triple
     llvm_module.data_layout = data_layout
+    clock.lap("llvm-translate")
     optimize(llvm_module, target_machine)
+    clock.lap("llvm-optimize")
     return llvm_module
 
 
-def compile_llvm_module(module: ModuleOp) -> JitModule:
-    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU."""
+def compile_llvm_module(module: ModuleOp, timings: StageTimings | None = None) -> JitModule:
+    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU;
+    appends the seconds of each stage to `timings` when given."""
     _check_lowered(module)
     target = CodegenTarget.host()
     target_machine = target.machine()
-    llvm_module = optimized_llvm_module(module, target, target_machine)
-    return JitModule(llvm_module, target_machine, kernel_signatures(module))
+    llvm_module = optimized_llvm_module(module, target, target_machine, timings)
+    clock = _StageClock(timings)
+    jit = JitModule(llvm_module, target_machine, kernel_signatures(module))
+    clock.lap("llvm-codegen")
+    return jit
+
+
+class _StageClock:
+    """Appends the seconds since the previous lap to `timings` (nothing when it is None)."""
+
+    def __init__(self, timings: StageTimings | None):
+        self.timings = timings
+        self.start = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings.append((stage, now - self.start))
+        self.start = now

@@ -3,7 +3,10 @@
     fusion-import MODEL.onnx [-o OUT.mlir] [--input-shape NAME=1x3x224x224 ...] [--print-op-generic]
 
 prints `func.func @main` in the custom syntax of the graph dialect (initializers become
-`graph.constant`s; uniform ones print as splats such as `dense<0.02>`). A problem with the
+`graph.constant`s; uniform ones print as splats such as `dense<0.02>`). With `-o OUT.mlir`,
+constants of 4 KiB or more are written to `OUT.weights` beside it, raw, and the IR refers to
+them as `dense_resource<name>` (`fusion_compiler.dialects.resources`): the IR stays small and
+parses fast; `--inline-weights` keeps them in the text. A problem with the
 model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with status 1.
 Needs the optional `onnx` package: `pip install 'fusion-compiler[onnx]'`.
 """
@@ -14,12 +17,14 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.resources import externalize_constants
 from fusion_compiler.tools.errors import run_without_traceback
 
 
@@ -56,6 +61,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--print-op-generic", action="store_true", help="print ops in xDSL's generic form"
     )
+    parser.add_argument(
+        "--inline-weights",
+        action="store_true",
+        help="with -o, keep large constants in the IR text rather than in OUT.weights",
+    )
     return parser
 
 
@@ -71,6 +81,8 @@ def _run(argv: Sequence[str] | None) -> int:
     model = load_model(args.model)
     module = import_model(model, dict(args.input_shape), filename=args.model)
     if args.output is not None:
+        if not args.inline_weights:
+            externalize_constants(module, weights_path(args.output))
         with open(args.output, "w") as stream:
             _print_module(module, stream, args.print_op_generic)
         return 0
@@ -80,6 +92,11 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `fusion-import model.onnx | head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def weights_path(output: str) -> Path:
+    """The weights file written beside `output`: `model.mlir` → `model.weights`."""
+    return Path(output).with_suffix(".weights")
 
 
 def _print_module(module: ModuleOp, stream: TextIO, generic: bool) -> None:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, SymbolRefAttr, TensorType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    MemRefType,
+    SymbolRefAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -28,11 +34,15 @@ class ConstantOp(GraphOp):
 
     ```mlir
     %c = graph.constant dense<1.0> : tensor<1x64x1x1xf32>
+    %w = graph.constant dense_resource<conv1_w> : tensor<64x3x7x7xf32>
     ```
+
+    A `dense_resource` value is resolved to its blob when the file is parsed
+    (`fusion_compiler.dialects.resources`); one left unresolved does not verify.
     """
 
     name = "graph.constant"
-    value = prop_def(DenseIntOrFPElementsAttr)
+    value = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
     result = result_def(TensorType)
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
@@ -47,13 +57,18 @@ class ConstantOp(GraphOp):
     def parse(cls, parser: Parser) -> ConstantOp:
         pos = parser.pos
         value = parser.parse_attribute()
-        if not isinstance(value, DenseIntOrFPElementsAttr):
+        if not isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
             parser.raise_error("expected dense elements such as 'dense<1.0> : tensor<4xf32>'", pos)
         op = cls(value)
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
+        if isinstance(self.value, DenseResourceAttr):
+            raise VerifyException(
+                f"{self.name}: dense_resource<{self.value.resource_handle.data}> has no data "
+                "(its blob is read when the file is parsed)"
+            )
         value_type = self.value.type
         if value_type != self.result.type:
             raise VerifyException(

@@ -1,0 +1,210 @@
+"""Compile time and peak memory per zoo model, stage by stage, from `.onnx` to native code.
+
+    python bench/compile_time.py [--models squeezenet,resnet50] [--markdown FILE]
+
+Each model (`bench/zoo.py`'s random-weight version: real initializers, not fills) is written
+to an `.onnx` file, then, each step in a fresh process with an empty compile cache of its own:
+
+- cold: `fusion-import` to an `.mlir` file as the command line does, parse it, compile it
+  (every pass, lower-graph, convert-loop-to-llvm, then LLVM: translation to LLVM IR,
+  optimisation, machine code); the seconds of each stage are printed;
+- hit: the same `.mlir` parsed and compiled again in a new process (a compile-cache hit);
+- edit: one weight of the model changed (a different `.onnx`, imported and compiled with the
+  cache of the cold run): what a user who edits a model waits for.
+
+Peak memory is the process's maximum resident set (`VmHWM`), which includes the Python
+interpreter and the libraries (about 130 MB before any model is read); the peak of a compile
+is counted from the end of the import (which `fusion-import` does in its own process), and the
+import's own peak is printed apart. `weights MB` is the
+size of the model's initializers. Timings on a shared machine vary: compare runs made
+side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.zoo import MODELS  # noqa: E402
+
+MODES = ("cold", "hit", "edit")
+
+
+def write_models(name: str, directory: Path) -> tuple[Path, Path, float]:
+    """The random-weight model and a copy with one weight changed, as `.onnx` files, and the
+    megabytes of its weights."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    from bench.zoo import random_model
+
+    model = random_model(name)
+    original = directory / f"{name}.onnx"
+    onnx.save(model, str(original))
+    weights = max(model.graph.initializer, key=lambda i: np.prod(i.dims))
+    array = numpy_helper.to_array(weights).copy()
+    array.flat[0] += 1.0
+    weights.CopyFrom(numpy_helper.from_array(array, weights.name))
+    edited = directory / f"{name}_edited.onnx"
+    onnx.save(model, str(edited))
+    megabytes = sum(numpy_helper.to_array(i).nbytes for i in model.graph.initializer) / 2**20
+    return original, edited, megabytes
+
+
+def measure(onnx_path: Path, skip_import: bool) -> dict:
+    """Import (unless the `.mlir` exists and `skip_import`), parse and compile; the seconds of
+    each stage and the peak memory of this process."""
+    from fusion_compiler.driver import compile_module, parse_file
+    from fusion_compiler.instruments import PassTimer
+    from fusion_compiler.tools import fusion_import
+
+    stages: list[tuple[str, float]] = []
+    import_peak = 0.0
+    mlir = onnx_path.with_suffix(".mlir")
+    start = time.perf_counter()
+    if not skip_import:
+        status = fusion_import.main([str(onnx_path), "-o", str(mlir)])
+        assert status == 0, f"fusion-import failed on {onnx_path}"
+        stages.append(("import", time.perf_counter() - start))
+        import_peak = peak_megabytes()
+        reset_peak()  # the compile's peak from here, as if `fusion-import` ran apart
+    started = time.perf_counter()
+    module = parse_file(mlir)
+    stages.append(("parse", time.perf_counter() - started))
+    timer = PassTimer()
+    llvm_stages: list[tuple[str, float]] = []
+    compiled = compile_module(module, instruments=[timer], timings=llvm_stages)
+    stages += timer.timings + llvm_stages
+    total = time.perf_counter() - start
+    peak = peak_megabytes()
+    return {
+        "stages": stages,
+        "total": total,
+        "peak_mb": peak,
+        "import_peak_mb": import_peak,
+        "from_cache": compiled.from_cache,
+        "mlir_mb": mlir.stat().st_size / 2**20,
+    }
+
+
+def peak_megabytes() -> float:
+    """This process's peak resident set: `VmHWM`, which starts afresh at exec (`ru_maxrss`
+    would include the parent's peak at fork time), or `ru_maxrss` where there is no /proc."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    (line,) = [line for line in status.splitlines() if line.startswith("VmHWM:")]
+    return int(line.split()[1]) / 1024
+
+
+def reset_peak() -> None:
+    """Restarts `VmHWM` from the current resident set (Linux 4.0 and later; else nothing)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def run_worker(onnx_path: Path, cache: Path, skip_import: bool) -> dict:
+    """`measure` in a fresh process whose compile cache is `cache`."""
+    environment = {**os.environ, "FUSION_CACHE_DIR": str(cache), "FUSION_PROGRESS": "0"}
+    command = [sys.executable, __file__, "--worker", str(onnx_path)]
+    if skip_import:
+        command.append("--skip-import")
+    result = subprocess.run(command, env=environment, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"worker failed on {onnx_path}:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def measure_model(name: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"compile-time-{name}-") as scratch:
+        directory = Path(scratch)
+        original, edited, weights_mb = write_models(name, directory)
+        cache = directory / "cache"
+        row = {"model": name, "weights_mb": weights_mb}
+        row["cold"] = run_worker(original, cache, skip_import=False)
+        row["hit"] = run_worker(original, cache, skip_import=True)
+        row["edit"] = run_worker(edited, cache, skip_import=False)
+        return row
+
+
+def stage_line(name: str, result: dict) -> str:
+    stages = " ".join(f"{stage}={seconds:.2f}" for stage, seconds in result["stages"])
+    return (
+        f"{name}: total {result['total']:.2f} s, peak {result['peak_mb']:.0f} MB, "
+        f"from cache {result['from_cache']}, .mlir {result['mlir_mb']:.1f} MB, "
+        f"import peak {result['import_peak_mb']:.0f} MB\n    {stages}"
+    )
+
+
+def markdown_table(rows: list[dict]) -> str:
+    names = [
+        "model",
+        "weights MB",
+        ".mlir MB",
+        "cold s",
+        "cold peak MB",
+        "hit s",
+        "hit peak MB",
+        "edit s (% of cold)",
+    ]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    for row in rows:
+        cold, hit, edit = row["cold"], row["hit"], row["edit"]
+        cells = [
+            row["model"],
+            f"{row['weights_mb']:.0f}",
+            f"{cold['mlir_mb']:.1f}",
+            f"{cold['total']:.1f}",
+            f"{cold['peak_mb']:.0f}",
+            f"{hit['total']:.2f}",
+            f"{hit['peak_mb']:.0f}",
+            f"{edit['total']:.1f} ({100 * edit['total'] / cold['total']:.0f}%)",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", help=f"comma-separated (default: {','.join(MODELS)})")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
+    parser.add_argument("--worker", metavar="ONNX", help=argparse.SUPPRESS)
+    parser.add_argument("--skip-import", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(measure(Path(args.worker), args.skip_import)))
+        return 0
+    models = args.models.split(",") if args.models else list(MODELS)
+    unknown = [m for m in models if m not in MODELS]
+    if unknown:
+        print(f"unknown models: {', '.join(unknown)} (known: {', '.join(MODELS)})")
+        return 2
+    rows = []
+    for name in models:
+        row = measure_model(name)
+        for mode in MODES:
+            print(stage_line(f"{name} {mode}", row[mode]), flush=True)
+        rows.append(row)
+    table = markdown_table(rows)
+    print("\n" + table)
+    if args.markdown:
+        Path(args.markdown).write_text(table + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+"""Large constants out of the IR text: `dense_resource` blobs and the weights file.
+
+A `graph.constant` may hold `dense_resource<handle> : tensor<...>` instead of `dense<...>`
+(the graph dialect's contract). The blob of a handle comes from
+
+- the weights file named by the module's `graph.weights` attribute (a path relative to the
+  `.mlir` file), which `fusion-import -o model.mlir` writes as `model.weights` next to it:
+  raw little-endian elements, each blob at a 64-byte aligned offset, after a header
+  (`WEIGHTS_MAGIC`, then one JSON line: handle → [offset, bytes]); the IR stays small and
+  readable and parses in milliseconds, whatever the size of the weights; or
+- MLIR's own `{-# dialect_resources: {builtin: {handle: "0x..."}} #-}` section of the file
+  (a 4-byte alignment, then the elements, in hex).
+
+`parse_source` resolves every `dense_resource` into a `dense` attribute holding the raw bytes
+(never text) right after parsing, so the passes only ever see `dense`. A handle without a
+blob, a blob of the wrong size or a weights file that is missing or damaged is a
+`CompileError` naming it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import (
+    Builtin,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+
+from fusion_compiler.dialects.diagnostics import CompileError
+
+WEIGHTS_ATTR = "graph.weights"
+"""The module attribute naming the weights file (relative to the IR file's folder)."""
+
+WEIGHTS_MAGIC = b"fusion-compiler weights 1\n"
+
+BLOB_ALIGNMENT = 64
+
+EXTERNAL_MIN_BYTES = 4096
+"""Constants of at least this many bytes go to the weights file; smaller ones stay inline."""
+
+
+def _builtin_resources() -> OpAsmDialectInterface:
+    interface = Builtin.get_interface(OpAsmDialectInterface)
+    assert interface is not None
+    return interface
+
+
+@contextlib.contextmanager
+def isolated_resources() -> Iterator[dict[str, str]]:
+    """Parses inside see an empty `builtin` blob storage, and yield what they put in it.
+
+    xDSL keeps the blobs of `dialect_resources` in one storage per process and renames a
+    handle that is already there (`w` becomes `w_0` the second time a file is parsed);
+    isolating each parse keeps the handles as written."""
+    interface = _builtin_resources()
+    saved = interface._blob_storage
+    interface._blob_storage = {}
+    try:
+        yield interface._blob_storage
+    finally:
+        interface._blob_storage = saved
+
+
+def resource_constants(module: ModuleOp) -> Iterator:
+    """The ops of `module` holding a `dense_resource` value property."""
+    for op in module.walk():
+        if isinstance(op.properties.get("value"), DenseResourceAttr):
+            yield op
+
+
+def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) -> None:
+    """Replaces every `dense_resource` value of `module` (parsed from `filename`) by a dense
+    attribute holding its blob, from `in_file` (a `dialect_resources` section) or from the
+    module's weights file; then drops the `graph.weights` attribute."""
+    weights_name = module.attributes.get(WEIGHTS_ATTR)
+    weights = None
+    if isinstance(weights_name, StringAttr):
+        weights = WeightsFile(Path(filename).parent / weights_name.data)
+    for op in resource_constants(module):
+        resource = op.properties["value"]
+        handle = resource.resource_handle.data
+        data = _in_file_blob(in_file, handle, op)
+        if data is None and weights is not None:
+            data = weights.blob(handle, op)
+        if data is None:
+            where = f"in {weights.path.name}" if weights else "(no dialect_resources entry)"
+            raise CompileError(f"dense_resource<{handle}> has no blob {where}", op)
+        op.properties["value"] = _dense(resource, data, op)
+    if WEIGHTS_ATTR in module.attributes:
+        del module.attributes[WEIGHTS_ATTR]
+
+
+def _in_file_blob(in_file: dict[str, str], handle: str, op) -> bytes | None:
+    text = in_file.get(handle)
+    if not text:
+        return None
+    try:
+        blob = bytes.fromhex(text[2:])
+    except ValueError:
+        raise CompileError(f"the blob of dense_resource<{handle}> is not hexadecimal", op) from None
+    return blob[4:]  # MLIR's blobs start with their alignment (a 32-bit integer)
+
+
+def _dense(resource: DenseResourceAttr, data: bytes, op) -> DenseIntOrFPElementsAttr:
+    typ = resource.type
+    if not isinstance(typ, TensorType):
+        raise CompileError(f"dense_resource must have a tensor type, got {typ}", op)
+    element_size = typ.element_type.compile_time_size
+    count = int(np.prod(typ.get_shape(), dtype=np.int64))
+    if len(data) != count * element_size:
+        handle = resource.resource_handle.data
+        raise CompileError(
+            f"dense_resource<{handle}> holds {len(data)} bytes, but {typ} needs "
+            f"{count * element_size}",
+            op,
+        )
+    return DenseIntOrFPElementsAttr(typ, BytesAttr(data))
+
+
+class WeightsFile:
+    """A weights file, memory-mapped; `blob(handle)` copies one blob out."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            self.data = np.memmap(path, dtype=np.uint8, mode="r")
+        except (OSError, ValueError) as err:
+            raise CompileError(f"cannot read the weights file {path}: {err}") from None
+        self.index = self._read_index()
+
+    def _read_index(self) -> dict[str, list[int]]:
+        """handle → [offset, bytes], offsets made absolute."""
+        magic = len(WEIGHTS_MAGIC)
+        search = bytes(self.data[magic : magic + (1 << 24)])
+        end = search.find(b"\n")
+        if bytes(self.data[:magic]) != WEIGHTS_MAGIC or end < 0:
+            raise CompileError(f"{self.path} is not a weights file written by fusion-import")
+        try:
+            index = json.loads(search[:end])
+            start = _aligned(magic + end + 1)
+            return {handle: [start + offset, size] for handle, (offset, size) in index.items()}
+        except (ValueError, TypeError, AttributeError):
+            raise CompileError(f"{self.path}: the index of the weights file is damaged") from None
+
+    def blob(self, handle: str, op) -> bytes | None:
+        entry = self.index.get(handle)
+        if entry is None:
+            return None
+        offset, size = entry
+        if offset + size > len(self.data):
+            raise CompileError(
+                f"the weights file {self.path} is truncated (dense_resource<{handle}> "
+                f"needs bytes {offset} to {offset + size}, the file has {len(self.data)})",
+                op,
+            )
+        return self.data[offset : offset + size].tobytes()
+
+
+def _aligned(size: int) -> int:
+    return -(-size // BLOB_ALIGNMENT) * BLOB_ALIGNMENT
+
+
+def handle_for(name: str, taken: set[str]) -> str:
+    """A resource handle (an MLIR bare identifier) made from a value name, not in `taken`."""
+    base = re.sub(r"[^A-Za-z0-9_.$]", "_", name) or "weight"
+    if not re.match(r"[A-Za-z_]", base):
+        base = f"w_{base}"
+    handle, counter = base, 0
+    while handle in taken:
+        handle, counter = f"{base}_{counter}", counter + 1
+    taken.add(handle)
+    return handle
+
+
+def externalize_constants(module: ModuleOp, weights_path: Path) -> None:
+    """Moves every constant of at least `EXTERNAL_MIN_BYTES` of `module` into a weights file
+    at `weights_path` (written atomically), leaving `dense_resource` handles and the module's
+    `graph.weights` attribute; smaller constants stay inline. No file when none is large."""
+    taken: set[str] = set()
+    blobs: list[tuple[str, bytes]] = []
+    for op in list(module.walk()):
+        value = op.properties.get("value")
+        if op.name != "graph.constant" or not isinstance(value, DenseIntOrFPElementsAttr):
+            continue
+        data = value.data.data
+        if len(data) < EXTERNAL_MIN_BYTES:
+            continue
+        handle = handle_for(op.results[0].name_hint or "weight", taken)
+        blobs.append((handle, data))
+        op.properties["value"] = DenseResourceAttr.from_params(handle, value.type)
+    if not blobs:
+        return
+    write_weights(weights_path, blobs)
+    module.attributes[WEIGHTS_ATTR] = StringAttr(weights_path.name)
+
+
+def write_weights(path: Path, blobs: list[tuple[str, bytes]]) -> None:
+    """Writes a weights file (to a temporary name, renamed when complete): the header line
+    maps each handle to [offset, bytes], offsets counted from the first 64-byte boundary
+    after the header."""
+    index: dict[str, list[int]] = {}
+    offset = 0
+    for handle, data in blobs:
+        index[handle] = [offset, len(data)]
+        offset = _aligned(offset + len(data))
+    header = WEIGHTS_MAGIC + json.dumps(index, separators=(",", ":")).encode() + b"\n"
+    start = _aligned(len(header))
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(header)
+            for handle, data in blobs:
+                stream.seek(start + index[handle][0])
+                stream.write(data)
+            stream.truncate(start + offset)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

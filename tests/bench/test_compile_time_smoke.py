@@ -1,0 +1,56 @@
+"""Smoke test of `bench/compile_time.py` on a tiny model: stages reported, the second compile
+a cache hit, the table formatted. No timing is asserted."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import helper, numpy_helper  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.compile_time import markdown_table, run_worker, stage_line  # noqa: E402
+
+
+def tiny_model(path: Path) -> None:
+    weights = np.linspace(-1, 1, 16 * 16 * 3 * 3, dtype=np.float32).reshape(16, 16, 3, 3)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", ["c"], ["y"]),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 16, 8, 8])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 16, 8, 8])],
+        [numpy_helper.from_array(weights, "w")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(path))
+
+
+def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
+    model = tmp_path / "tiny.onnx"
+    tiny_model(model)
+    cache = tmp_path / "cache"
+    cold = run_worker(model, cache, skip_import=False)
+    stages = [name for name, _ in cold["stages"]]
+    assert stages[:3] == ["import", "parse", "legalize-ops"]
+    assert stages[-4:] == [
+        "convert-loop-to-llvm",
+        "llvm-translate",
+        "llvm-optimize",
+        "llvm-codegen",
+    ]
+    assert not cold["from_cache"] and cold["peak_mb"] > 0
+    assert (tmp_path / "tiny.weights").exists()  # the conv weights left the IR text
+    hit = run_worker(model, cache, skip_import=True)
+    assert hit["from_cache"] and [name for name, _ in hit["stages"]] == ["parse"]
+    row = {"model": "tiny", "weights_mb": 0.002, "cold": cold, "hit": hit, "edit": cold}
+    assert markdown_table([row]).splitlines()[2].startswith("| tiny | 0 |")
+    assert "tiny cold: total" in stage_line("tiny cold", cold)

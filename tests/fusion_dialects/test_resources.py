@@ -1,0 +1,144 @@
+"""Large constants as `dense_resource` blobs: the weights file `fusion-import -o` writes, MLIR's
+`dialect_resources` section, and clear errors when a blob is missing or damaged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, TensorType, f32
+
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
+from fusion_compiler.dialects.reference.evaluator import constant_array, evaluate
+from fusion_compiler.dialects.resources import (
+    EXTERNAL_MIN_BYTES,
+    WEIGHTS_ATTR,
+    externalize_constants,
+    write_weights,
+)
+from fusion_compiler.lowering.compile_cache import module_hash
+
+WEIGHTS = np.linspace(-1, 1, 32 * 64, dtype=np.float32).reshape(32, 64)
+SMALL = np.arange(64, dtype=np.float32)
+
+
+def _dense(array: np.ndarray) -> str:
+    rows = ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in array)
+    return f"dense<[{rows}]>"
+
+
+SOURCE = f"""
+func.func @main(%x: tensor<8x32xf32>) -> tensor<8x64xf32> {{
+  %w = graph.constant {_dense(WEIGHTS)} : tensor<32x64xf32>
+  %b = graph.constant dense<[{", ".join(repr(float(v)) for v in SMALL)}]> : tensor<64xf32>
+  %m = graph.matmul %x, %w : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+  %y = graph.add %m, %b : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+  func.return %y : tensor<8x64xf32>
+}}
+"""
+
+
+def _externalized(tmp_path) -> tuple[str, object]:
+    """(path of the written IR, the inline module) with the large constant in model.weights."""
+    module = parse_source(make_context(), SOURCE, "inline.mlir")
+    inline = module.clone()
+    externalize_constants(module, tmp_path / "model.weights")
+    path = tmp_path / "model.mlir"
+    path.write_text(str(module))
+    return str(path), inline
+
+
+def test_large_constants_go_to_the_weights_file_small_ones_stay_inline(tmp_path):
+    path, inline = _externalized(tmp_path)
+    text = Path(path).read_text()
+    assert WEIGHTS.nbytes >= EXTERNAL_MIN_BYTES > SMALL.nbytes
+    assert f'{WEIGHTS_ATTR} = "model.weights"' in text
+    assert "graph.constant dense_resource<w> : tensor<32x64xf32>" in text
+    assert "dense<[0.000000e+00, 1.000000e+00" in text and len(text) < 2500
+    assert (tmp_path / "model.weights").stat().st_size < WEIGHTS.nbytes + 256
+
+
+def test_the_weights_file_parses_to_the_same_module(tmp_path):
+    path, inline = _externalized(tmp_path)
+    for _ in range(2):  # xDSL renames handles it has seen before; each parse is isolated
+        module = parse_source(make_context(), Path(path).read_text(), path)
+        verify_module(module)
+        assert WEIGHTS_ATTR not in module.attributes
+        assert module_hash(module) == module_hash(inline)
+    x = np.random.default_rng(0).standard_normal((8, 32)).astype(np.float32)
+    assert np.array_equal(evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0])
+
+
+def test_the_weights_file_is_found_beside_the_ir_file(tmp_path, monkeypatch):
+    path, _ = _externalized(tmp_path)
+    monkeypatch.chdir("/")
+    module = parse_source(make_context(), Path(path).read_text(), path)
+    (constant, *_) = [op for op in module.walk() if isinstance(op, graph.ConstantOp)]
+    assert np.array_equal(constant_array(constant.value), WEIGHTS)
+
+
+def test_mlir_dialect_resources_blobs_parse():
+    data = np.arange(6, dtype=np.float32)
+    blob = "0x04000000" + data.tobytes().hex()
+    source = f"""
+func.func @main() -> tensor<2x3xf32> {{
+  %c = graph.constant dense_resource<blob1> : tensor<2x3xf32>
+  func.return %c : tensor<2x3xf32>
+}}
+{{-#
+  dialect_resources: {{
+    builtin: {{
+      blob1: "{blob}"
+    }}
+  }}
+#-}}
+"""
+    for _ in range(2):
+        module = parse_source(make_context(), source, "blob.mlir")
+        assert np.array_equal(evaluate(module, "main", [])[0], data.reshape(2, 3))
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: p.unlink(), "cannot read the weights file"),
+        (lambda p: p.write_bytes(p.read_bytes()[:200]), "is truncated"),
+        (lambda p: p.write_bytes(b"garbage" * 100), "is not a weights file"),
+        (lambda p: p.write_bytes(b""), "cannot read the weights file"),
+    ],
+    ids=["missing", "truncated", "garbage", "empty"],
+)
+def test_a_missing_or_damaged_weights_file_is_a_clear_error(tmp_path, damage, message):
+    path, _ = _externalized(tmp_path)
+    damage(tmp_path / "model.weights")
+    with pytest.raises(CompileError, match=message):
+        parse_source(make_context(), Path(path).read_text(), path)
+
+
+def test_a_handle_without_a_blob_is_an_error_at_its_constant(tmp_path):
+    path, _ = _externalized(tmp_path)
+    text = Path(path).read_text().replace("dense_resource<w>", "dense_resource<nothing>")
+    with pytest.raises(CompileError, match="dense_resource<nothing> has no blob") as caught:
+        parse_source(make_context(), text, path)
+    assert caught.value.position is not None and caught.value.position.line == 3
+
+
+def test_a_blob_of_the_wrong_size_is_an_error(tmp_path):
+    path, _ = _externalized(tmp_path)
+    write_weights(tmp_path / "model.weights", [("w", bytes(100))])
+    with pytest.raises(CompileError, match="holds 100 bytes, but tensor<32x64xf32> needs 8192"):
+        parse_source(make_context(), Path(path).read_text(), path)
+
+
+def test_an_unresolved_resource_does_not_verify():
+    typ = TensorType(f32, [4])
+    op = graph.ConstantOp(DenseResourceAttr.from_params("w", typ))  # type: ignore[arg-type]
+    with pytest.raises(Exception, match=r"dense_resource<w> has no data"):
+        op.verify()
+    assert isinstance(
+        graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(typ, [1.0] * 4)).value,
+        DenseIntOrFPElementsAttr,
+    )
