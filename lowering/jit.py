@@ -43,6 +43,7 @@ from xdsl.ir import Attribute
 
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
+from fusion_compiler.passes.schedule.contraction_schedule import WIDE_VECTORS_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
 from fusion_compiler.lowering.threading_runtime import (
     apply_linkages,
@@ -322,7 +323,9 @@ def widen_vectors(module: ModuleOp, ir_module: ir.Module) -> None:
     if "+avx512f" not in llvm.get_host_cpu_features().flatten().split(","):
         return
     for op in module.ops:
-        if isinstance(op, llvm_dialect.FuncOp) and EXPANDED_MATH_ATTR in op.attributes:
+        if isinstance(op, llvm_dialect.FuncOp) and (
+            EXPANDED_MATH_ATTR in op.attributes or WIDE_VECTORS_ATTR in op.attributes
+        ):
             attributes = ir_module.get_global(op.sym_name.data).attributes
             for attribute in WIDE_VECTOR_ATTRIBUTES:
                 set.add(attributes, attribute)  # llvmlite's add knows no string attributes
