@@ -72,6 +72,7 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     register_tile,
 )
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
+from fusion_compiler.passes.schedule.normalize import hoist_constants
 
 WIDE_VECTORS_ATTR = "fusion.wide_vectors"
 """Discardable attribute of a kernel whose register tiles are sized for the full vector width
@@ -85,8 +86,9 @@ class _Emitter:
     block: Block
     anchor: Operation
     top: bool = False
-    """Whether loops emitted here are outermost: they iterate over independent tiles and
-    are marked `parallel` (loop-kinds keeps a loop so marked as its nest's parallel loop)."""
+    """Whether tile loops emitted here are outermost: they iterate over independent tiles
+    and are marked `parallel` (loop-kinds keeps a loop so marked as its nest's parallel
+    loop). Reduction and element loops never are."""
 
     @staticmethod
     def into(loop: ForOp) -> _Emitter:
@@ -98,8 +100,10 @@ class _Emitter:
         self.block.insert_op_before(op, self.anchor)
         return op
 
-    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str) -> ForOp:
-        new = ForOp(lb, ub, step, kind=LoopKind.PARALLEL if self.top else LoopKind.SERIAL)
+    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str, tiles=False) -> ForOp:
+        """A new loop; `tiles`: over independent tiles (parallel if outermost)."""
+        parallel = tiles and self.top
+        new = ForOp(lb, ub, step, kind=LoopKind.PARALLEL if parallel else LoopKind.SERIAL)
         new.induction_var.name_hint = name
         self.emit(new)
         return new
@@ -128,7 +132,8 @@ class _TileBuilder:
         for loop in self.match.spatial:
             if loop is self.match.rows or loop is self.match.cols:
                 continue
-            new = emitter.loop(loop.lb, loop.ub, loop.step, loop.induction_var.name_hint or "s")
+            name = loop.induction_var.name_hint or "s"
+            new = emitter.loop(loop.lb, loop.ub, loop.step, name, tiles=True)
             mapping[loop.induction_var] = new.induction_var
             emitter = _Emitter.into(new)
         self._split(emitter, self.match.cols, self.tile.cols, "jt", self._rows_part, mapping)
@@ -143,7 +148,9 @@ class _TileBuilder:
         lb, ub, _ = bounds
         main = (ub - lb) - (ub - lb) % size
         if main:
-            tiles = emitter.loop(self.const(lb), self.const(lb + main), self.const(size), name)
+            tiles = emitter.loop(
+                self.const(lb), self.const(lb + main), self.const(size), name, tiles=True
+            )
             inner(_Emitter.into(tiles), tiles.induction_var, size, mapping)
         if (ub - lb) % size:
             inner(emitter, self.const(lb + main), (ub - lb) % size, mapping)
@@ -220,12 +227,17 @@ class TileOptions:
         )
 
     def tile_for(self, match: Contraction) -> Tile:
+        """The tile of `match`: the options' when they give both sizes (capped by the loop
+        extents, nothing taken from the host), else the host model's, fitted to the loops."""
+        rows_range, cols_range = loop_range(match.rows), loop_range(match.cols)
+        assert rows_range is not None and cols_range is not None
+        rows_extent, cols_extent = rows_range[1] - rows_range[0], cols_range[1] - cols_range[0]
+        if self.rows and self.cols:
+            return Tile(min(self.rows, rows_extent), min(self.cols, cols_extent))
         host = self.host()
         model = register_tile(host)
         tile = Tile(self.rows or model.rows, self.cols or model.cols)
-        rows_range, cols_range = loop_range(match.rows), loop_range(match.cols)
-        assert rows_range is not None and cols_range is not None
-        return fit_tile(host, tile, rows_range[1] - rows_range[0], cols_range[1] - cols_range[0])
+        return fit_tile(host, tile, rows_extent, cols_extent)
 
 
 def schedule_contractions(func: FuncOp, options: TileOptions = TileOptions()) -> bool:
@@ -236,6 +248,7 @@ def schedule_contractions(func: FuncOp, options: TileOptions = TileOptions()) ->
     for match in matches:
         _TileBuilder(match, options.tile_for(match)).build()
     if matches:
+        hoist_constants(func)  # one constant per value
         func.attributes[WIDE_VECTORS_ATTR] = UnitAttr()
     return bool(matches)
 
