@@ -76,6 +76,12 @@ def _schedule_kernels() -> type[ModulePass]:
     return ScheduleKernelsPass
 
 
+def _schedule_contractions() -> type[ModulePass]:
+    from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
+
+    return ScheduleContractionsPass
+
+
 def _lower_graph() -> type[ModulePass]:
     from fusion_compiler.lowering.lower_graph import LowerGraphPass
 
@@ -94,6 +100,7 @@ PASSES: dict[str, PassFactory] = {
     "fuse-ops": _fuse_ops,
     "fuse-tir": _fuse_tir,
     "schedule-kernels": _schedule_kernels,
+    "schedule-contractions": _schedule_contractions,
     "lower-graph": _lower_graph,
     "convert-loop-to-llvm": _convert_loop_to_llvm,
 }

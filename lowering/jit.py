@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
@@ -334,14 +335,17 @@ the function that holds the loop after inlining, so the function is kept out of 
 (an outlined parallel body out of its trampoline; a kernel out of the entry function)."""
 
 
-def _is_expanded(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
-    """Whether `op` holds an f32 expansion to be vectorised 512 bits wide on `target`."""
-    return target.has_avx512 and EXPANDED_MATH_ATTR in op.attributes
+def _is_wide(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
+    """Whether `op` is to be vectorised 512 bits wide on `target`: it holds an f32 expansion,
+    or register tiles sized for the full vector width (`WIDE_VECTORS_ATTR`)."""
+    return target.has_avx512 and (
+        EXPANDED_MATH_ATTR in op.attributes or WIDE_VECTORS_ATTR in op.attributes
+    )
 
 
 def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget) -> None:
     """On AVX-512 targets, lets LLVM vectorise the functions holding an f32 expansion
-    (`EXPANDED_MATH_ATTR`) 512 bits wide.
+    (`EXPANDED_MATH_ATTR`) or full-width register tiles (`WIDE_VECTORS_ATTR`) 512 bits wide.
 
     LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors, and every other function keeps
     that: code bound by memory or by reductions gains nothing from wider vectors (layer_norm
@@ -354,7 +358,7 @@ def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget)
     reassociated).
     """
     for op in module.ops:
-        if isinstance(op, llvm_dialect.FuncOp) and _is_expanded(op, target):
+        if isinstance(op, llvm_dialect.FuncOp) and _is_wide(op, target):
             attributes = ir_module.get_global(op.sym_name.data).attributes
             for attribute in WIDE_VECTOR_ATTRIBUTES:
                 set.add(attributes, attribute)  # llvmlite's add knows no string attributes
@@ -363,7 +367,7 @@ def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget)
 def _vector_lanes_by_function(module: ModuleOp, target: CodegenTarget) -> dict[str, int]:
     """The lane count forced on the `vectorized` loops of each function (`vector_loops`)."""
     return {
-        op.sym_name.data: vector_lanes(target.features, wide=_is_expanded(op, target))
+        op.sym_name.data: vector_lanes(target.features, wide=_is_wide(op, target))
         for op in module.ops
         if isinstance(op, llvm_dialect.FuncOp)
     }

@@ -41,7 +41,12 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from fusion_compiler.dialects.loop.attributes import LoopKind, LoopKindAttr, PatternKindAttr
+from fusion_compiler.dialects.loop.attributes import (
+    WIDE_VECTORS_ATTR,
+    LoopKind,
+    LoopKindAttr,
+    PatternKindAttr,
+)
 from fusion_compiler.dialects.loop.buffers import AllocOp, CallOp, ViewOp
 from fusion_compiler.dialects.loop.kernel import FuncOp, ReturnOp, kernel_symbol
 from fusion_compiler.dialects.loop.loops import ForOp, YieldOp
@@ -56,6 +61,7 @@ __all__ = [
     "LoopKindAttr",
     "PatternKindAttr",
     "ReturnOp",
+    "WIDE_VECTORS_ATTR",
     "ViewOp",
     "YieldOp",
     "kernel_symbol",

@@ -53,3 +53,9 @@ class LoopKindAttr(Data[LoopKind]):
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(f"<{self.data.value}>")
+
+
+WIDE_VECTORS_ATTR = "fusion.wide_vectors"
+"""Discardable attribute of a kernel whose register tiles are sized for the full vector width
+of the host (schedule-contractions sets it; the JIT lets LLVM vectorise such a kernel 512 bits
+wide on AVX-512 hosts)."""

@@ -5,7 +5,8 @@
   iteration then loads and stores whole vectors (`vectorizable`).
 - `parallel`: in each top-level nest, the outermost loop that is parallel and not innermost:
   its iterations touch disjoint slices of every buffer they write, so a threading runtime may
-  split them among threads (`loop_access.is_parallel`).
+  split them among threads (`loop_access.is_parallel`), or that an earlier stage marked
+  `parallel` (contraction_schedule.py's tile loops, whose slices the analysis cannot see).
 
 Kinds are hints to the LLVM lowering: it runs the outermost `parallel` loop of a nest on
 libgomp threads when the loop has enough work (lowering/parallel_to_llvm.py), and forces
@@ -47,7 +48,7 @@ def _outermost_parallel(loop: ForOp) -> Iterator[ForOp]:
     """The outermost parallel, non-innermost loops in the nest rooted at `loop`."""
     if is_innermost(loop):
         return
-    if is_parallel(loop):
+    if loop.loop_kind == LoopKind.PARALLEL or is_parallel(loop):
         yield loop
         return
     for op in body_ops(loop):

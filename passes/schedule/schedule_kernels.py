@@ -15,6 +15,8 @@ This pass schedules every `loop.func`, in this order:
                      the producer's final store, the stored value replaces its load, and
                      intermediates no longer read disappear
                                                      loop_fusion.py, store_forwarding.py
+  contractions       matmul and convolution nests register-tiled, BLAS-style; the stages
+                     below then leave such a kernel alone      contraction_schedule.py
   reorder            the spatial loop over the accumulator's contiguous dimension goes below
                      the reduction loops: matmul (i, j | k) -> (i | k | j)  reduction_order.py
                      (optionally tiled first: tiling.py)
@@ -44,6 +46,7 @@ from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.schedule.compute_inline import inline_producers
+from fusion_compiler.passes.schedule.contraction_schedule import TileOptions, schedule_contractions
 from fusion_compiler.passes.schedule.loop_fusion import fuse_loops
 from fusion_compiler.passes.schedule.loop_kinds import mark_loop_kinds
 from fusion_compiler.passes.schedule.normalize import (
@@ -88,7 +91,9 @@ class ScheduleKernelsPass(ModulePass):
     Options: `inline` (cheap producers into their readers), `inline-into-reductions` (also into
     loads inside reduction loops; off: it recomputes the producer per reduction step),
     `reuse-outputs` (intermediates kept in the output their last reader writes),
-    `fuse` (loop fusion, store forwarding, dead local buffers), `reorder` (reductions with a
+    `fuse` (loop fusion, store forwarding, dead local buffers), `contractions` (register-tile
+    matmuls and convolutions; `contraction-rows`/`-cols` fix the tile, 0: the host model),
+    `reorder` (reductions with a
     contiguous innermost spatial loop), `tile` (tile that loop by N first, 0: off, the default),
     `unroll-reductions` (most reduction steps per vector iteration, default 9),
     `unroll-jam` (most copies of the outer loop, default 8), `loop-kinds` (mark `vectorized`
@@ -103,6 +108,9 @@ class ScheduleKernelsPass(ModulePass):
     inline_into_reductions: bool = False
     reuse_outputs: bool = True
     fuse: bool = True
+    contractions: bool = True
+    contraction_rows: int = 0
+    contraction_cols: int = 0
     reorder: bool = True
     tile: int = 0
     unroll_reductions: int = 9
@@ -134,7 +142,10 @@ class ScheduleKernelsPass(ModulePass):
         if self.fuse:
             fuse_loops(kernel)
             clean_up(kernel, forward=True)
-        if self._reorder_and_unroll(kernel):
+        tiles = TileOptions(self.contraction_rows, self.contraction_cols)
+        if self.contractions and schedule_contractions(kernel, tiles):
+            clean_up(kernel, forward=False)
+        elif self._reorder_and_unroll(kernel):
             clean_up(kernel, self.fuse)
         if self.loop_kinds:
             mark_loop_kinds(kernel)

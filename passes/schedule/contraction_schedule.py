@@ -1,0 +1,277 @@
+"""`schedule-contractions`: matmuls and convolutions as register-tiled, BLAS-style loop nests.
+
+A contraction nest (`contraction_match.py`: spatial loops, an init store, a reduction nest that
+updates one accumulator element, a loop-free epilogue) is rewritten so that an `R x T` tile of
+accumulators, `R` rows (`I`) by `T` columns (`J`, the accumulator's contiguous dimension), is
+updated by every reduction step before the next one:
+
+```
+loop.for %i {                                   loop.for %jt = 0 to NJ step T {
+  loop.for %j {                                   loop.for %it = 0 to NI step R {
+    store 0, %C[%i, %j]                             loop.for %r = 0 to R { loop.for %jj = 0 to T {
+    loop.for %k {                                     store 0, %C[%it + %r, %jt + %jj] } }
+      %C[%i, %j] += %A[%i, %k] * %B[%k, %j]  ==>    loop.for %k {
+    }                                                 loop.for %jj = 0 to T {
+    epilogue(%C[%i, %j])                                %C[%it + 0, %jt + %jj] += %A[%it + 0, %k] * %B[%k, %jt + %jj]
+  }                                                     ...   (R copies, one per row)
+}                                                       %C[%it + R-1, %jt + %jj] += ...
+                                                      }
+                                                    }
+                                                    loop.for %r = 0 to R { loop.for %jj = 0 to T {
+                                                      epilogue(%C[%it + %r, %jt + %jj]) } }
+                                                  }
+                                                  (remainder rows and columns: the same with
+                                                   smaller R or T, outside the tile loops)
+                                                }
+```
+
+LLVM vectorises the `%jj` loop of the reduction (T / W vectors), unrolls it completely (its trip
+count is a constant) and, the accumulators being `noalias` buffers at addresses invariant in the
+reduction loops, keeps the `R x T / W` accumulator vectors in registers across the whole
+reduction: per step, `T / W` vector loads of `B`, `R` broadcasts of `A` and `R x T / W` FMAs.
+The epilogue (bias, relu, gelu, the residual add) runs on the tile right after its reduction,
+while it is in cache, before the single store of each output element. The kernel is marked
+`WIDE_VECTORS_ATTR` so that LLVM uses the full vector width the tile was sized for.
+
+The spatial loops other than `I` and `J` stay outermost, in their order, around the column
+tiles; loop-kinds then marks the outermost of them (or `%jt`) parallel.
+
+Tile sizes: `contraction_tiles.py` (an analytic model of the host, overridable by options).
+
+Results: every accumulator element receives the same updates in the same order (the reduction
+loops keep their order and bounds; only iterations of the parallel spatial loops are
+interleaved), and each update is the same `mulf`/`addf` pair that `convert-loop-to-llvm`
+contracts to one FMA, so the scheduled kernel computes the same bits as the unscheduled one,
+fused or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind, YieldOp
+from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
+from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
+from fusion_compiler.passes.analysis.loop_access import loop_range
+from fusion_compiler.passes.schedule.contraction_match import (
+    Contraction,
+    find_contractions,
+    is_pure,
+)
+from fusion_compiler.passes.schedule.contraction_tiles import (
+    HostModel,
+    Tile,
+    fit_tile,
+    host_model,
+    register_tile,
+)
+from fusion_compiler.passes.schedule.loop_transforms import index_constant
+from fusion_compiler.passes.schedule.normalize import hoist_constants
+
+
+@dataclass
+class _Emitter:
+    """Inserts ops at the end of a loop body (before its terminator) or before an anchor op."""
+
+    block: Block
+    anchor: Operation
+    top: bool = False
+    """Whether tile loops emitted here are outermost: they iterate over independent tiles
+    and are marked `parallel` (loop-kinds keeps a loop so marked as its nest's parallel
+    loop). Reduction and element loops never are."""
+
+    @staticmethod
+    def into(loop: ForOp) -> _Emitter:
+        terminator = loop.body.block.last_op
+        assert isinstance(terminator, YieldOp)
+        return _Emitter(loop.body.block, terminator)
+
+    def emit(self, op: Operation) -> Operation:
+        self.block.insert_op_before(op, self.anchor)
+        return op
+
+    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str, tiles=False) -> ForOp:
+        """A new loop; `tiles`: over independent tiles (parallel if outermost)."""
+        parallel = tiles and self.top
+        new = ForOp(lb, ub, step, kind=LoopKind.PARALLEL if parallel else LoopKind.SERIAL)
+        new.induction_var.name_hint = name
+        self.emit(new)
+        return new
+
+    def add(self, base: SSAValue, offset: SSAValue) -> SSAValue:
+        return self.emit(arith.AddiOp(base, offset)).results[0]
+
+
+class _TileBuilder:
+    """Builds the tiled nest of one contraction (module docstring) before its root."""
+
+    def __init__(self, match: Contraction, tile: Tile):
+        self.match = match
+        self.tile = tile
+        self.shared = [op for op in match.init if not op.regions and is_pure(op)]
+
+    def const(self, value: int) -> SSAValue:
+        return index_constant(value, self.match.spatial[0])
+
+    def build(self) -> None:
+        root = self.match.spatial[0]
+        parent = root.parent_block()
+        assert parent is not None
+        emitter = _Emitter(parent, root, top=True)
+        mapping: dict[SSAValue, SSAValue] = {}
+        for loop in self.match.spatial:
+            if loop is self.match.rows or loop is self.match.cols:
+                continue
+            name = loop.induction_var.name_hint or "s"
+            new = emitter.loop(loop.lb, loop.ub, loop.step, name, tiles=True)
+            mapping[loop.induction_var] = new.induction_var
+            emitter = _Emitter.into(new)
+        self._split(emitter, self.match.cols, self.tile.cols, "jt", self._rows_part, mapping)
+        root.detach()
+        root.erase()
+
+    def _split(self, emitter, loop: ForOp, size: int, name: str, inner, mapping) -> None:
+        """Tiles of `size` over `loop`'s range, then one remainder tile; `inner(emitter, base,
+        count, mapping)` fills each."""
+        bounds = loop_range(loop)
+        assert bounds is not None
+        lb, ub, _ = bounds
+        main = (ub - lb) - (ub - lb) % size
+        if main:
+            tiles = emitter.loop(
+                self.const(lb), self.const(lb + main), self.const(size), name, tiles=True
+            )
+            inner(_Emitter.into(tiles), tiles.induction_var, size, mapping)
+        if (ub - lb) % size:
+            inner(emitter, self.const(lb + main), (ub - lb) % size, mapping)
+
+    def _rows_part(self, emitter, j_base: SSAValue, cols: int, mapping) -> None:
+        def tile(inner_emitter, i_base, rows, inner_mapping):
+            self._tile(inner_emitter, i_base, rows, j_base, cols, inner_mapping)
+
+        self._split(emitter, self.match.rows, self.tile.rows, "it", tile, mapping)
+
+    def _tile(self, emitter, i_base, rows: int, j_base, cols: int, mapping) -> None:
+        self._elementwise(emitter, i_base, rows, j_base, cols, mapping, self.match.init)
+        self._reduction(emitter, i_base, rows, j_base, cols, mapping)
+        self._elementwise(emitter, i_base, rows, j_base, cols, mapping, self.match.epilogue)
+
+    def _point(self, emitter, i_value, j_value, mapping) -> dict[SSAValue, SSAValue]:
+        """The mapping of one element of the tile, with the shared pure init ops recomputed."""
+        point = dict(mapping)
+        point[self.match.rows.induction_var] = i_value
+        point[self.match.cols.induction_var] = j_value
+        self._clone(emitter, self.shared, point)
+        return point
+
+    def _elementwise(self, emitter, i_base, rows, j_base, cols, mapping, ops) -> None:
+        """`ops` for every element of the tile: `for r < rows { for jj < cols { ops } }`."""
+        if not ops:
+            return
+        r_loop = emitter.loop(self.const(0), self.const(rows), self.const(1), "r")
+        r_emitter = _Emitter.into(r_loop)
+        jj_loop = r_emitter.loop(self.const(0), self.const(cols), self.const(1), "jj")
+        inner = _Emitter.into(jj_loop)
+        i_value = inner.add(i_base, r_loop.induction_var)
+        j_value = inner.add(j_base, jj_loop.induction_var)
+        point = self._point(inner, i_value, j_value, mapping)
+        self._clone(inner, [op for op in ops if op not in self.shared], point)
+
+    def _reduction(self, emitter, i_base, rows, j_base, cols, mapping) -> None:
+        """The reduction loops around one `jj` loop holding `rows` copies of the update."""
+        mapping = dict(mapping)
+        for loop in self.match.reduction:
+            new = emitter.loop(loop.lb, loop.ub, loop.step, loop.induction_var.name_hint or "k")
+            mapping[loop.induction_var] = new.induction_var
+            emitter = _Emitter.into(new)
+        jj_loop = emitter.loop(self.const(0), self.const(cols), self.const(1), "jj")
+        inner = _Emitter.into(jj_loop)
+        j_value = inner.add(j_base, jj_loop.induction_var)
+        for row in range(rows):
+            i_value = inner.add(i_base, self.const(row)) if row else i_base
+            point = self._point(inner, i_value, j_value, mapping)
+            self._clone(inner, self.match.update, point)
+
+    @staticmethod
+    def _clone(emitter: _Emitter, ops: Sequence[Operation], mapping) -> None:
+        for op in ops:
+            emitter.emit(op.clone(value_mapper=mapping))
+
+
+@dataclass(frozen=True)
+class TileOptions:
+    """Overrides of the host model (0: from the host)."""
+
+    rows: int = 0
+    cols: int = 0
+    vector_width: int = 0
+    registers: int = 0
+
+    def host(self) -> HostModel:
+        detected = host_model()
+        return HostModel(
+            self.vector_width or detected.vector_width,
+            self.registers or detected.registers,
+            detected.l1_bytes,
+            detected.l2_bytes,
+        )
+
+    def tile_for(self, match: Contraction) -> Tile:
+        """The tile of `match`: the options' when they give both sizes (capped by the loop
+        extents, nothing taken from the host), else the host model's, fitted to the loops."""
+        rows_range, cols_range = loop_range(match.rows), loop_range(match.cols)
+        assert rows_range is not None and cols_range is not None
+        rows_extent, cols_extent = rows_range[1] - rows_range[0], cols_range[1] - cols_range[0]
+        if self.rows and self.cols:
+            return Tile(min(self.rows, rows_extent), min(self.cols, cols_extent))
+        host = self.host()
+        model = register_tile(host)
+        tile = Tile(self.rows or model.rows, self.cols or model.cols)
+        return fit_tile(host, tile, rows_extent, cols_extent)
+
+
+def schedule_contractions(func: FuncOp, options: TileOptions = TileOptions()) -> bool:
+    """Register-tile every contraction nest of `func`; whether there was any."""
+    if unsupported_op(func) is not None:
+        return False
+    matches = find_contractions(func)
+    for match in matches:
+        _TileBuilder(match, options.tile_for(match)).build()
+    if matches:
+        hoist_constants(func)  # one constant per value
+        func.attributes[WIDE_VECTORS_ATTR] = UnitAttr()
+    return bool(matches)
+
+
+@dataclass(frozen=True)
+class ScheduleContractionsPass(ModulePass):
+    """Register-tile the matmul and convolution nests of every `loop.func` kernel.
+
+    Pre-conditions: kernels of loops, loads, stores and scalar ops; a contraction nest is
+    recognised as `contraction_match.py` describes (fuse-tir's output, best after
+    schedule-kernels' fusion stage has put the epilogue into the nest; schedule-kernels runs
+    this pass's rewrite at that point). Anything else is left as it is.
+    Post-conditions: each kernel computes the same bits; the IR verifies; deterministic for
+    given options. A kernel with a tiled contraction carries `fusion.wide_vectors`.
+    Options: `rows`, `cols` (the register tile; 0: from the host model), `vector-width` (f32
+    lanes) and `registers` (vector registers) of the host model (0: this host's).
+    """
+
+    name = "schedule-contractions"
+
+    rows: int = 0
+    cols: int = 0
+    vector_width: int = 0
+    registers: int = 0
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        options = TileOptions(self.rows, self.cols, self.vector_width, self.registers)
+        for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
+            schedule_contractions(kernel, options)

@@ -1,0 +1,146 @@
+"""The analytic model of the host that sizes a contraction's register tile. No tuning step.
+
+A contraction `C[i, j] += A[i, k] * B[k, j]` scheduled by `schedule-contractions` keeps an
+`R x T` tile of `C` in vector registers for the whole reduction: per reduction step it loads
+`T / W` vectors of `B` (W: f32 lanes of a vector register), broadcasts `R` scalars of `A`, and
+issues `R * T / W` FMAs. The tile must fit the register file with the operands of one step:
+
+    R * (T / W)  accumulators  +  T / W  vectors of B  +  1 broadcast of A   <=   registers
+
+and among the tiles that fit, the one with the most FMAs per load (`R * V / (R + V)`, `V = T / W`)
+wins, ties going to the larger tile. With 32 registers (AVX-512) that is 6 x 4 vectors (24
+accumulators, 4 of B, 1 broadcast: 6 x 64 floats); with 16 (AVX2) it is 6 x 2 vectors (6 x 16
+floats), the tiles of BLIS' and OpenBLAS' f32 micro-kernels for those machines. A dimension
+shorter than the tile shrinks it (`fit_tile`).
+
+The reduction is cache-blocked (`reduction_block`) so that the `kc x T` panel of `B` that one
+column tile reads for every row tile stays in half the L2 cache, and the `R x kc` rows of `A`
+in half the L1 data cache.
+
+Host facts: the vector width and register count come from the CPU features llvmlite reports
+(`+avx512f`: 16 lanes, 32 registers; `+avx`: 8 lanes, 16 registers; otherwise 4 and 16), the
+cache sizes from `/sys/devices/system/cpu/cpu0/cache` (defaults 32 KiB and 1 MiB where it is
+not readable). Every fact can be overridden by a pass option, which is how tests fix the tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+DEFAULT_L1_BYTES = 32 * 1024
+DEFAULT_L2_BYTES = 1024 * 1024
+F32_BYTES = 4
+
+
+@dataclass(frozen=True)
+class HostModel:
+    """What the tile model needs to know about the CPU the kernels will run on."""
+
+    vector_width: int
+    """f32 lanes of one vector register."""
+    registers: int
+    """Vector registers of the ISA."""
+    l1_bytes: int = DEFAULT_L1_BYTES
+    l2_bytes: int = DEFAULT_L2_BYTES
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A register tile: `rows` x `cols` accumulators (`cols` a multiple of the vector width)."""
+
+    rows: int
+    cols: int
+
+
+def _features() -> set[str]:
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    return set(llvm.get_host_cpu_features().flatten().split(","))
+
+
+def _cache_size(level: int) -> int | None:
+    """The size in bytes of the level-`level` data (or unified) cache of cpu0, if the OS says."""
+    for index in sorted(CACHE_DIR.glob("index*")):
+        try:
+            if int((index / "level").read_text()) != level:
+                continue
+            if (index / "type").read_text().strip() == "Instruction":
+                continue
+            size = (index / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        units = {"K": 1024, "M": 1024 * 1024}
+        if size[-1:] in units and size[:-1].isdigit():
+            return int(size[:-1]) * units[size[-1]]
+        if size.isdigit():
+            return int(size)
+    return None
+
+
+@cache
+def host_model() -> HostModel:
+    """This machine's facts (read once per process)."""
+    features = _features()
+    if "+avx512f" in features:
+        width, registers = 16, 32
+    elif "+avx" in features:
+        width, registers = 8, 16
+    else:
+        width, registers = 4, 16
+    return HostModel(
+        width,
+        registers,
+        _cache_size(1) or DEFAULT_L1_BYTES,
+        _cache_size(2) or DEFAULT_L2_BYTES,
+    )
+
+
+def _fits(rows: int, vectors: int, registers: int) -> bool:
+    return rows * vectors + vectors + 1 <= registers
+
+
+MAX_ROWS = 12
+"""Most rows of a tile: each row is one broadcast per reduction step."""
+
+
+def _most_rows(vectors: int, registers: int) -> int:
+    return max((r for r in range(1, MAX_ROWS + 1) if _fits(r, vectors, registers)), default=1)
+
+
+def register_tile(host: HostModel, max_vectors: int = 4) -> Tile:
+    """The tile with the most FMAs per load that fits the register file (module docstring)."""
+    candidates = []
+    for vectors in range(1, max_vectors + 1):
+        rows = _most_rows(vectors, host.registers)
+        candidates.append((rows * vectors / (rows + vectors), rows * vectors, rows, vectors))
+    _, _, rows, vectors = max(candidates)
+    return Tile(rows, vectors * host.vector_width)
+
+
+def fit_tile(host: HostModel, tile: Tile, rows_extent: int, cols_extent: int) -> Tile:
+    """`tile` shrunk to the iteration space: a column extent shorter than the tile takes the
+    whole vectors covering it and as many rows as the freed registers allow; rows are capped
+    by the row extent."""
+    if cols_extent < tile.cols:
+        vectors = -(-cols_extent // host.vector_width)
+        tile = Tile(_most_rows(vectors, host.registers), cols_extent)
+    return Tile(max(1, min(tile.rows, rows_extent)), tile.cols)
+
+
+def reduction_block(host: HostModel, tile: Tile, extent: int) -> int:
+    """The reduction block `kc` (a divisor of `extent`; `extent` when no blocking is needed):
+    the B panel `kc x cols` within half of L2, the A rows `rows x kc` within half of L1."""
+    limit = min(
+        host.l2_bytes // 2 // (tile.cols * F32_BYTES),
+        host.l1_bytes // 2 // (tile.rows * F32_BYTES),
+    )
+    if extent <= limit:
+        return extent
+    for block in range(max(1, limit), 0, -1):
+        if extent % block == 0:
+            return block
+    return extent
