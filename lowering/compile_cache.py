@@ -247,7 +247,8 @@ def _load_unit(directory: Path, key: str) -> NativeUnit | None:
     meta, llvm_ir, object_code = parsed
     try:
         check_threading(llvm_ir)
-        return NativeUnit(llvm_ir, object_code, signatures_of_data(meta["signatures"]))
+        signatures = signatures_of_data(meta["signatures"])
+        return NativeUnit(llvm_ir, object_code, signatures, tuple(meta["externals"]))
     except (ValueError, KeyError, TypeError, RuntimeError):
         return None
 
@@ -310,7 +311,7 @@ def _entry_bytes(meta: dict, llvm_ir: bytes, object_code: bytes) -> bytes:
 
 
 def _unit_bytes(unit: NativeUnit) -> bytes:
-    meta = {"signatures": unit.signature_data()}
+    meta = {"signatures": unit.signature_data(), "externals": list(unit.externals)}
     return _entry_bytes(meta, unit.llvm_ir.encode(), unit.object_code)
 
 

@@ -179,6 +179,8 @@ class NativeUnit:
     llvm_ir: str
     object_code: bytes
     kernels: dict[str, KernelSignature]
+    externals: tuple[str, ...] = ()
+    """The functions the unit calls and does not define (libm, libgomp, other units')."""
 
     def signature_data(self) -> dict[str, dict]:
         """The kernels' signatures as JSON-compatible data (`signatures_of_data` reads it)."""

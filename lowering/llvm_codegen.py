@@ -153,7 +153,8 @@ def compile_unit(
     clock = _StageClock(timings)
     object_code = target_machine.emit_object(llvm_module)
     clock.lap("llvm-codegen")
-    return NativeUnit(str(llvm_module), object_code, kernel_signatures(module))
+    externals = tuple(sorted(f.name for f in llvm_module.functions if f.is_declaration))
+    return NativeUnit(str(llvm_module), object_code, kernel_signatures(module), externals)
 
 
 def compile_llvm_module(module: ModuleOp, timings: StageTimings | None = None) -> JitModule:
