@@ -64,6 +64,12 @@ def _fuse_ops() -> type[ModulePass]:
     return FuseOpsPass
 
 
+def _fuse_ops_by_pattern() -> type[ModulePass]:
+    from fusion_compiler.passes.fuse_ops_by_pattern import FuseOpsByPatternPass
+
+    return FuseOpsByPatternPass
+
+
 def _fuse_tir() -> type[ModulePass]:
     from fusion_compiler.passes.fuse_tir import FuseTIRPass
 
@@ -95,6 +101,7 @@ def _convert_loop_to_llvm() -> type[ModulePass]:
 
 
 PASSES: dict[str, PassFactory] = {
+    "fuse-ops-by-pattern": _fuse_ops_by_pattern,
     "legalize-ops": _legalize_ops,
     "annotate-pattern": _annotate_pattern,
     "fuse-ops": _fuse_ops,
