@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -60,8 +60,8 @@ from fusion_compiler.dialects.graph import (
     is_external_function,
 )
 from fusion_compiler.passes.fuse_ops import (
-    OutlinedGroup,
     FunctionTable,
+    OutlinedGroup,
     build_primitive_function,
     describe_group,
     shorten_name,

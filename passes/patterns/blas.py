@@ -138,9 +138,7 @@ def blas_patterns() -> list[FusionPattern]:
         biased = is_op(AddOp)(matmul, wildcard())
         names = {"matmul": matmul}
         for act, cls in ACTIVATIONS.items():
-            table.append(
-                FusionPattern(f"blas.{kind}_bias_{act}", is_op(cls)(biased), names, check)
-            )
+            table.append(FusionPattern(f"blas.{kind}_bias_{act}", is_op(cls)(biased), names, check))
         table.append(FusionPattern(f"blas.{kind}_bias", biased, names, check))
         for act, cls in ACTIVATIONS.items():
             table.append(FusionPattern(f"blas.{kind}_{act}", is_op(cls)(matmul), names, check))

@@ -90,18 +90,16 @@ def _match(pattern: Pattern, value: SSAValue, env: Env) -> Iterator[Env]:
     match pattern:
         case WildcardPattern():
             yield {**env, pattern: value}
-        case ConstantPattern():
-            if isinstance(defining_op(value), ConstantOp):
-                yield {**env, pattern: value}
+        case ConstantPattern() if isinstance(defining_op(value), ConstantOp):
+            yield {**env, pattern: value}
         case OpPattern():
             yield from _match_op(pattern, value, env)
         case OrPattern():
             yield from _match(pattern.left, value, env)
             yield from _match(pattern.right, value, env)
-        case ConstrainedPattern():
-            if _holds(pattern.constraint, value):
-                for inner in _match(pattern.inner, value, env):
-                    yield {**inner, pattern: value}
+        case ConstrainedPattern() if _holds(pattern.constraint, value):
+            for inner in _match(pattern.inner, value, env):
+                yield {**inner, pattern: value}
 
 
 def _match_op(pattern: OpPattern, value: SSAValue, env: Env) -> Iterator[Env]:
