@@ -142,6 +142,16 @@ DEFAULT_PIPELINE = f"{FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
 UNFUSED_PIPELINE = f"{UNFUSED_FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
 """The default pipeline with fusion switched off: one (scheduled) kernel per graph op."""
 
+BLAS_PATTERNS = "fuse-ops-by-pattern{patterns=blas annotate-codegen=true}"
+"""Pattern dispatch: matrix products (with their bias and activation) to the BLAS library."""
+
+BLAS_FUSION_PIPELINE = f"{BLAS_PATTERNS},{FUSION_PIPELINE}"
+"""The fusion pipeline after pattern dispatch: composites for BLAS, automatic fusion for the
+rest."""
+
+BLAS_PIPELINE = f"{BLAS_PATTERNS},{DEFAULT_PIPELINE}"
+"""The default pipeline after pattern dispatch (needs the `blas` extra to compile natively)."""
+
 NATIVE_PIPELINE = ("lower-graph", "convert-loop-to-llvm")
 """What every native build runs after its pipeline, before LLVM: graph-level functions become
 entries over buffers (the kernels each entry launches are read in between), then the LLVM

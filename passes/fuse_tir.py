@@ -84,7 +84,7 @@ def _kernel_of(call: CallLoopOp) -> loop.FuncOp:
     return kernel
 
 
-def _inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp) -> None:
+def inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp) -> None:
     """Append a copy of `kernel`'s body to `fused`, its arguments bound to `buffers`."""
     mapping: dict[SSAValue, SSAValue] = dict(zip(kernel.body.block.args, buffers, strict=True))
     terminator = fused.body.block.last_op
@@ -124,7 +124,7 @@ def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
             if result not in buffer_of:
                 buffer_of[result] = _local_buffer(fused, result)
         buffers = [buffer_of[v] for v in (*call.inputs, *call.outputs)]
-        _inline_kernel(_kernel_of(call), buffers, fused)
+        inline_kernel(_kernel_of(call), buffers, fused)
     return fused
 
 
