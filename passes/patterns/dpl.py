@@ -19,8 +19,9 @@ pattern = biased.optional(lambda p: is_op("graph.relu")(p))   # biased | relu(bi
 - `p | q` matches what `p` or `q` matches (tried in that order); `p.optional(f)` is
   `p | f(p)`, TVM's spelling of an optional epilogue;
 - `p.has_shape(shape)`, `p.has_dtype(element_type)`, `p.has_rank(n)`, `p.has_attr({...})`
-  (properties of the matching op) and `p.only_used_by(q)` (every use of the value is by the op
-  `q` matched, or, with an op class or name, by ops of that class) constrain `p`.
+  (properties of the matching op), `p.only_used_by(cls or "graph.name")` (every use of the
+  value is by an op of that class) and `p.only_used_inside()` (every use is by an op of the
+  match) constrain `p`.
 
 Patterns are plain, immutable data (no IR is needed to build one); `matcher.match_value`
 matches them. Op patterns and their values are identified by object identity: the same
@@ -104,10 +105,13 @@ class Pattern:
     def has_attr(self, attrs: Mapping[str, object]) -> Pattern:
         return ConstrainedPattern(self, AttrConstraint(tuple(attrs.items())))
 
-    def only_used_by(self, user: Pattern | OpClass | str) -> Pattern:
-        if not isinstance(user, Pattern):
-            user = resolve_op(user)
-        return ConstrainedPattern(self, OnlyUsedByConstraint(user))
+    def only_used_by(self, user: OpClass | str) -> Pattern:
+        """Every use of the value is by an op of class `user` (a class or its name)."""
+        return ConstrainedPattern(self, OnlyUsedByConstraint(resolve_op(user)))
+
+    def only_used_inside(self) -> Pattern:
+        """Every use of the value is by an op of the match (it is used by nothing else)."""
+        return ConstrainedPattern(self, OnlyUsedByConstraint(None))
 
     __hash__ = object.__hash__
 
@@ -176,9 +180,9 @@ class AttrConstraint:
 
 @dataclass(frozen=True)
 class OnlyUsedByConstraint:
-    """Every use of the value is by the op matched by a pattern, or by ops of a class."""
+    """Every use of the value is by an op of class `user` (None: by an op of the match)."""
 
-    user: Pattern | OpClass
+    user: OpClass | None
 
 
 Constraint = (

@@ -126,8 +126,7 @@ def _match_all(patterns: Sequence[Pattern], values: Sequence[SSAValue], env: Env
 
 
 def _holds(constraint: Constraint, value: SSAValue) -> bool:
-    """Whether `constraint` holds for `value` (a pattern-relative `only_used_by` is checked
-    once the whole match is known: `_deferred_hold`)."""
+    """Whether `constraint` holds for `value`."""
     typ = value.type
     match constraint:
         case ShapeConstraint(shape):
@@ -140,26 +139,29 @@ def _holds(constraint: Constraint, value: SSAValue) -> bool:
             op = defining_op(value)
             return op is not None and all(_attr_equals(op, k, v) for k, v in attrs)
         case OnlyUsedByConstraint(user):
-            if isinstance(user, Pattern):
-                return True
+            if user is None:
+                return True  # checked once the whole match is known (`_deferred_hold`)
             return all(isinstance(use.operation, user) for use in value.uses)
     return False
 
 
 def _deferred_hold(env: Env) -> bool:
+    """`only_used_inside` constraints: every use of their value is by an op of the match."""
+    members = {defining_op(v) for p, v in env.items() if isinstance(p, OpPattern)}
     for pattern, value in env.items():
-        if not isinstance(pattern, ConstrainedPattern):
+        if not _is_inside_constraint(pattern):
             continue
-        constraint = pattern.constraint
-        if not isinstance(constraint, OnlyUsedByConstraint):
-            continue
-        if not isinstance(constraint.user, Pattern):
-            continue
-        user_value = env.get(constraint.user)
-        user = defining_op(user_value) if user_value is not None else None
-        if user is None or any(use.operation is not user for use in value.uses):
+        if any(use.operation not in members for use in value.uses):
             return False
     return True
+
+
+def _is_inside_constraint(pattern: Pattern) -> bool:
+    return (
+        isinstance(pattern, ConstrainedPattern)
+        and isinstance(pattern.constraint, OnlyUsedByConstraint)
+        and pattern.constraint.user is None
+    )
 
 
 def _attr_equals(op: Operation, name: str, expected: object) -> bool:
