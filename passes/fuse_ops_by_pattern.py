@@ -231,6 +231,10 @@ class FuseOpsByPatternPass(ModulePass):
     bind_constants: bool = False
     annotate_codegen: bool = False
 
+    def __post_init__(self) -> None:
+        if self.patterns:
+            get_patterns(self.patterns)  # an unknown table is an error of the pipeline
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         table = get_patterns(self.patterns) if self.patterns else ()
         names = {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")}

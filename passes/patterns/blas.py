@@ -1,9 +1,12 @@
-"""The `blas` pattern table: matrix products that a BLAS library's `sgemm` computes.
+"""The `blas` pattern tables: matrix products that a BLAS library's `sgemm` computes.
+
+    blas.matmul_bias         matmul(a, b) + bias
+    blas.matmul              matmul(a, b)
+
+and, in the table `blas-activations`, before those:
 
     blas.matmul_bias_<act>   act(matmul(a, b) + bias)      act: relu gelu gelu_tanh sigmoid tanh silu
-    blas.matmul_bias         matmul(a, b) + bias
     blas.matmul_<act>        act(matmul(a, b))
-    blas.matmul              matmul(a, b)
 
 and the same with `batch_matmul` for operands of rank 3 or more (numpy batch broadcasting:
 `sgemm` once per batch). Each operand may be a `graph.transpose` the product reads through
@@ -11,7 +14,8 @@ its strides (a transposed matrix, or batch axes moved) when BLAS can: one of the
 axes of the view must have unit stride. The bias and activation are the epilogue, which the
 backend applies with our own kernel; a match whose bias would broadcast the product to a
 larger shape, or on other element types than f32, is rejected. Longer patterns come first,
-so the longest epilogue wins.
+so the longest epilogue wins. With `blas`, the activation after a product is left to
+fuse-ops, which gives it a kernel of its own, scheduled like every other.
 
 `matrix_view` is the layout analysis the check and the backend (`lowering/blas_backend`) share.
 """
@@ -129,21 +133,24 @@ def _is_f32(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType) and isinstance(value.type.element_type, Float32Type)
 
 
-def blas_patterns() -> list[FusionPattern]:
-    """The table, longest epilogue first, for 2-D products then batched ones."""
+def blas_patterns(activations: bool = False) -> list[FusionPattern]:
+    """The table, longest epilogue first, for 2-D products then batched ones; with
+    `activations`, the activation epilogues too."""
+    acts = ACTIVATIONS if activations else {}
     table: list[FusionPattern] = []
     for kind, batched in (("matmul", False), ("batch_matmul", True)):
         check = _check(batched)
         matmul = is_op(MatmulOp)(_operand(), _operand())
         biased = is_op(AddOp)(matmul, wildcard())
         names = {"matmul": matmul}
-        for act, cls in ACTIVATIONS.items():
+        for act, cls in acts.items():
             table.append(FusionPattern(f"blas.{kind}_bias_{act}", is_op(cls)(biased), names, check))
         table.append(FusionPattern(f"blas.{kind}_bias", biased, names, check))
-        for act, cls in ACTIVATIONS.items():
+        for act, cls in acts.items():
             table.append(FusionPattern(f"blas.{kind}_{act}", is_op(cls)(matmul), names, check))
         table.append(FusionPattern(f"blas.{kind}", matmul, names, check))
     return table
 
 
 register_patterns("blas", blas_patterns())
+register_patterns("blas-activations", blas_patterns(activations=True))

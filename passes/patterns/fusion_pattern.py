@@ -109,7 +109,10 @@ class FusionPattern:
 
 _TABLES: dict[str, tuple[FusionPattern, ...]] = {}
 
-BUILTIN_TABLES: dict[str, str] = {"blas": "fusion_compiler.passes.patterns.blas"}
+BUILTIN_TABLES: dict[str, str] = {
+    "blas": "fusion_compiler.passes.patterns.blas",
+    "blas-activations": "fusion_compiler.passes.patterns.blas",
+}
 """The project's own tables, by name → the module that registers them when imported."""
 
 
