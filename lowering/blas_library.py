@@ -60,6 +60,15 @@ def find_library() -> BlasLibrary:
     return BlasLibrary(path, prefix[1] if prefix else "", suffix[1] if suffix else "")
 
 
+def is_installed() -> bool:
+    """Whether the library's package is installed."""
+    try:
+        find_library()
+    except MissingLibraryError:
+        return False
+    return True
+
+
 def sgemm_symbol() -> str:
     """The C name of the library's `cblas_sgemm`."""
     return find_library().symbol("cblas_sgemm")
