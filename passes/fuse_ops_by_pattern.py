@@ -189,12 +189,17 @@ class FuseFunctionByPattern(RewritePattern):
 
 def annotate_codegen(module: ModuleOp) -> None:
     """Wrap each composite in a `graph.codegen` function that takes its name and calls it."""
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
     for composite in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if COMPOSITE_ATTR not in composite.attributes:
             continue
         name = composite.sym_name.data
         backend = composite.attributes[COMPOSITE_ATTR].data.partition(".")[0]
-        inner = f"{name}_composite"
+        inner, suffix = f"{name}_composite", 0
+        while inner in taken:
+            suffix += 1
+            inner = f"{name}_composite_{suffix}"
+        taken.add(inner)
         composite.properties["sym_name"] = StringAttr(inner)
         function_type = composite.function_type
         wrapper = func.FuncOp(

@@ -163,3 +163,16 @@ def test_fusion_run_reports_an_unknown_pattern_table(capsys):
     err = capsys.readouterr().err
     assert "unknown pattern table 'nope' (registered tables: blas" in err
     assert "Traceback" not in err
+
+
+@needs_blas
+def test_a_cached_blas_build_loads_the_library_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))
+    module = parse_source(make_context(), (EXAMPLES / "mlp.mlir").read_text(), "mlp.mlir")
+    first = compile_module(module, BLAS_PIPELINE)
+    second = compile_module(module, BLAS_PIPELINE)
+    assert not first.from_cache and second.from_cache
+    inputs = [np.ones(p.shape, np.float32) for p in second.main.parameters]
+    (a,) = first.run("main", *inputs)
+    (b,) = second.run("main", *inputs)
+    np.testing.assert_array_equal(a, b)
