@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
@@ -75,10 +75,28 @@ def _split_composite(composite: func.FuncOp) -> tuple[MatmulOp, list[Operation]]
     for op in ops[: ops.index(product)]:
         if not (isinstance(op, TransposeOp) and op.results[0] in product.operands):
             raise CompileError(f"the blas backend cannot compute '{op.name}' here", op)
-    for op in epilogue:
-        if type(op) not in EPILOGUE_OPS or shape_of(op.results[0]) != shape_of(product.results[0]):
-            raise CompileError(f"the blas backend cannot apply '{op.name}' as an epilogue", op)
+    _check_epilogue(composite, product, epilogue)
     return product, epilogue
+
+
+def _check_epilogue(composite: func.FuncOp, product: MatmulOp, epilogue: list[Operation]) -> None:
+    """The epilogue must be a chain of elementwise ops from the product to the result, each
+    reading the previous value and the composite's arguments only (it runs in place)."""
+    current = product.results[0]
+    for op in epilogue:
+        others = [v for v in op.operands if v is not current]
+        if (
+            type(op) not in EPILOGUE_OPS
+            or current not in op.operands
+            or shape_of(op.results[0]) != shape_of(current)
+            or any(not isinstance(v, BlockArgument) for v in others)
+        ):
+            raise CompileError(f"the blas backend cannot apply '{op.name}' as an epilogue", op)
+        current = op.results[0]
+    ret = composite.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    if tuple(ret.arguments) != (current,):
+        raise CompileError("a blas composite returns the result of its epilogue", composite)
 
 
 def _batch_strides(view: MatrixView, batch: tuple[int, ...]) -> list[int]:

@@ -176,3 +176,32 @@ def test_a_cached_blas_build_loads_the_library_again(tmp_path, monkeypatch):
     (a,) = first.run("main", *inputs)
     (b,) = second.run("main", *inputs)
     np.testing.assert_array_equal(a, b)
+
+
+SOFTMAX_AFTER = """
+func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %c = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %s = graph.softmax %c {axis = -1 : i64} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  func.return %s : tensor<4x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("blas.matmul_softmax", "odd.mlir:4:3: error: lower-graph: the blas backend cannot apply "),
+        ("mylib.matmul_softmax", "error: lower-graph: no backend 'mylib' (backends: blas)"),
+    ],
+)
+def test_composites_no_backend_can_compute_are_clear_errors(name, message):
+    from fusion_compiler.dialects.diagnostics import CompileError
+    from fusion_compiler.passes.patterns import FusionPattern, is_op, register_patterns, wildcard
+
+    product = is_op("graph.matmul")(wildcard(), wildcard())
+    register_patterns("test-odd", [FusionPattern(name, is_op("graph.softmax")(product))])
+    module = parse_source(make_context(), SOFTMAX_AFTER, "odd.mlir")
+    pipeline = "fuse-ops-by-pattern{patterns=test-odd annotate-codegen=true},legalize-ops"
+    with pytest.raises(CompileError) as err:
+        compile_module(module, pipeline, cache=False)
+    assert message in err.value.format()
