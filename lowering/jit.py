@@ -45,6 +45,7 @@ from xdsl.ir import Attribute
 
 from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.errors import ArgumentError
+from fusion_compiler.lowering import blas_library
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
@@ -188,6 +189,10 @@ class JitModule:
         """The optimised LLVM IR."""
         self._module = module
         self._object_code = object_code
+        declared = [f.name for f in module.functions if f.is_declaration]
+        self._uses_blas = blas_library.needs_library(declared)
+        if self._uses_blas:
+            blas_library.load()
         self._engine = llvm.create_mcjit_compiler(module, self._target_machine)
         # The object cache hands MCJIT the object code of a cached compile (no code
         # generation) and records the object code of a fresh one (for the compile cache).
@@ -198,6 +203,7 @@ class JitModule:
         address = num_threads_address(self._engine)
         if address:
             self._num_threads = ctypes.c_int32.from_address(address)
+        if address or self._uses_blas:
             self.set_num_threads(default_num_threads())
         self.kernels = kernels
         """The buffer signature of each kernel lowered from a `loop.func`."""
@@ -254,6 +260,8 @@ class JitModule:
         if count < 0:
             raise ArgumentError(f"the thread count must be at least 0, got {count}")
         self._num_threads.value = count
+        if self._uses_blas:
+            blas_library.set_num_threads(count)
 
     def function_address(self, name: str) -> int:
         """The address of the compiled function `name`."""
