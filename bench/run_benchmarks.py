@@ -6,10 +6,12 @@
 Every case of `bench/cases.py` is one graph-dialect module. Our builds compile it with the
 default pipeline and with fusion off (compile time reported apart, never timed with the runs);
 numpy runs the case's op-by-op float32 implementation; onnxruntime, when installed, runs the
-module exported by `bench/onnx_export.py`. Each implementation's output is checked once against
+module exported by `bench/onnx_export.py`; on the cases with a matrix product, the `blas` build
+(`fusion_compiler.driver.BLAS_PIPELINE`: products dispatched to OpenBLAS by
+fuse-ops-by-pattern), when the `blas` extra is installed, runs alternately with our two. Each implementation's output is checked once against
 the reference evaluator (max abs error column, `(!)` past `fusion-run --check`'s tolerance).
 Times are medians of up to `--repeats` runs after a warm-up. Our fused and unfused builds run
-alternately (fused, unfused, fused, ...: a load change on the shared machine hits both alike);
+alternately (fused, unfused, blas, fused, ...: a load change on the shared machine hits all alike);
 numpy and onnxruntime then run one after the other, each set up just before its block of
 consecutive runs. Slow cases get fewer runs (each implementation about `--budget` / 4
 seconds, at least 3). Ratios divide the other
@@ -44,7 +46,7 @@ for _path in (str(ROOT), str(BENCH)):
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "FUSION_NUM_THREADS")
 SLOW_BLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-IMPLEMENTATIONS = ("fused", "unfused", "numpy", "onnxruntime")
+IMPLEMENTATIONS = ("fused", "unfused", "numpy", "onnxruntime", "blas")
 MIN_REPEATS = 3
 CORES = os.cpu_count() or 1
 
@@ -148,7 +150,13 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
     from cases import random_inputs
 
     from fusion_compiler.dialects.reference.evaluator import evaluate
-    from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
+    from fusion_compiler.driver import (
+        BLAS_PIPELINE,
+        DEFAULT_PIPELINE,
+        UNFUSED_PIPELINE,
+        compile_module,
+    )
+    from fusion_compiler.lowering import blas_library
 
     module = case.build()
     inputs = random_inputs(module)
@@ -169,6 +177,8 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
         "fused": compiled("fused", DEFAULT_PIPELINE),
         "unfused": compiled("unfused", UNFUSED_PIPELINE),
     }
+    if has_matmul(module) and blas_library.is_installed():
+        ours["blas"] = compiled("blas", BLAS_PIPELINE)
     measured = measure_alternately(ours, args.repeats, args.budget)
     setups = {"numpy": lambda: lambda: case.numpy(*inputs)}
     if ort is not None:
@@ -184,6 +194,13 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
         "kernels": kernels,
         "compile_s": compile_s,
     }
+
+
+def has_matmul(module) -> bool:
+    """Whether the case has a matrix product (the rows the `blas` build is measured on)."""
+    from fusion_compiler.dialects.graph import MatmulOp
+
+    return any(isinstance(op, MatmulOp) for op in module.walk())
 
 
 def import_onnxruntime():
@@ -269,8 +286,10 @@ HEADER = (
     "numpy/fused",
     "onnxruntime/fused",
     "kernels fused/unfused",
-    "max abs error fused / unfused / numpy / ort",
+    "max abs error fused / unfused / numpy / ort / blas",
     "compile s fused/unfused",
+    "blas ms",
+    "blas/fused",
 )
 
 
@@ -289,6 +308,8 @@ def table_row(row: dict) -> list[str]:
         f"{row['kernels']['fused']}/{row['kernels']['unfused']}",
         fmt_errors(row["check"]),
         f"{row['compile_s']['fused']:.2f}/{row['compile_s']['unfused']:.2f}",
+        fmt_ms(ms.get("blas")),
+        fmt_ratio(ms.get("blas"), fused),
     ]
 
 
@@ -344,12 +365,15 @@ def report(results: list[dict], args: argparse.Namespace, argv: list[str], load:
         "is shared: read medians and ratios, not single numbers).",
         f"- Source: commit {source_line()}.",
         f"- Times: medians in ms of up to {args.repeats} runs after a warm-up per "
-        "implementation; our fused and unfused builds run alternately (fused, unfused, fused, "
-        "...), numpy and onnxruntime each in a block of consecutive runs; slow cases get "
+        "implementation; our fused and unfused builds (and the blas build on the rows with a "
+        "matrix product) run alternately (fused, unfused, blas, fused, ...), numpy and onnxruntime each in a block of consecutive runs; slow cases get "
         f"fewer runs (at least {MIN_REPEATS}, about {args.budget / len(IMPLEMENTATIONS):.2g} s "
         "each).",
         "- Ratios: the other implementation's time / our fused build's time (> 1: fused is "
         "faster).",
+        "- blas: `BLAS_PIPELINE`, matrix products and their bias through OpenBLAS's "
+        "`cblas_sgemm` (scipy-openblas32, pthreads, on the same thread count), the rest "
+        "fused and scheduled as usual; – where a case has no product.",
         "- Errors: max abs difference from the reference evaluator; `(!)` marks one outside "
         "`fusion-run --check`'s tolerance.",
         "- numpy's gelu takes erf from `fusion_compiler.dialects.reference` (numpy has none).",

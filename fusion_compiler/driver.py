@@ -64,6 +64,12 @@ def _fuse_ops() -> type[ModulePass]:
     return FuseOpsPass
 
 
+def _fuse_ops_by_pattern() -> type[ModulePass]:
+    from fusion_compiler.passes.fuse_ops_by_pattern import FuseOpsByPatternPass
+
+    return FuseOpsByPatternPass
+
+
 def _fuse_tir() -> type[ModulePass]:
     from fusion_compiler.passes.fuse_tir import FuseTIRPass
 
@@ -95,6 +101,7 @@ def _convert_loop_to_llvm() -> type[ModulePass]:
 
 
 PASSES: dict[str, PassFactory] = {
+    "fuse-ops-by-pattern": _fuse_ops_by_pattern,
     "legalize-ops": _legalize_ops,
     "annotate-pattern": _annotate_pattern,
     "fuse-ops": _fuse_ops,
@@ -134,6 +141,16 @@ DEFAULT_PIPELINE = f"{FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
 
 UNFUSED_PIPELINE = f"{UNFUSED_FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
 """The default pipeline with fusion switched off: one (scheduled) kernel per graph op."""
+
+BLAS_PATTERNS = "fuse-ops-by-pattern{patterns=blas annotate-codegen=true}"
+"""Pattern dispatch: matrix products (with their bias and activation) to the BLAS library."""
+
+BLAS_FUSION_PIPELINE = f"{BLAS_PATTERNS},{FUSION_PIPELINE}"
+"""The fusion pipeline after pattern dispatch: composites for BLAS, automatic fusion for the
+rest."""
+
+BLAS_PIPELINE = f"{BLAS_PATTERNS},{DEFAULT_PIPELINE}"
+"""The default pipeline after pattern dispatch (needs the `blas` extra to compile natively)."""
 
 NATIVE_PIPELINE = ("lower-graph", "convert-loop-to-llvm")
 """What every native build runs after its pipeline, before LLVM: graph-level functions become

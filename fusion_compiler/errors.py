@@ -36,3 +36,8 @@ def check_option_range(
         return
     allowed = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     raise PassOptionError(f"{pass_name}: option '{option}' must be {allowed}, got {value}")
+
+
+class MissingLibraryError(FusionError):
+    """A backend's external library is not installed (the message names the extra that
+    installs it)."""

@@ -22,6 +22,7 @@ from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
 from fusion_compiler.lowering.contraction import ContractMultiplyAddPattern
+from fusion_compiler.lowering.gemm_to_llvm import LowerGemmPattern
 from fusion_compiler.lowering.llvm_types import is_scalar
 from fusion_compiler.lowering.loop_to_llvm import (
     LowerCallPattern,
@@ -113,7 +114,8 @@ class ConvertLoopToLLVMPass(ModulePass):
     `!llvm.ptr {llvm.noalias, llvm.nocapture}` per buffer (inputs, then outputs) and
     returning nothing, i.e. a C-ABI entry point; loops are basic blocks; `index` is `i64`;
     memory is `llvm.getelementptr`/`load`/`store`; local buffers are `llvm.alloca` or
-    `aligned_alloc`/`free`; external functions (`aligned_alloc`, `free`, libm) are declared.
+    `aligned_alloc`/`free`; `loop.gemm` is a call of its BLAS function (`gemm_to_llvm`);
+    external functions (`aligned_alloc`, `free`, libm, BLAS) are declared.
     No `loop`, `memref`, `arith`, `math` op or unrealized cast remains. The outermost
     `parallel` loop of a nest with enough work is outlined into an internal `@<kernel>_par<k>`
     and launched with libgomp's `GOMP_parallel`, its team size read from the global
@@ -154,7 +156,13 @@ class ConvertLoopToLLVMPass(ModulePass):
         if self.threads:
             _walk(op, LowerParallelForPattern(self.parallel_threshold))
         _walk(op, LowerForPattern())
-        _walk(op, LowerLoadPattern(), LowerStorePattern(), LowerAllocPattern(self.stack_limit))
+        _walk(
+            op,
+            LowerLoadPattern(),
+            LowerStorePattern(),
+            LowerAllocPattern(self.stack_limit),
+            LowerGemmPattern(),
+        )
         expand: list[RewritePattern] = [ExpandMathPattern()] if self.approximate_math else []
         _walk(
             op,

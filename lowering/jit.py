@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from fusion_compiler.errors import ArgumentError
+from fusion_compiler.lowering import blas_library
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
 from fusion_compiler.lowering.threading_runtime import (
@@ -216,6 +217,11 @@ class JitModule:
         self._objects = [llvm.ObjectFileRef.from_data(u.object_code) for u in self.units]
         if any(declares_num_threads(unit.llvm_ir) for unit in self.units):
             self._objects.append(llvm.ObjectFileRef.from_data(runtime_globals_object()))
+        self._uses_blas = blas_library.needs_library(
+            [name for unit in self.units for name in unit.externals]
+        )
+        if self._uses_blas:
+            blas_library.load()
         for object_file in self._objects:
             self._engine.add_object_file(object_file)
         self._engine.finalize_object()
@@ -223,6 +229,7 @@ class JitModule:
         address = num_threads_address(self._engine)
         if address:
             self._num_threads = ctypes.c_int32.from_address(address)
+        if address or self._uses_blas:
             self.set_num_threads(default_num_threads())
         self.kernels: dict[str, KernelSignature] = {}
         """The buffer signature of each kernel lowered from a `loop.func`."""
@@ -254,6 +261,8 @@ class JitModule:
         if count < 0:
             raise ArgumentError(f"the thread count must be at least 0, got {count}")
         self._num_threads.value = count
+        if self._uses_blas:
+            blas_library.set_num_threads(count)
 
     def function_address(self, name: str) -> int:
         """The address of the compiled function `name`."""

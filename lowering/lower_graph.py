@@ -41,6 +41,7 @@ from xdsl.rewriter import InsertPoint
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
+from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 from fusion_compiler.passes.fuse_tir import buffer_type
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
@@ -195,7 +196,8 @@ class LowerGraphPass(ModulePass):
     """Turn every graph-level function into a native entry `loop.func` over buffers.
 
     Pre-conditions: fuse-tir has run: graph-level functions contain only `graph.call_loop`,
-    `graph.constant` and `func.return`.
+    `graph.constant`, `func.return` and calls of composite functions (fuse-ops-by-pattern),
+    which their backend first turns into kernels (`blas_backend.lower_external_calls`).
     Post-conditions: no `func.func` and no graph op is left; each function is a `loop.func`
     entry (inputs: arguments then bound constants; outputs: results) whose body allocates the
     memory plan's slots and calls kernels with `loop.call`. The IR verifies.
@@ -205,6 +207,7 @@ class LowerGraphPass(ModulePass):
     name = "lower-graph"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lower_external_calls(op)
         PatternRewriteWalker(
             LowerGraphFunction(op), apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)

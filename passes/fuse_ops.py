@@ -40,7 +40,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 
-from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, is_external_function
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.function_graph import (
     FunctionGraph,
@@ -95,7 +95,11 @@ def member_name(op: Operation) -> str:
 
 def fused_name(ops: Sequence[Operation]) -> str:
     """`fused_` + the member kernels' names, cut to `MAX_NAME_LENGTH` with a stable suffix."""
-    name = "fused_" + "_".join(member_name(op) for op in ops)
+    return shorten_name("fused_" + "_".join(member_name(op) for op in ops))
+
+
+def shorten_name(name: str) -> str:
+    """`name`, or if longer than `MAX_NAME_LENGTH` its start and a stable hash suffix."""
     if len(name) <= MAX_NAME_LENGTH:
         return name
     digest = hashlib.sha1(name.encode()).hexdigest()[:8]
@@ -186,7 +190,7 @@ def build_primitive_function(name: str, group: OutlinedGroup) -> func.FuncOp:
 
 
 @dataclass
-class _FunctionTable:
+class FunctionTable:
     """The primitive functions created so far in a module, by structure and by name."""
 
     by_key: dict[str, func.FuncOp]
@@ -211,13 +215,13 @@ class _FunctionTable:
 class FuseFunction(RewritePattern):
     """Partition one graph-level function and outline its fused groups."""
 
-    def __init__(self, options: FuseOpsPass, table: _FunctionTable):
+    def __init__(self, options: FuseOpsPass, table: FunctionTable):
         self.options = options
         self.table = table
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
-        if PRIMITIVE_ATTR in op.attributes or not op.body.blocks:
+        if PRIMITIVE_ATTR in op.attributes or is_external_function(op) or not op.body.blocks:
             return
         info = build_function_graph(op)
         result = partition(
@@ -281,7 +285,8 @@ class FuseOpsPass(ModulePass):
 
     Pre-conditions: graph-level functions call kernels through `graph.call_loop`; kernels carry
     their pattern kind (annotate-pattern); a call of a kernel without one is opaque.
-    Post-conditions: every group of two or more ops of each non-primitive `func.func` is a
+    Post-conditions: every group of two or more ops of each `func.func` that is neither
+    primitive nor composite (`graph.composite`, `graph.codegen`) is a
     `func.call` of a `func.func private @fused_* attributes {graph.primitive}`; each op is in
     exactly one group; the IR verifies.
     Options: `max-depth` (most ops in a group, default 256), `opt-level` (0 disables fusion),
@@ -304,7 +309,7 @@ class FuseOpsPass(ModulePass):
             check_option_range(self.name, "max-args", self.max_args, 1)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        table = _FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})
+        table = FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})
         PatternRewriteWalker(
             FuseFunction(self, table), apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)

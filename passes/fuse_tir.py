@@ -37,7 +37,7 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, is_external_function
 
 
 def buffer_type(tensor: TensorType) -> MemRefType:
@@ -46,7 +46,12 @@ def buffer_type(tensor: TensorType) -> MemRefType:
 
 
 def is_primitive(op: Operation) -> bool:
-    return isinstance(op, func.FuncOp) and PRIMITIVE_ATTR in op.attributes
+    """A primitive function of fuse-ops (not a composite, which its backend compiles)."""
+    return (
+        isinstance(op, func.FuncOp)
+        and PRIMITIVE_ATTR in op.attributes
+        and not is_external_function(op)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,7 +84,7 @@ def _kernel_of(call: CallLoopOp) -> loop.FuncOp:
     return kernel
 
 
-def _inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp) -> None:
+def inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp) -> None:
     """Append a copy of `kernel`'s body to `fused`, its arguments bound to `buffers`."""
     mapping: dict[SSAValue, SSAValue] = dict(zip(kernel.body.block.args, buffers, strict=True))
     terminator = fused.body.block.last_op
@@ -119,7 +124,7 @@ def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
             if result not in buffer_of:
                 buffer_of[result] = _local_buffer(fused, result)
         buffers = [buffer_of[v] for v in (*call.inputs, *call.outputs)]
-        _inline_kernel(_kernel_of(call), buffers, fused)
+        inline_kernel(_kernel_of(call), buffers, fused)
     return fused
 
 
@@ -185,7 +190,8 @@ class FuseTIRPass(ModulePass):
 
     Pre-conditions: fuse-ops has run: primitive functions (`attributes {graph.primitive}`)
     contain only `graph.call_loop`s of `loop.func` kernels and a `func.return`.
-    Post-conditions: no primitive function is left; each became a `loop.func` of the same name,
+    Post-conditions: no primitive function is left but composites (`graph.composite`, which
+    their backend compiles); each became a `loop.func` of the same name,
     called through `graph.call_loop`; calls outside any group are unchanged; kernels no longer
     called are removed. The IR verifies.
     Follow-up: scheduling and `convert-loop-to-llvm`.

@@ -1,12 +1,15 @@
 """`fusion-run`: compile a graph-level IR file through the fusion pipeline and run it natively.
 
     fusion-run FILE [--entry main] [--inputs in.npz | --random-inputs [--seed N]]
-               [--outputs out.npz] [--check] [--bench N] [--no-fusion] [--no-cache]
+               [--outputs out.npz] [--check] [--bench N] [--no-fusion | --pipeline P]
+               [--no-cache]
 
 `in.npz` holds `arg0, arg1, ...` in argument order; `out.npz` receives `out0, out1, ...`.
 `--check` compares the results with the numpy reference semantics and exits 1 on a mismatch;
 `--bench N` prints the median time of N runs of the fused build, of the unfused build (the
-same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator.
+same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator. `--pipeline P`
+compiles with the pipeline `P` (any pipeline string, e.g. `fusion_compiler.driver.BLAS_PIPELINE`,
+which hands the matrix products to the BLAS library) rather than the default one.
 """
 
 from __future__ import annotations
@@ -52,7 +55,11 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--outputs", metavar="OUT.npz", help="write the results as out0, ...")
     parser.add_argument("--check", action="store_true", help="compare with the reference")
     parser.add_argument("--bench", type=int, metavar="N", default=0, help="time N runs")
-    parser.add_argument("--no-fusion", action="store_true", help="run the unfused build")
+    build = parser.add_mutually_exclusive_group()
+    build.add_argument("--no-fusion", action="store_true", help="run the unfused build")
+    build.add_argument(
+        "--pipeline", metavar="P", help="compile with this pass pipeline (default: the default)"
+    )
     parser.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
     args = parser.parse_args(argv)
     _check_options(args)
@@ -169,7 +176,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     function = entry_function(module, args.file, args.entry)
     check_memory(function)
     inputs = prepare_inputs(args, function)
-    pipeline = UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE
+    pipeline = args.pipeline or (UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE)
     start = time.perf_counter()
     model = compile_module(module, pipeline, cache=not args.no_cache)
     elapsed = time.perf_counter() - start

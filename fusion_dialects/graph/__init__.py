@@ -12,8 +12,13 @@ from fusion_compiler.dialects.graph.nn import *  # noqa: F403
 from fusion_compiler.dialects.graph.nn import NN_OPS
 from fusion_compiler.dialects.graph.reduction import *  # noqa: F403
 from fusion_compiler.dialects.graph.reduction import REDUCTION_OPS
+from fusion_compiler.dialects.graph.structure import CODEGEN_ATTR as CODEGEN_ATTR
+from fusion_compiler.dialects.graph.structure import COMPOSITE_ATTR as COMPOSITE_ATTR
 from fusion_compiler.dialects.graph.structure import PRIMITIVE_ATTR as PRIMITIVE_ATTR
 from fusion_compiler.dialects.graph.structure import CallLoopOp, ConstantOp
+from fusion_compiler.dialects.graph.structure import (
+    is_external_function as is_external_function,
+)
 from fusion_compiler.dialects.graph.transform import *  # noqa: F403
 from fusion_compiler.dialects.graph.transform import TRANSFORM_OPS
 

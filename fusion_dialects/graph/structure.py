@@ -138,3 +138,20 @@ def _check_signature(op: CallLoopOp, buffers, values, what: str) -> None:
 PRIMITIVE_ATTR = "graph.primitive"
 """Marks a `func.func` that fuse-ops outlined from a group of kernel calls (Relax's
 `Primitive`); fuse-tir turns each such function into one `loop.func`."""
+
+COMPOSITE_ATTR = "graph.composite"
+"""Marks a `func.func` that fuse-ops-by-pattern outlined from a match of a named pattern
+(Relax's `Composite`): its value is the pattern's name, `"<backend>.<pattern>"`. It carries
+`graph.primitive` too; legalize-ops, fuse-ops and fuse-tir leave it alone (its backend
+compiles it)."""
+
+CODEGEN_ATTR = "graph.codegen"
+"""Marks the function that fuse-ops-by-pattern{annotate-codegen} wraps around a composite
+(Relax's `Codegen`): its value is the backend that compiles it."""
+
+
+def is_external_function(op: object) -> bool:
+    """Whether `op` is a composite function or a codegen wrapper, which only a backend
+    compiles (the fusion passes leave such functions alone)."""
+    attributes = getattr(op, "attributes", {})
+    return COMPOSITE_ATTR in attributes or CODEGEN_ATTR in attributes

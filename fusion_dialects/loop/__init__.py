@@ -13,7 +13,8 @@ the inputs, then the outputs it writes (like a TIR PrimFunc). Its body is built 
 
 One module per part: `attributes.py` (pattern and loop kinds), `kernel.py` (`loop.func`,
 `loop.return`), `loops.py` (`loop.for`, `loop.yield`), `buffers.py` (`loop.alloc`, and the
-`loop.call` / `loop.view` of lowered entry functions); everything is importable from here.
+`loop.call` / `loop.view` of lowered entry functions), `external.py` (`loop.gemm`, a call of
+a BLAS library's `sgemm`); everything is importable from here.
 
 Every `memref.store` together with the loops around it is a *compute block* in TIR's sense:
 the enclosing loops whose induction variables index the store are its spatial loops, the
@@ -48,6 +49,7 @@ from fusion_compiler.dialects.loop.attributes import (
     PatternKindAttr,
 )
 from fusion_compiler.dialects.loop.buffers import AllocOp, CallOp, ViewOp
+from fusion_compiler.dialects.loop.external import GemmOp
 from fusion_compiler.dialects.loop.kernel import FuncOp, ReturnOp, kernel_symbol
 from fusion_compiler.dialects.loop.loops import ForOp, YieldOp
 
@@ -56,6 +58,7 @@ __all__ = [
     "CallOp",
     "ForOp",
     "FuncOp",
+    "GemmOp",
     "Loop",
     "LoopKind",
     "LoopKindAttr",
@@ -69,6 +72,6 @@ __all__ = [
 
 Loop = Dialect(
     "loop",
-    [FuncOp, ReturnOp, ForOp, YieldOp, AllocOp, CallOp, ViewOp],
+    [FuncOp, ReturnOp, ForOp, YieldOp, AllocOp, CallOp, ViewOp, GemmOp],
     [PatternKindAttr, LoopKindAttr],
 )

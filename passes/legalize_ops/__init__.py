@@ -31,7 +31,8 @@ class LegalizeOpsPass(ModulePass):
     the op).
 
     Post-conditions: every graph compute op (the DESIGN table, `graph.constant` and
-    `graph.call_loop` aside) is replaced by `graph.call_loop @kernel(...)`, where `@kernel` is
+    `graph.call_loop` aside) outside composite functions (`graph.composite`, `graph.codegen`:
+    their backend compiles them) is replaced by `graph.call_loop @kernel(...)`, where `@kernel` is
     a `loop.func` added at the top of the module, in order of first use, following the kernel
     conventions (memref arguments in destination-passing style, `loop.for` nests, one store
     per compute block, clamped loads, kernel-local `loop.alloc` buffers). Kernels are named
