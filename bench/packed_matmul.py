@@ -28,7 +28,8 @@ from fusion_compiler.dialects.context import make_context  # noqa: E402
 from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
 from fusion_compiler.driver import compile_module  # noqa: E402
 from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass  # noqa: E402
-from fusion_compiler.lowering.jit import aligned_empty, compile_llvm_module  # noqa: E402
+from fusion_compiler.lowering.jit import aligned_empty  # noqa: E402
+from fusion_compiler.lowering.llvm_codegen import compile_llvm_module  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from timing import median_seconds  # noqa: E402

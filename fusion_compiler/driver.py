@@ -39,7 +39,7 @@ from fusion_compiler.instruments import PassInstrument
 if TYPE_CHECKING:
     from fusion_compiler.lowering.compile_cache import NativeCode
     from fusion_compiler.lowering.compiled_model import CompiledModel
-    from fusion_compiler.lowering.jit import StageTimings
+    from fusion_compiler.lowering.llvm_codegen import StageTimings
 
 PassFactory = Callable[[], type[ModulePass]]
 
@@ -296,11 +296,21 @@ def compile_native(
     def to_entries() -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
         return lower_to_entries(module, pipeline, instruments, ctx)
 
-    def to_llvm_dialect(lowered: ModuleOp) -> None:
-        PassManager(",".join(NATIVE_PIPELINE[1:]), ctx=ctx, instruments=instruments).run(lowered)
+    unit_pipeline = ",".join(NATIVE_PIPELINE[1:])
+
+    def to_llvm_dialect(unit: ModuleOp) -> None:
+        # LLVM verifies the translated unit (`llvm_codegen`); xDSL's verifier of the llvm
+        # dialect would cost a fifth of the pass's time again.
+        PassManager(unit_pipeline, ctx=ctx, verify_each=False).run(unit)
 
     return compile_cache.compile_native(
-        module, pipeline, to_entries, to_llvm_dialect, use_cache=cache, timings=timings
+        module,
+        pipeline,
+        to_entries,
+        to_llvm_dialect,
+        unit_pipeline=unit_pipeline,
+        use_cache=cache,
+        timings=timings,
     )
 
 

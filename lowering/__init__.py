@@ -6,6 +6,7 @@
 """
 
 from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-from fusion_compiler.lowering.jit import JitModule, KernelCallError, compile_llvm_module
+from fusion_compiler.lowering.jit import JitModule, KernelCallError
+from fusion_compiler.lowering.llvm_codegen import compile_llvm_module
 
 __all__ = ["ConvertLoopToLLVMPass", "JitModule", "KernelCallError", "compile_llvm_module"]

@@ -4,10 +4,12 @@ The cache key is a hash of the module (printed with every dense constant replace
 of its raw bytes, so weights are never turned into text), the pipeline, the host CPU (name and
 features), the versions of this package, xDSL and llvmlite, and the source of the compiler
 itself (every module of `fusion_compiler`, `fusion_dialects`, `passes` and `lowering`: an edited
-pass never serves
-code the previous version compiled). An entry is one file holding the optimised LLVM IR, the
-object code MCJIT made from it and the kernels each entry launches; a hit skips the pass
-pipeline, LLVM's optimiser and its code generator. The cache lives in `$FUSION_CACHE_DIR`, or
+pass never serves code the previous version compiled). Entries are of two kinds: a unit's
+(`native_units`: one kernel, or the entry functions), keyed by the unit's loop-level IR and
+holding its optimised LLVM IR, its object code and its kernels' signatures; and a model's,
+keyed by the graph-level module, holding the kernels each entry launches and the keys of its
+units. A model hit skips the pass pipeline, LLVM's optimiser and its code generator; after a
+model miss, each unit the cache holds skips convert-loop-to-llvm and LLVM. The cache lives in `$FUSION_CACHE_DIR`, or
 `~/.cache/fusion-compiler`; setting `FUSION_CACHE_DIR` to an empty string, or passing
 `use_cache=False`, disables it.
 
@@ -40,12 +42,21 @@ from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.lowering.convert_loop_to_llvm import check_convertible
 from fusion_compiler.lowering.jit import (
     JitModule,
-    StageTimings,
-    compile_llvm_module,
+    NativeUnit,
     host_target_machine,
+    signatures_of_data,
 )
+from fusion_compiler.lowering.llvm_codegen import StageTimings
+from fusion_compiler.lowering.native_units import (
+    LowerToLLVMDialect,
+    compile_units,
+    split_units,
+)
+from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
 
@@ -56,6 +67,7 @@ class NativeCode:
     kernels: dict[str, tuple[str, ...]]
     """Per entry function, the kernels it launches in order."""
     from_cache: bool
+    """Whether every unit of the native code came from the cache (nothing was compiled)."""
 
 
 def cache_dir() -> Path | None:
@@ -130,6 +142,7 @@ def cache_key(module: ModuleOp, pipeline: str) -> str:
         machine.triple,
         llvm.get_host_cpu_name(),
         llvm.get_host_cpu_features().flatten(),
+        threading_runtime_name(),
         _version("fusion-compiler"),
         _version("xdsl"),
         _version("llvmlite"),
@@ -154,9 +167,6 @@ LowerToEntries = Callable[[], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
 constants are buffer arguments) and the kernels each entry launches
 (`fusion_compiler.driver.lower_to_entries`)."""
 
-LowerToLLVMDialect = Callable[[ModuleOp], None]
-"""Runs the rest of the native pipeline (convert-loop-to-llvm) on a loop-level module, in place."""
-
 
 def compile_native(
     module: ModuleOp,
@@ -164,45 +174,55 @@ def compile_native(
     lower_to_entries: LowerToEntries,
     lower_to_llvm_dialect: LowerToLLVMDialect,
     *,
+    unit_pipeline: str = "convert-loop-to-llvm",
     use_cache: bool = True,
     timings: StageTimings | None = None,
 ) -> NativeCode:
     """Native code for `module` compiled with `pipeline` (from the cache when possible); the
-    driver (`fusion_compiler.driver`) passes the two lowering steps, run on a miss; the seconds
-    of the LLVM stages are appended to `timings` when given.
+    driver (`fusion_compiler.driver`) passes the two lowering steps, run on a miss, and the
+    pipeline of the second (`unit_pipeline`, part of each unit's key); the seconds of the
+    stages after lower-graph are appended to `timings` when given.
 
-    Two lookups: the graph-level module (a hit skips everything), then, after the pipeline and
-    lower-graph, the loop-level module, in which bound constants are buffer arguments: a model
-    whose weights changed (or a different graph that lowers to the same kernels) finds the
-    code compiled before and skips convert-loop-to-llvm and LLVM, the dearest stages."""
+    Two levels: the graph-level module (a hit skips everything), then, after the pipeline and
+    lower-graph, each unit of `native_units.split_units` (a kernel, or the entry functions),
+    keyed by its loop-level IR, in which bound constants are buffer arguments: a model whose
+    weights changed, or which shares kernels with a model compiled before, or has one layer
+    changed, compiles only the units the cache does not hold."""
     directory = cache_dir() if use_cache else None
     key = cache_key(module, pipeline) if directory is not None else ""
     if directory is not None:
-        hit = _load(directory, key)
+        hit = _load_model(directory, key)
         if hit is not None:
             return hit
     lowered, kernels = lower_to_entries()
-    code_key = cache_key(lowered, "convert-loop-to-llvm") if directory is not None else ""
+    units = split_units(lowered)
+    keys = [cache_key(unit, unit_pipeline) if directory is not None else "" for unit in units]
+    compiled = [_load_unit(directory, k) if directory is not None else None for k in keys]
+    pending = [index for index, unit in enumerate(compiled) if unit is None]
+    _check_convertible([units[index] for index in pending])
+    fresh = compile_units([units[index] for index in pending], lower_to_llvm_dialect, timings)
+    for index, unit in zip(pending, fresh, strict=True):
+        compiled[index] = unit
+        if directory is not None:
+            _store(directory, keys[index], _unit_bytes(unit))
     if directory is not None:
-        hit = _load(directory, code_key)
-        if hit is not None:
-            _copy_entry(directory, code_key, key)
-            return hit
-    lower_to_llvm_dialect(lowered)
-    jit = compile_llvm_module(lowered, timings)
-    if directory is not None:
-        _store(directory, code_key, jit, kernels)
-        _copy_entry(directory, code_key, key)
-    return NativeCode(jit, kernels, from_cache=False)
+        _store(directory, key, _model_bytes(kernels, keys))
+    done = [unit for unit in compiled if unit is not None]
+    return NativeCode(JitModule(done, host_target_machine()), kernels, from_cache=not pending)
 
 
-def _copy_entry(directory: Path, source: str, target: str) -> None:
-    """The entry of `source` stored under `target` as well (nothing when it cannot be)."""
-    with contextlib.suppress(OSError):
-        atomic_write(_entry_path(directory, target), _entry_path(directory, source).read_bytes())
+def _check_convertible(units: list[ModuleOp]) -> None:
+    """Raises convert-loop-to-llvm's `CompileError` (at the op) here, before any worker
+    process starts on the units."""
+    try:
+        for unit in units:
+            check_convertible(unit)
+    except CompileError as err:
+        err.add_prefix("convert-loop-to-llvm: ")
+        raise
 
 
-ENTRY_FORMAT = b"fusion-compiler cache entry 2\n"
+ENTRY_FORMAT = b"fusion-compiler cache entry 3\n"
 """The first bytes of every entry; a JSON header line and the payload follow."""
 
 
@@ -210,22 +230,44 @@ def _entry_path(directory: Path, key: str) -> Path:
     return directory / f"{key}.entry"
 
 
-def _load(directory: Path, key: str) -> NativeCode | None:
-    """The entry of `key`, or None when it is missing or does not verify."""
+def _read(directory: Path, key: str) -> tuple[dict, str, bytes] | None:
     try:
         data = _entry_path(directory, key).read_bytes()
     except OSError:
         return None
-    parsed = _parse_entry(data)
+    return _parse_entry(data)
+
+
+def _load_unit(directory: Path, key: str) -> NativeUnit | None:
+    """The unit of `key`, or None when it is missing, does not verify, or was compiled for
+    the other threading runtime."""
+    parsed = _read(directory, key)
     if parsed is None:
         return None
     meta, llvm_ir, object_code = parsed
     try:
-        jit = JitModule.from_object_code(llvm_ir, object_code, meta["signatures"])
-        kernels = {name: tuple(calls) for name, calls in meta["kernels"].items()}
+        check_threading(llvm_ir)
+        signatures = signatures_of_data(meta["signatures"])
+        return NativeUnit(llvm_ir, object_code, signatures, tuple(meta["externals"]))
     except (ValueError, KeyError, TypeError, RuntimeError):
-        return None  # verified, but written for another threading runtime: recompile
-    return NativeCode(jit, kernels, from_cache=True)
+        return None
+
+
+def _load_model(directory: Path, key: str) -> NativeCode | None:
+    """The model of `key`: its kernel lists and every one of its units, or None."""
+    parsed = _read(directory, key)
+    if parsed is None:
+        return None
+    meta = parsed[0]
+    try:
+        kernels = {name: tuple(calls) for name, calls in meta["kernels"].items()}
+        units = [_load_unit(directory, unit_key) for unit_key in meta["units"]]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if any(unit is None for unit in units):
+        return None
+    done = [unit for unit in units if unit is not None]
+    return NativeCode(JitModule(done, host_target_machine()), kernels, from_cache=True)
 
 
 def _parse_entry(data: bytes) -> tuple[dict, str, bytes] | None:
@@ -256,21 +298,26 @@ def _parse_entry(data: bytes) -> tuple[dict, str, bytes] | None:
     return meta, llvm_ir, object_code
 
 
-def _entry_bytes(jit: JitModule, kernels: dict[str, tuple[str, ...]]) -> bytes:
-    meta = json.dumps(
-        {"kernels": {k: list(v) for k, v in kernels.items()}, "signatures": jit.signature_data()},
-        sort_keys=True,
-    ).encode()
-    llvm_ir = jit.llvm_ir.encode()
-    object_code = jit.object_code()
-    payload = llvm_ir + object_code + meta
+def _entry_bytes(meta: dict, llvm_ir: bytes, object_code: bytes) -> bytes:
+    meta_bytes = json.dumps(meta, sort_keys=True).encode()
+    payload = llvm_ir + object_code + meta_bytes
     header = {
         "sha256": hashlib.sha256(payload).hexdigest(),
         "ir": len(llvm_ir),
         "object": len(object_code),
-        "meta": len(meta),
+        "meta": len(meta_bytes),
     }
     return ENTRY_FORMAT + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+def _unit_bytes(unit: NativeUnit) -> bytes:
+    meta = {"signatures": unit.signature_data(), "externals": list(unit.externals)}
+    return _entry_bytes(meta, unit.llvm_ir.encode(), unit.object_code)
+
+
+def _model_bytes(kernels: dict[str, tuple[str, ...]], unit_keys: list[str]) -> bytes:
+    meta = {"kernels": {k: list(v) for k, v in kernels.items()}, "units": unit_keys}
+    return _entry_bytes(meta, b"", b"")
 
 
 class CacheWarning(UserWarning):
@@ -280,10 +327,10 @@ class CacheWarning(UserWarning):
 _warned_directories: set[Path] = set()
 
 
-def _store(directory: Path, key: str, jit: JitModule, kernels) -> None:
+def _store(directory: Path, key: str, entry: bytes) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        atomic_write(_entry_path(directory, key), _entry_bytes(jit, kernels))
+        atomic_write(_entry_path(directory, key), entry)
     except OSError as err:
         if directory not in _warned_directories:
             _warned_directories.add(directory)

@@ -1,36 +1,30 @@
-"""JIT compilation of an `llvm` dialect module with llvmlite, and calls on numpy arrays.
+"""Native code on numpy arrays: compiled units linked into one MCJIT engine, and kernel calls.
 
-`compile_llvm_module(module)`:
-
-    xdsl.backend.llvm.convert_module  →  512-bit vectors for functions with math expansions
-    (`widen_vectors`)  →  `vectorized` loops forced to vector code (`vector_loops`)
-    →  llvmlite.binding.parse_assembly  →  verify
-    →  triple and data layout of a host TargetMachine (CPU name and features, opt level 3)
-    →  new pass manager, PipelineTuningOptions(speed_level=3)  →  MCJIT engine
-
-One LLVM module and one execution engine per call; the returned `JitModule` keeps both
+A model's native code is a list of `NativeUnit`s (`llvm_codegen.compile_unit` makes one from
+an `llvm` dialect module: optimised LLVM IR and the object code made from it for the host
+CPU). `JitModule` links them into one execution engine: each unit's object file is added to
+the engine, and calls between units (an entry function launching a kernel of another unit)
+resolve at link time, as a static linker would. The returned `JitModule` keeps the engine
 alive. Kernels lowered by `convert-loop-to-llvm` carry their buffer types
 (`loop.kernel_type`), so `JitModule.call_kernel` can check the arrays it is given.
 
 Parallel loops call libgomp, which the one-time initialisation loads into the process (or,
-when it is missing, serial stand-ins linked into each module: `threading_runtime`); their team
-size is the module's `@__fusion_num_threads`, which `JitModule.set_num_threads` writes
-(initially `$FUSION_NUM_THREADS`; 0, the default, is every core).
+when it is missing, serial stand-ins linked into each unit: `threading_runtime`); their team
+size is the global `@__fusion_num_threads`, which every unit only declares and the engine
+defines once (`threading_runtime.RUNTIME_GLOBALS_IR`), so `JitModule.set_num_threads` writes
+one variable (initially `$FUSION_NUM_THREADS`; 0, the default, is every core).
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 
 import llvmlite.binding as llvm
-import llvmlite.ir as ir
 import numpy as np
-from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import (
     Float16Type,
@@ -43,23 +37,17 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering import blas_library
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
-from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
 from fusion_compiler.lowering.threading_runtime import (
-    apply_linkages,
-    check_threading,
+    RUNTIME_GLOBALS_IR,
+    declares_num_threads,
     default_num_threads,
-    link_serial_runtime,
     load_openmp,
     num_threads_address,
-    openmp_available,
-    uses_openmp,
 )
-from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
 
 KernelCallError = ArgumentError
 """An array does not match the buffer a kernel expects (the name kernel tests catch; the one
@@ -112,6 +100,16 @@ class CodegenTarget:
 def host_target_machine() -> llvm.TargetMachine:
     """A new target machine for this CPU (name and features), optimising at level 3."""
     return CodegenTarget.host().machine()
+
+
+@cache
+def runtime_globals_object() -> bytes:
+    """The object code of `RUNTIME_GLOBALS_IR` for the host, made once per process."""
+    module = llvm.parse_assembly(RUNTIME_GLOBALS_IR)
+    machine = host_target_machine()
+    module.triple = machine.triple
+    module.data_layout = str(machine.target_data)
+    return machine.emit_object(module)
 
 
 _NUMPY_DTYPES: dict[type[Attribute], Callable[[Attribute], np.dtype]] = {
@@ -174,68 +172,19 @@ def kernel_signatures(module: ModuleOp) -> dict[str, KernelSignature]:
     return signatures
 
 
-class JitModule:
-    """Native code for one `llvm` dialect module: an optimised LLVM module and its engine."""
+@dataclass(frozen=True)
+class NativeUnit:
+    """One compiled piece of a model: its optimised LLVM IR, the object code made from it, and
+    the signatures of the kernels it defines (`llvm_codegen.compile_unit` makes one)."""
 
-    def __init__(
-        self,
-        module: llvm.ModuleRef,
-        target_machine: llvm.TargetMachine,
-        kernels: dict[str, KernelSignature],
-        object_code: bytes | None = None,
-    ):
-        self._target_machine = target_machine
-        self.llvm_ir: str = str(module)
-        """The optimised LLVM IR."""
-        self._module = module
-        self._object_code = object_code
-        declared = [f.name for f in module.functions if f.is_declaration]
-        self._uses_blas = blas_library.needs_library(declared)
-        if self._uses_blas:
-            blas_library.load()
-        self._engine = llvm.create_mcjit_compiler(module, self._target_machine)
-        # The object cache hands MCJIT the object code of a cached compile (no code
-        # generation) and records the object code of a fresh one (for the compile cache).
-        self._engine.set_object_cache(self._remember_object, lambda _module: self._object_code)
-        self._engine.finalize_object()
-        self._engine.run_static_constructors()
-        self._num_threads = ctypes.c_int32(0)
-        address = num_threads_address(self._engine)
-        if address:
-            self._num_threads = ctypes.c_int32.from_address(address)
-        if address or self._uses_blas:
-            self.set_num_threads(default_num_threads())
-        self.kernels = kernels
-        """The buffer signature of each kernel lowered from a `loop.func`."""
-        self._callables: dict[str, Callable[..., None]] = {}
-
-    @classmethod
-    def from_object_code(
-        cls, llvm_ir: str, object_code: bytes, signatures: dict[str, dict]
-    ) -> JitModule:
-        """A module rebuilt from a previous compile's optimised IR and object code; raises
-        `RuntimeError` if it was compiled for the other threading runtime."""
-        check_threading(llvm_ir)
-        module = llvm.parse_assembly(llvm_ir)
-        kernels = {
-            name: KernelSignature(
-                tuple(BufferSpec(tuple(s), np.dtype(d)) for s, d in data["inputs"]),
-                tuple(BufferSpec(tuple(s), np.dtype(d)) for s, d in data["outputs"]),
-            )
-            for name, data in signatures.items()
-        }
-        return cls(module, host_target_machine(), kernels, object_code)
-
-    def _remember_object(self, _module: llvm.ModuleRef, buffer: bytes) -> None:
-        self._object_code = buffer
-
-    def object_code(self) -> bytes:
-        """The object code MCJIT made (or was given) for this module."""
-        assert self._object_code is not None
-        return self._object_code
+    llvm_ir: str
+    object_code: bytes
+    kernels: dict[str, KernelSignature]
+    externals: tuple[str, ...] = ()
+    """The functions the unit calls and does not define (libm, libgomp, other units')."""
 
     def signature_data(self) -> dict[str, dict]:
-        """The kernels' signatures as JSON-compatible data (`from_object_code` reads it)."""
+        """The kernels' signatures as JSON-compatible data (`signatures_of_data` reads it)."""
         return {
             name: {
                 "inputs": [[list(b.shape), b.dtype.str] for b in sig.inputs],
@@ -244,10 +193,62 @@ class JitModule:
             for name, sig in sorted(self.kernels.items())
         }
 
+
+def signatures_of_data(data: dict[str, dict]) -> dict[str, KernelSignature]:
+    """The signatures `NativeUnit.signature_data` wrote."""
+    return {
+        name: KernelSignature(
+            tuple(BufferSpec(tuple(s), np.dtype(d)) for s, d in entry["inputs"]),
+            tuple(BufferSpec(tuple(s), np.dtype(d)) for s, d in entry["outputs"]),
+        )
+        for name, entry in data.items()
+    }
+
+
+class JitModule:
+    """Native code for a model: its units' object code linked into one MCJIT engine."""
+
+    def __init__(self, units: Sequence[NativeUnit], target_machine: llvm.TargetMachine):
+        self.units = tuple(units)
+        self._target_machine = target_machine
+        empty = llvm.parse_assembly("")
+        empty.triple = target_machine.triple
+        self._engine = llvm.create_mcjit_compiler(empty, target_machine)
+        self._objects = [llvm.ObjectFileRef.from_data(u.object_code) for u in self.units]
+        if any(declares_num_threads(unit.llvm_ir) for unit in self.units):
+            self._objects.append(llvm.ObjectFileRef.from_data(runtime_globals_object()))
+        self._uses_blas = blas_library.needs_library(
+            [name for unit in self.units for name in unit.externals]
+        )
+        if self._uses_blas:
+            blas_library.load()
+        for object_file in self._objects:
+            self._engine.add_object_file(object_file)
+        self._engine.finalize_object()
+        self._num_threads = ctypes.c_int32(0)
+        address = num_threads_address(self._engine)
+        if address:
+            self._num_threads = ctypes.c_int32.from_address(address)
+        if address or self._uses_blas:
+            self.set_num_threads(default_num_threads())
+        self.kernels: dict[str, KernelSignature] = {}
+        """The buffer signature of each kernel lowered from a `loop.func`."""
+        for unit in self.units:
+            self.kernels.update(unit.kernels)
+        self._callables: dict[str, Callable[..., None]] = {}
+
+    @property
+    def llvm_ir(self) -> str:
+        """The optimised LLVM IR of every unit, one module after the other."""
+        return "\n".join(unit.llvm_ir for unit in self.units)
+
     @cached_property
     def assembly(self) -> str:
-        """The host assembly of the optimised module (compiled again from `llvm_ir`)."""
-        return self._target_machine.emit_assembly(llvm.parse_assembly(self.llvm_ir))
+        """The host assembly of every unit (compiled again from its LLVM IR)."""
+        return "\n".join(
+            self._target_machine.emit_assembly(llvm.parse_assembly(unit.llvm_ir))
+            for unit in self.units
+        )
 
     @property
     def num_threads(self) -> int:
@@ -328,126 +329,3 @@ def _check_argument(
     if problem is not None:
         role = "output" if is_output else "input"
         raise ArgumentError(f"kernel '{kernel}', argument #{index} ({role}): {problem}")
-
-
-def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
-    """Runs LLVM's O3 pipeline (new pass manager) on `module` for `target_machine`."""
-    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
-    builder = llvm.create_pass_builder(target_machine, tuning)
-    builder.getModulePassManager().run(module, builder)
-
-
-WIDE_VECTOR_ATTRIBUTES = ('"prefer-vector-width"="512"', "noinline")
-"""LLVM function attributes of `widen_vectors`. The loop vectoriser reads the preference of
-the function that holds the loop after inlining, so the function is kept out of its callers
-(an outlined parallel body out of its trampoline; a kernel out of the entry function)."""
-
-
-def _is_wide(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
-    """Whether `op` is to be vectorised 512 bits wide on `target`: it holds an f32 expansion,
-    or register tiles sized for the full vector width (`WIDE_VECTORS_ATTR`)."""
-    return target.has_avx512 and (
-        EXPANDED_MATH_ATTR in op.attributes or WIDE_VECTORS_ATTR in op.attributes
-    )
-
-
-def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget) -> None:
-    """On AVX-512 targets, lets LLVM vectorise the functions holding an f32 expansion
-    (`EXPANDED_MATH_ATTR`) or full-width register tiles (`WIDE_VECTORS_ATTR`) 512 bits wide.
-
-    LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors, and every other function keeps
-    that: code bound by memory or by reductions gains nothing from wider vectors (layer_norm
-    is 12% slower with them). Expansions are long chains of float arithmetic per element,
-    which 512-bit vectors run at up to twice the rate. Measured single-threaded, with the
-    same code otherwise: relu(tanh(a * b + c)) on 1024x1024 takes 0.65 ms rather than
-    0.78 ms (as long as with tanh replaced by the identity: memory-bound), softmax 10-15% and
-    the encoder block 11-19% less, the matmul + gelu kernel mostly 10% less (varying between
-    processes). Per element, the results are the same whatever the vector width (nothing is
-    reassociated).
-    """
-    for op in module.ops:
-        if isinstance(op, llvm_dialect.FuncOp) and _is_wide(op, target):
-            attributes = ir_module.get_global(op.sym_name.data).attributes
-            for attribute in WIDE_VECTOR_ATTRIBUTES:
-                set.add(attributes, attribute)  # llvmlite's add knows no string attributes
-
-
-def _vector_lanes_by_function(module: ModuleOp, target: CodegenTarget) -> dict[str, int]:
-    """The lane count forced on the `vectorized` loops of each function (`vector_loops`)."""
-    return {
-        op.sym_name.data: vector_lanes(target.features, wide=_is_wide(op, target))
-        for op in module.ops
-        if isinstance(op, llvm_dialect.FuncOp)
-    }
-
-
-def _check_lowered(module: ModuleOp) -> None:
-    for op in module.ops:
-        if not isinstance(op, llvm_dialect.FuncOp | llvm_dialect.GlobalOp):
-            raise ValueError(
-                f"compile_llvm_module: '{op.name}' is not in the llvm dialect "
-                "(run convert-loop-to-llvm first)"
-            )
-
-
-StageTimings = list[tuple[str, float]]
-"""(stage, seconds) pairs, appended in order (`PassTimer.timings` has the same form)."""
-
-
-def optimized_llvm_module(
-    module: ModuleOp,
-    target: CodegenTarget,
-    target_machine: llvm.TargetMachine,
-    timings: StageTimings | None = None,
-) -> llvm.ModuleRef:
-    """Translates an `llvm` dialect module to LLVM, forces its `vectorized` loops to vector
-    code (`vector_loops`) and optimises it at O3 for `target` (whose machine is given);
-    appends the seconds of translation and optimisation to `timings` when given."""
-    _check_lowered(module)
-    clock = _StageClock(timings)
-    data_layout = str(target_machine.target_data)
-    ir_module = convert_module(
-        module, fallback_target_triple=target_machine.triple, data_layout=data_layout
-    )
-    apply_linkages(module, ir_module)
-    widen_vectors(module, ir_module, target)
-    force_vector_loops(
-        ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
-    )
-    llvm_module = llvm.parse_assembly(str(ir_module))
-    if uses_openmp(llvm_module) and not openmp_available():
-        link_serial_runtime(llvm_module)
-    llvm_module.verify()
-    llvm_module.triple = target_machine.triple
-    llvm_module.data_layout = data_layout
-    clock.lap("llvm-translate")
-    optimize(llvm_module, target_machine)
-    clock.lap("llvm-optimize")
-    return llvm_module
-
-
-def compile_llvm_module(module: ModuleOp, timings: StageTimings | None = None) -> JitModule:
-    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU;
-    appends the seconds of each stage to `timings` when given."""
-    _check_lowered(module)
-    target = CodegenTarget.host()
-    target_machine = target.machine()
-    llvm_module = optimized_llvm_module(module, target, target_machine, timings)
-    clock = _StageClock(timings)
-    jit = JitModule(llvm_module, target_machine, kernel_signatures(module))
-    clock.lap("llvm-codegen")
-    return jit
-
-
-class _StageClock:
-    """Appends the seconds since the previous lap to `timings` (nothing when it is None)."""
-
-    def __init__(self, timings: StageTimings | None):
-        self.timings = timings
-        self.start = time.perf_counter()
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        if self.timings is not None:
-            self.timings.append((stage, now - self.start))
-        self.start = now

@@ -169,18 +169,39 @@ def default_num_threads() -> int:
     return int(text)
 
 
+def threading_runtime_name() -> str:
+    """The runtime parallel loops are compiled for here: part of every compile-cache key, so
+    code compiled for one runtime is never served under the other."""
+    return "libgomp" if openmp_available() else "serial stand-ins"
+
+
 def check_threading(llvm_ir: str) -> None:
-    """Raises `RuntimeError` if optimised IR was compiled for the other threading runtime:
-    it calls libgomp that is not loaded (MCJIT would abort on the unresolved symbol), or it
-    has parallel loops on the serial stand-ins while libgomp is available."""
-    declares_gomp = f"declare void @{GOMP_PARALLEL}(" in llvm_ir
-    has_parallel_loops = f"@{NUM_THREADS_GLOBAL} =" in llvm_ir
-    if declares_gomp and not openmp_available():
+    """Raises `RuntimeError` if optimised IR calls libgomp and libgomp is not loaded (MCJIT
+    would abort on the unresolved symbol): the last line of defence for cached code, whose
+    key already names the runtime (`threading_runtime_name`)."""
+    if f"declare void @{GOMP_PARALLEL}(" in llvm_ir and not openmp_available():
         raise RuntimeError("compiled for libgomp, which is not available")
-    if has_parallel_loops and not declares_gomp and openmp_available():
-        raise RuntimeError("compiled with the serial stand-ins, but libgomp is available")
 
 
 def num_threads_address(engine: llvm.ExecutionEngine) -> int:
     """The address of the engine's `@__fusion_num_threads`, or 0 without parallel loops."""
     return engine.get_global_value_address(NUM_THREADS_GLOBAL)
+
+
+RUNTIME_GLOBALS_IR = f"@{NUM_THREADS_GLOBAL} = global i32 0\n"
+"""The one definition of the team size: every compiled unit only declares it
+(`declare_runtime_globals`), and the engine links this in once (`jit.JitModule`)."""
+
+
+def declare_runtime_globals(ir_module: ir.Module) -> None:
+    """Turns the unit's definition of `@__fusion_num_threads` (if any) into a declaration,
+    so that units compiled apart link into one engine with one team size."""
+    variable = ir_module.globals.get(NUM_THREADS_GLOBAL)
+    if isinstance(variable, ir.GlobalVariable):
+        variable.initializer = None
+        variable.linkage = "external"
+
+
+def declares_num_threads(llvm_ir: str) -> bool:
+    """Whether optimised IR refers to the team size (a unit with parallel loops)."""
+    return f"@{NUM_THREADS_GLOBAL} =" in llvm_ir

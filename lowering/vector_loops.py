@@ -18,7 +18,7 @@ which makes the vectoriser emit vectors of `vector_lanes(...)` elements whatever
 model estimates (it still proves legality itself, and leaves an illegal loop scalar). The
 lane count is the target's preferred vector register width over 32 bits: 256-bit on AVX and
 AVX-512 hosts (LLVM's preference there), 512-bit in functions with math expansions on
-AVX-512 hosts (`jit.widen_vectors`), 128-bit with SSE only.
+AVX-512 hosts (`llvm_codegen.widen_vectors`), 128-bit with SSE only.
 
 xDSL's `llvm` dialect cannot carry loop metadata into llvmlite (its `llvm.br` has no
 `loop_annotation`), hence the block name as the carrier.

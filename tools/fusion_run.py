@@ -30,6 +30,7 @@ from fusion_compiler.dialects.diagnostics import CompileError, parse_source, ver
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
 from fusion_compiler.lowering.compiled_model import graph_functions
+from fusion_compiler.lowering.native_units import compile_jobs
 from fusion_compiler.lowering.threading_runtime import default_num_threads
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
@@ -72,6 +73,7 @@ def _check_options(args: argparse.Namespace) -> None:
             raise CompileError(f"{option}: expected a non-negative integer, got {value}")
     try:
         default_num_threads()
+        compile_jobs()
     except ValueError as err:
         raise CompileError(str(err)) from None
     if args.outputs is not None and Path(args.outputs).is_dir():

@@ -154,7 +154,8 @@ def test_packed_matmul_kernel_computes_the_product():
     from fusion_compiler.dialects.context import make_context
     from fusion_compiler.dialects.diagnostics import parse_source
     from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-    from fusion_compiler.lowering.jit import aligned_empty, compile_llvm_module
+    from fusion_compiler.lowering.jit import aligned_empty
+    from fusion_compiler.lowering.llvm_codegen import compile_llvm_module
 
     ctx = make_context()
     module = parse_source(ctx, packed_kernel(8, 12, 32, 4, 16), "packed.mlir")

@@ -13,7 +13,8 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.parser import Parser
 
 from fusion_compiler.lowering import KernelCallError, compile_llvm_module
-from fusion_compiler.lowering.jit import CodegenTarget, optimized_llvm_module
+from fusion_compiler.lowering.jit import CodegenTarget
+from fusion_compiler.lowering.llvm_codegen import optimized_llvm_module
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
 

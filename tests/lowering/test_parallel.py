@@ -21,9 +21,8 @@ from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
-from fusion_compiler.lowering import jit as jit_module
-from fusion_compiler.lowering import threading_runtime
-from fusion_compiler.lowering.jit import JitModule
+from fusion_compiler.lowering import compile_cache, llvm_codegen, threading_runtime
+from fusion_compiler.lowering.jit import JitModule, host_target_machine
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, parallel_work
 from fusion_compiler.lowering.threading_runtime import check_threading
 
@@ -59,6 +58,13 @@ loop.func @add(%a: {memref}, %b: {memref}) outs(%c: {memref}) {{
 }}
 """
 
+
+GRAPH_ADD = """
+func.func @main(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %a = graph.add %x, %y : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  func.return %a : tensor<64xf32>
+}
+"""
 
 MATMUL = """
 loop.func @matmul(%a: memref<67x45xf32>, %b: memref<45x33xf32>) outs(%c: memref<67x33xf32>) {
@@ -216,18 +222,21 @@ def test_thread_count_from_the_environment(jit, monkeypatch):
 
 
 def test_serial_stand_ins_without_libgomp(jit, monkeypatch):
-    monkeypatch.setattr(jit_module, "openmp_available", lambda: False)
+    monkeypatch.setattr(llvm_codegen, "openmp_available", lambda: False)
     module = jit(MATMUL, parallel_threshold=0)
     assert "declare void @GOMP_parallel" not in module.llvm_ir
     a, b = _random(67, 45), _random(45, 33)
     expected = _run(jit(MATMUL, threads=False), "matmul", 0, a, b, out_shape=(67, 33))
     _assert_every_team(module, "matmul", (a, b), expected)
-    # A cached module built for one runtime is a cache miss under the other.
+    # A cached module built for one runtime is a cache miss under the other: the runtime is
+    # part of every key, and code calling libgomp is refused where libgomp is missing.
     check_threading(jit(MATMUL, threads=False).llvm_ir)
-    with pytest.raises(RuntimeError, match="serial stand-ins"):
-        check_threading(module.llvm_ir)
-    monkeypatch.setattr(threading_runtime, "openmp_available", lambda: False)
     check_threading(module.llvm_ir)
+    monkeypatch.undo()
+    graph = parse_source(make_context(), GRAPH_ADD, "add.mlir")
+    with_libgomp = compile_cache.cache_key(graph, DEFAULT_PIPELINE)
+    monkeypatch.setattr(threading_runtime, "openmp_available", lambda: False)
+    assert compile_cache.cache_key(graph, DEFAULT_PIPELINE) != with_libgomp
     monkeypatch.undo()
     with_gomp = jit(MATMUL, parallel_threshold=0)
     monkeypatch.setattr(threading_runtime, "openmp_available", lambda: False)
@@ -237,9 +246,7 @@ def test_serial_stand_ins_without_libgomp(jit, monkeypatch):
 
 def test_object_code_reload_keeps_the_thread_count_global(jit):
     module = jit(MATMUL, parallel_threshold=0)
-    again = JitModule.from_object_code(
-        module.llvm_ir, module.object_code(), module.signature_data()
-    )
+    again = JitModule(module.units, host_target_machine())
     a, b = _random(67, 45), _random(45, 33)
     expected = _run(module, "matmul", 1, a, b, out_shape=(67, 33))
     _assert_every_team(again, "matmul", (a, b), expected)

@@ -45,7 +45,7 @@ def run_kernel(kernel: loop.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.nda
 def run_kernel_natively(kernel: loop.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Compile `kernel` alone through convert-loop-to-llvm and llvmlite, then call it."""
     from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-    from fusion_compiler.lowering.jit import compile_llvm_module
+    from fusion_compiler.lowering.llvm_codegen import compile_llvm_module
 
     module = ModuleOp([kernel.clone()])
     ConvertLoopToLLVMPass().apply(make_context(), module)

@@ -1,0 +1,178 @@
+"""From an `llvm` dialect module to object code for one CPU: LLVM IR, O3, machine code.
+
+`compile_unit(module)`:
+
+    xdsl.backend.llvm.convert_module  →  512-bit vectors for functions with math expansions
+    (`widen_vectors`)  →  `vectorized` loops forced to vector code (`vector_loops`)
+    →  the team size declared, not defined (`threading_runtime.declare_runtime_globals`)
+    →  llvmlite.binding.parse_assembly  →  verify
+    →  triple and data layout of a host TargetMachine (CPU name and features, opt level 3)
+    →  new pass manager, PipelineTuningOptions(speed_level=3)  →  object code
+
+The result is a `jit.NativeUnit`; `jit.JitModule` links any number of them into one engine.
+Each call makes its own target machine; units compiled apart (in other processes:
+`native_units`) link together.
+"""
+
+from __future__ import annotations
+
+import time
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+from xdsl.backend.llvm.convert import convert_module
+from xdsl.dialects import llvm as llvm_dialect
+from xdsl.dialects.builtin import ModuleOp
+
+from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
+from fusion_compiler.lowering.jit import (
+    CodegenTarget,
+    JitModule,
+    NativeUnit,
+    host_target_machine,
+    kernel_signatures,
+)
+from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
+from fusion_compiler.lowering.threading_runtime import (
+    apply_linkages,
+    declare_runtime_globals,
+    link_serial_runtime,
+    openmp_available,
+    uses_openmp,
+)
+from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
+
+
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
+    """Runs LLVM's O3 pipeline (new pass manager) on `module` for `target_machine`."""
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    builder = llvm.create_pass_builder(target_machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
+WIDE_VECTOR_ATTRIBUTES = ('"prefer-vector-width"="512"', "noinline")
+"""LLVM function attributes of `widen_vectors`. The loop vectoriser reads the preference of
+the function that holds the loop after inlining, so the function is kept out of its callers
+(an outlined parallel body out of its trampoline; a kernel out of the entry function)."""
+
+
+def _is_wide(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
+    """Whether `op` is to be vectorised 512 bits wide on `target`: it holds an f32 expansion,
+    or register tiles sized for the full vector width (`WIDE_VECTORS_ATTR`)."""
+    return target.has_avx512 and (
+        EXPANDED_MATH_ATTR in op.attributes or WIDE_VECTORS_ATTR in op.attributes
+    )
+
+
+def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget) -> None:
+    """On AVX-512 targets, lets LLVM vectorise the functions holding an f32 expansion
+    (`EXPANDED_MATH_ATTR`) or full-width register tiles (`WIDE_VECTORS_ATTR`) 512 bits wide.
+
+    LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors, and every other function keeps
+    that: code bound by memory or by reductions gains nothing from wider vectors (layer_norm
+    is 12% slower with them). Expansions are long chains of float arithmetic per element,
+    which 512-bit vectors run at up to twice the rate. Measured single-threaded, with the
+    same code otherwise: relu(tanh(a * b + c)) on 1024x1024 takes 0.65 ms rather than
+    0.78 ms (as long as with tanh replaced by the identity: memory-bound), softmax 10-15% and
+    the encoder block 11-19% less, the matmul + gelu kernel mostly 10% less (varying between
+    processes). Per element, the results are the same whatever the vector width (nothing is
+    reassociated).
+    """
+    for op in module.ops:
+        if isinstance(op, llvm_dialect.FuncOp) and _is_wide(op, target):
+            attributes = ir_module.get_global(op.sym_name.data).attributes
+            for attribute in WIDE_VECTOR_ATTRIBUTES:
+                set.add(attributes, attribute)  # llvmlite's add knows no string attributes
+
+
+def _vector_lanes_by_function(module: ModuleOp, target: CodegenTarget) -> dict[str, int]:
+    """The lane count forced on the `vectorized` loops of each function (`vector_loops`)."""
+    return {
+        op.sym_name.data: vector_lanes(target.features, wide=_is_wide(op, target))
+        for op in module.ops
+        if isinstance(op, llvm_dialect.FuncOp)
+    }
+
+
+def _check_lowered(module: ModuleOp) -> None:
+    for op in module.ops:
+        if not isinstance(op, llvm_dialect.FuncOp | llvm_dialect.GlobalOp):
+            raise ValueError(
+                f"compile_llvm_module: '{op.name}' is not in the llvm dialect "
+                "(run convert-loop-to-llvm first)"
+            )
+
+
+StageTimings = list[tuple[str, float]]
+"""(stage, seconds) pairs, appended in order (`PassTimer.timings` has the same form)."""
+
+
+def optimized_llvm_module(
+    module: ModuleOp,
+    target: CodegenTarget,
+    target_machine: llvm.TargetMachine,
+    timings: StageTimings | None = None,
+) -> llvm.ModuleRef:
+    """Translates an `llvm` dialect module to LLVM, forces its `vectorized` loops to vector
+    code (`vector_loops`) and optimises it at O3 for `target` (whose machine is given);
+    appends the seconds of translation and optimisation to `timings` when given."""
+    _check_lowered(module)
+    clock = _StageClock(timings)
+    data_layout = str(target_machine.target_data)
+    ir_module = convert_module(
+        module, fallback_target_triple=target_machine.triple, data_layout=data_layout
+    )
+    apply_linkages(module, ir_module)
+    widen_vectors(module, ir_module, target)
+    force_vector_loops(
+        ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
+    )
+    declare_runtime_globals(ir_module)
+    llvm_module = llvm.parse_assembly(str(ir_module))
+    if uses_openmp(llvm_module) and not openmp_available():
+        link_serial_runtime(llvm_module)
+    llvm_module.verify()
+    llvm_module.triple = target_machine.triple
+    llvm_module.data_layout = data_layout
+    clock.lap("llvm-translate")
+    optimize(llvm_module, target_machine)
+    clock.lap("llvm-optimize")
+    return llvm_module
+
+
+def compile_unit(
+    module: ModuleOp,
+    target: CodegenTarget | None = None,
+    timings: StageTimings | None = None,
+) -> NativeUnit:
+    """An `llvm` dialect module translated, optimised and compiled to object code for `target`
+    (the host by default); appends the seconds of each stage to `timings` when given."""
+    target = target or CodegenTarget.host()
+    target_machine = target.machine()
+    llvm_module = optimized_llvm_module(module, target, target_machine, timings)
+    clock = _StageClock(timings)
+    object_code = target_machine.emit_object(llvm_module)
+    clock.lap("llvm-codegen")
+    externals = tuple(sorted(f.name for f in llvm_module.functions if f.is_declaration))
+    return NativeUnit(str(llvm_module), object_code, kernel_signatures(module), externals)
+
+
+def compile_llvm_module(module: ModuleOp, timings: StageTimings | None = None) -> JitModule:
+    """Translates, optimises and JIT-compiles an `llvm` dialect module for the host CPU;
+    appends the seconds of each stage to `timings` when given."""
+    unit = compile_unit(module, timings=timings)
+    return JitModule([unit], host_target_machine())
+
+
+class _StageClock:
+    """Appends the seconds since the previous lap to `timings` (nothing when it is None)."""
+
+    def __init__(self, timings: StageTimings | None):
+        self.timings = timings
+        self.start = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings.append((stage, now - self.start))
+        self.start = now

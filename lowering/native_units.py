@@ -1,0 +1,175 @@
+"""A lowered model compiled as separate units: one per kernel, one for the entry functions.
+
+After lower-graph a model is its kernels (`loop.func`s over buffers) and its entry functions
+(`loop.func`s marked `loop.bound_constants` that `loop.call` the kernels). `split_units` moves
+each kernel into a module of its own and the entries into one more; each unit then goes
+through convert-loop-to-llvm and LLVM (`llvm_codegen.compile_unit`) on its own, and
+`jit.JitModule` links the units' object code into one engine, where the entries' calls
+resolve to the kernels' code as a static linker would resolve them. The entry unit declares
+the kernels it calls (`declare_callees`); the team size of parallel loops is declared by every
+unit and defined once by the engine.
+
+Two things follow:
+
+- **A kernel-level cache.** Each unit is content-addressed by its own loop-level IR
+  (`compile_cache`), so a model that shares kernels with one compiled before, or the same
+  model with one layer changed, compiles only the units that are new.
+- **Parallel compilation.** The dearest stages (convert-loop-to-llvm's rewriting in Python,
+  LLVM's optimiser and code generator) run per unit, so units are compiled by worker
+  processes, forked from this one once the passes have run (they inherit the lowered
+  module: nothing is serialised but the object code they return). `FUSION_COMPILE_JOBS`
+  sets their number (default: the CPUs this process may run on; 1 compiles in this
+  process); small models compile in this process, where forking costs more than it saves.
+
+What LLVM no longer sees is a kernel and the entry that launches it in one module: it cannot
+inline a kernel into its entry (kernels are loop nests launched once per call; their
+arguments stay `noalias`, so nothing else about their code changes).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from fusion_compiler.dialects import loop
+from fusion_compiler.lowering.jit import NativeUnit
+from fusion_compiler.lowering.llvm_codegen import StageTimings, compile_unit
+
+JOBS_VARIABLE = "FUSION_COMPILE_JOBS"
+PARALLEL_MIN_OPS = 1500
+"""The fewest ops (in the units to compile) for which worker processes pay for their fork."""
+
+LowerToLLVMDialect = Callable[[ModuleOp], None]
+"""Runs convert-loop-to-llvm on a unit, in place (the driver passes it)."""
+
+
+def is_entry(op: Operation) -> bool:
+    """Whether `op` is an entry function made by lower-graph (it launches kernels)."""
+    return isinstance(op, loop.FuncOp) and "loop.bound_constants" in op.attributes
+
+
+def split_units(module: ModuleOp) -> list[ModuleOp]:
+    """`module`'s kernels, each moved into a module of its own, then one module with the
+    entry functions (the ops are moved, not copied: `module` is left empty). A module with
+    a top-level op other than a `loop.func` stays one unit."""
+    ops = list(module.ops)
+    if not all(isinstance(op, loop.FuncOp) for op in ops):
+        return [module]
+    kernels = [op for op in ops if not is_entry(op)]
+    entries = [op for op in ops if is_entry(op)]
+    for op in ops:
+        op.detach()
+    units = [ModuleOp([op]) for op in kernels]
+    if entries:
+        units.append(ModuleOp(entries))
+    return units
+
+
+def declare_callees(unit: ModuleOp) -> None:
+    """Declares (external, C ABI over pointers) every function the unit calls and does not
+    define: the kernels an entry unit launches."""
+    defined = {op.sym_name.data for op in unit.ops if isinstance(op, llvm.FuncOp)}
+    declared: dict[str, llvm.FuncOp] = {}
+    for op in unit.walk():
+        if not isinstance(op, llvm.CallOp) or op.callee is None:
+            continue
+        name = op.callee.string_value()
+        if name in defined or name in declared:
+            continue
+        function_type = llvm.LLVMFunctionType([arg.type for arg in op.args], None)
+        declared[name] = llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external"))
+    for name in sorted(declared):
+        unit.body.block.add_op(declared[name])
+
+
+def compile_one(unit: ModuleOp, lower: LowerToLLVMDialect) -> tuple[NativeUnit, StageTimings]:
+    """A unit through convert-loop-to-llvm and LLVM, and the seconds of each stage."""
+    timings: StageTimings = []
+    start = time.perf_counter()
+    lower(unit)
+    declare_callees(unit)
+    timings.append(("convert-loop-to-llvm", time.perf_counter() - start))
+    return compile_unit(unit, timings=timings), timings
+
+
+def compile_jobs() -> int:
+    """The worker processes to compile with: `FUSION_COMPILE_JOBS`, else the usable CPUs."""
+    text = os.environ.get(JOBS_VARIABLE, "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"{JOBS_VARIABLE} must be a positive job count, got {text!r}")
+        return int(text)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+def compile_units(
+    units: Sequence[ModuleOp],
+    lower: LowerToLLVMDialect,
+    timings: StageTimings | None = None,
+    jobs: int | None = None,
+) -> list[NativeUnit]:
+    """Every unit compiled (in worker processes when there is enough work and more than one
+    job); the seconds of each stage, summed over the units, are appended to `timings`."""
+    jobs = compile_jobs() if jobs is None else jobs
+    sizes = [_op_count(unit) for unit in units]
+    parallel = jobs > 1 and len(units) > 1 and sum(sizes) >= PARALLEL_MIN_OPS and _can_fork()
+    start = time.perf_counter()
+    if parallel:
+        results = _compile_in_workers(units, lower, sizes, jobs)
+    else:
+        results = [compile_one(unit, lower) for unit in units]
+    if timings is not None:
+        totals: dict[str, float] = {}
+        for _, stages in results:
+            for stage, seconds in stages:
+                totals[stage] = totals.get(stage, 0.0) + seconds
+        timings.extend(totals.items())
+        if parallel:
+            timings.append((f"native-units ({jobs} jobs, wall)", time.perf_counter() - start))
+    return [unit for unit, _ in results]
+
+
+def _op_count(unit: ModuleOp) -> int:
+    return sum(1 for _ in unit.walk())
+
+
+def _can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+_WORK: tuple[Sequence[ModuleOp], LowerToLLVMDialect] | None = None
+"""What the forked workers compile: set before the fork, read by `_compile_index`."""
+
+
+def _compile_index(index: int) -> tuple[NativeUnit, StageTimings] | str:
+    assert _WORK is not None
+    units, lower = _WORK
+    try:
+        return compile_one(units[index], lower)
+    except Exception as err:  # noqa: BLE001 - sent to the parent, which raises it
+        return f"{type(err).__name__}: {err}"
+
+
+def _compile_in_workers(
+    units: Sequence[ModuleOp], lower: LowerToLLVMDialect, sizes: list[int], jobs: int
+) -> list[tuple[NativeUnit, StageTimings]]:
+    """The units compiled by `jobs` forked workers, the largest first (balanced load)."""
+    global _WORK
+    order = sorted(range(len(units)), key=lambda i: -sizes[i])
+    _WORK = (units, lower)
+    try:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(min(jobs, len(units))) as pool:
+            results = dict(zip(order, pool.imap(_compile_index, order), strict=True))
+    finally:
+        _WORK = None
+    failures = [result for result in results.values() if isinstance(result, str)]
+    if failures:
+        raise RuntimeError(f"a compile worker failed: {failures[0]}")
+    return [results[i] for i in range(len(units))]  # type: ignore[misc]

@@ -1,0 +1,125 @@
+"""`native_units`: a lowered model as separate units (one per kernel, one for the entries),
+compiled apart (in this process or by forked workers), linked into one engine, and cached per
+unit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import llvm
+
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module, lower_to_entries
+from fusion_compiler.lowering import compile_cache, native_units
+from fusion_compiler.lowering.jit import JitModule, host_target_machine
+from fusion_compiler.lowering.native_units import (
+    compile_jobs,
+    compile_units,
+    declare_callees,
+    is_entry,
+    split_units,
+)
+
+TWO_KERNELS = """
+func.func @main(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %m = graph.matmul %x, %w : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  %s = graph.softmax %m {axis = 1 : i64} : (tensor<64x16xf32>) -> tensor<64x16xf32>
+  func.return %s : tensor<64x16xf32>
+}
+"""
+
+ONE_LAYER_CHANGED = TWO_KERNELS.replace("{axis = 1 : i64}", "{axis = 0 : i64}")
+
+
+def _lowered(source: str):
+    module = parse_source(make_context(), source, "units.mlir")
+    return module, *lower_to_entries(module, DEFAULT_PIPELINE)
+
+
+def _lower(unit) -> None:
+    PassManager("convert-loop-to-llvm", verify_each=False).run(unit)
+
+
+def _inputs() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((64, 32), np.float32), rng.standard_normal((32, 16), np.float32)
+
+
+def test_each_kernel_is_a_unit_and_the_entries_come_last():
+    _, lowered, kernels = _lowered(TWO_KERNELS)
+    units = split_units(lowered)
+    assert not list(lowered.ops)  # moved, not copied
+    names = [[op.sym_name.data for op in unit.ops] for unit in units]
+    assert names == [[name] for name in kernels["main"]] + [["main"]]
+    assert all(is_entry(op) for op in units[-1].ops)
+    assert not any(is_entry(op) for unit in units[:-1] for op in unit.ops)
+
+
+def test_the_entry_unit_declares_the_kernels_it_launches():
+    _, lowered, kernels = _lowered(TWO_KERNELS)
+    entries = split_units(lowered)[-1]
+    _lower(entries)
+    declare_callees(entries)
+    declared = {
+        op.sym_name.data: op for op in entries.ops if isinstance(op, llvm.FuncOp) and not op.body.blocks
+    }
+    assert set(kernels["main"]) <= set(declared)
+    for name in kernels["main"]:
+        assert declared[name].linkage.linkage.data == "external"
+
+
+def test_workers_make_the_same_code_as_this_process(monkeypatch):
+    monkeypatch.setattr(native_units, "PARALLEL_MIN_OPS", 0)
+    serial = compile_units(split_units(_lowered(TWO_KERNELS)[1]), _lower, jobs=1)
+    timings: list[tuple[str, float]] = []
+    forked = compile_units(split_units(_lowered(TWO_KERNELS)[1]), _lower, timings, jobs=2)
+    assert [u.llvm_ir for u in forked] == [u.llvm_ir for u in serial]
+    assert [u.object_code for u in forked] == [u.object_code for u in serial]
+    stages = [stage for stage, _ in timings]
+    assert stages[:4] == ["convert-loop-to-llvm", "llvm-translate", "llvm-optimize", "llvm-codegen"]
+    assert stages[4].startswith("native-units (2 jobs")
+    jit = JitModule(forked, host_target_machine())
+    x, w = _inputs()
+    out = np.empty((64, 16), np.float32)
+    jit.call_kernel("matmul", x, w, out)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+
+
+def test_linked_units_run_the_model(monkeypatch):
+    monkeypatch.setattr(native_units, "PARALLEL_MIN_OPS", 0)
+    monkeypatch.setenv(native_units.JOBS_VARIABLE, "2")
+    module = parse_source(make_context(), TWO_KERNELS, "units.mlir")
+    forked = compile_module(module, cache=False)
+    monkeypatch.setenv(native_units.JOBS_VARIABLE, "1")
+    serial = compile_module(module, cache=False)
+    x, w = _inputs()
+    (expected,) = serial.run("main", x, w)
+    np.testing.assert_array_equal(forked.run("main", x, w)[0], expected)
+    product = x.astype(np.float64) @ w
+    reference = np.exp(product - product.max(1, keepdims=True))
+    np.testing.assert_allclose(expected, reference / reference.sum(1, keepdims=True), rtol=1e-5)
+
+
+def test_a_changed_layer_recompiles_only_its_kernel(tmp_path, monkeypatch):
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    compile_module(parse_source(make_context(), TWO_KERNELS, "a.mlir"))
+    before = set(tmp_path.glob("*.entry"))
+    assert len(before) == 4  # the model, two kernels, the entry function
+    changed = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
+    assert not changed.from_cache
+    new = set(tmp_path.glob("*.entry")) - before
+    # The new model and the new softmax kernel; the matmul kernel and the entry function
+    # (which launches kernels of the same names on the same buffers) come from the cache.
+    assert len(new) == 2
+    again = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
+    assert again.from_cache
+    x, w = _inputs()
+    np.testing.assert_array_equal(again.run("main", x, w)[0], changed.run("main", x, w)[0])
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two"])
+def test_a_bad_job_count_is_refused(monkeypatch, value):
+    monkeypatch.setenv(native_units.JOBS_VARIABLE, value)
+    with pytest.raises(ValueError, match="FUSION_COMPILE_JOBS must be a positive job count"):
+        compile_jobs()
