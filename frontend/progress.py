@@ -123,9 +123,11 @@ class PassProgress(PassInstrument):
         self.bar.set_status(pass_.name)
 
     def after_pass(self, pass_: ModulePass, module: ModuleOp) -> None:
-        if pass_.name == LOWERING_PASSES[-1]:
-            self.bar.set_status("llvm")
         self.bar.advance()
+        if pass_.name == LOWERING_PASSES[0]:
+            # The rest (convert-loop-to-llvm, then LLVM) runs per unit, on worker processes
+            # (`lowering/native_units.py`), where no instrument sees it.
+            self.bar.set_status("convert-loop-to-llvm, llvm")
 
 
 @contextmanager
