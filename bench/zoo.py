@@ -377,7 +377,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--repeats", type=int, default=5, help="timed rounds (ours, theirs) per median"
     )
-    parser.add_argument("--budget", type=float, default=10.0, help="seconds of timed rounds per thread count")
+    parser.add_argument(
+        "--budget", type=float, default=10.0, help="seconds of timed rounds per thread count"
+    )
     parser.add_argument("--no-stored", action="store_true", help="skip the stored-output check")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
     args = parser.parse_args(argv)
