@@ -219,3 +219,29 @@ def test_the_built_in_measurement_gives_positive_roofs(monkeypatch):
     monkeypatch.setattr(machine_roofs, "STREAM_ROWS", 256)  # 4 MiB buffers: quick
     roofs = machine_roofs.machine_roofs(1)
     assert roofs.core_gflops > 0 and roofs.gbps > 0 and roofs.source == "measured"
+
+
+def test_the_public_model_profiles_ir_and_onnx(cache, inputs):
+    import fusion_compiler as fc
+
+    model = fc.compile(GRAPH, profile=True)
+    profile = model.profile(*inputs, runs=2, roofs=ROOFS)
+    assert profile.function == "main" and {k.name for k in profile.kernels} == set(model.kernels)
+    by_name = model.profile(x=inputs[0], w=inputs[1], roofs=ROOFS)
+    assert by_name.runs == 1
+    with pytest.raises(ArgumentError, match="compiled without profiling"):
+        fc.compile(GRAPH).profile(*inputs)
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(proto)
+    relu = fc.compile(proto, profile=True).profile(np.ones((4, 8), np.float32), roofs=ROOFS)
+    (kernel,) = relu.kernels
+    assert (kernel.calls, kernel.flops, kernel.bytes) == (1, 32, 2 * 4 * 32)
