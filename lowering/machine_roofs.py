@@ -41,7 +41,7 @@ from fusion_compiler.lowering.jit import (
 )
 from fusion_compiler.lowering.vector_loops import vector_lanes
 
-TRIALS = 7
+TRIALS = 15
 ACCUMULATOR_REGISTERS = 12
 FMA_REPEATS = 2_000_000
 STREAM_ROWS, STREAM_ROW = 4096, 4096
