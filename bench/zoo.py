@@ -261,6 +261,8 @@ class Row:
     stored_error: str = "–"
     random_error: str = "–"
     oracle: str = "–"
+    load: float = 0.0
+    """The 1-minute load average after the model's timings."""
 
 
 def measure_model(name: str, args: argparse.Namespace) -> Row:
@@ -286,6 +288,7 @@ def measure_model(name: str, args: argparse.Namespace) -> Row:
         if session is not None:
             row.ort_ms[threads] = 1e3 * seconds[1]
     compiled.set_num_threads(0)
+    row.load = os.getloadavg()[0]
     if not args.no_stored:
         row.stored_error = stored_check(name)
     return row
@@ -340,6 +343,7 @@ def header() -> list[str]:
         "import s",
         "compile s",
         *timing,
+        "load",
         "stored: max abs error",
         "random: max rel error",
     ]
@@ -359,6 +363,7 @@ def table_row(row: Row) -> list[str]:
         f"{row.import_s:.2f}",
         f"{row.compile_s:.1f}",
         *timing,
+        f"{row.load:.1f}",
         row.stored_error,
         f"{row.random_error} vs {row.oracle}",
     ]
