@@ -1,7 +1,7 @@
 """The nine real models of the onnx wheel (`onnx/backend/test/data/light/`), compiled natively.
 
     python bench/zoo.py [--models squeezenet,resnet50] [--repeats N] [--budget SECONDS]
-                        [--no-stored] [--markdown FILE]
+                        [--no-stored] [--cache] [--markdown FILE]
 
 For each model, two checks and a timing:
 
@@ -14,10 +14,10 @@ For each model, two checks and a timing:
   logits (the input of the final Softmax) made the output, on a seeded normal input, against
   onnxruntime (onnx's ReferenceEvaluator without it) at a relative tolerance of `RTOL`:
   |ours - theirs| <= RTOL * max |theirs| everywhere;
-- timing, on the random-weight model: import and compile time (no compile cache), then ours
-  and onnxruntime's on the same thread count, first 1 thread each, then every core each, in
-  this same process: runs alternate (ours, theirs, ours, ...) after a warm-up of each, and the
-  medians are compared (`ours / ort`: above 1, ours is slower).
+- timing, on the random-weight model: import and compile time (no compile cache unless
+  `--cache`), then ours and onnxruntime's on the same thread count, first 1 thread each, then
+  every core each, in this same process: runs alternate (ours, theirs, ours, ...) after a
+  warm-up of each, and the medians are compared (`ours / ort`: above 1, ours is slower).
 
 The kernels columns count the kernels `main` launches without fusion (`UNFUSED_PIPELINE`,
 passes only) and with it (the compiled model). The test suite runs the fast models
@@ -268,7 +268,7 @@ class Row:
 def measure_model(name: str, args: argparse.Namespace) -> Row:
     row = Row(name, nodes=len(load(name).graph.node))
     model = random_model(name)
-    compiled, row.import_s, row.compile_s, module = compile_timed(model, name)
+    compiled, row.import_s, row.compile_s, module = compile_timed(model, name, args.cache)
     row.kernels_fused = len(compiled.kernels("main"))
     row.kernels_unfused = unfused_kernel_count(module)
     inputs = random_inputs(model)
@@ -386,6 +386,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         "--budget", type=float, default=10.0, help="seconds of timed rounds per thread count"
     )
     parser.add_argument("--no-stored", action="store_true", help="skip the stored-output check")
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="use the compile cache (for timing runs again: compile s is then a cache hit)",
+    )
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
     args = parser.parse_args(argv)
     args.timing = (args.repeats, args.budget)
