@@ -33,12 +33,8 @@ from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.lowering.compile_cache import atomic_write, cache_dir
 from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-from fusion_compiler.lowering.jit import (
-    CodegenTarget,
-    JitModule,
-    aligned_empty,
-    compile_llvm_module,
-)
+from fusion_compiler.lowering.jit import CodegenTarget, JitModule, aligned_empty
+from fusion_compiler.lowering.llvm_codegen import compile_llvm_module
 from fusion_compiler.lowering.vector_loops import vector_lanes
 
 TRIALS = 15
