@@ -1,7 +1,7 @@
 """The nine real models of the onnx wheel (`onnx/backend/test/data/light/`), compiled natively.
 
     python bench/zoo.py [--models squeezenet,resnet50] [--repeats N] [--budget SECONDS]
-                        [--markdown FILE]
+                        [--no-stored] [--cache] [--markdown FILE]
 
 For each model, two checks and a timing:
 
@@ -14,9 +14,10 @@ For each model, two checks and a timing:
   logits (the input of the final Softmax) made the output, on a seeded normal input, against
   onnxruntime (onnx's ReferenceEvaluator without it) at a relative tolerance of `RTOL`:
   |ours - theirs| <= RTOL * max |theirs| everywhere;
-- timing, on the random-weight model: import and compile time (no compile cache), the median
-  of our runs (single-threaded: parallel loops are not threaded yet) and onnxruntime's, on one
-  thread and on every core, in this same process.
+- timing, on the random-weight model: import and compile time (no compile cache unless
+  `--cache`), then ours and onnxruntime's on the same thread count, first 1 thread each, then
+  every core each, in this same process: runs alternate (ours, theirs, ours, ...) after a
+  warm-up of each, and the medians are compared (`ours / ort`: above 1, ours is slower).
 
 The kernels columns count the kernels `main` launches without fusion (`UNFUSED_PIPELINE`,
 passes only) and with it (the compiled model). The test suite runs the fast models
@@ -222,18 +223,27 @@ def compile_timed(model: onnx.ModelProto, name: str, cache: bool = False):
     return compiled, imported - start, time.perf_counter() - imported, module
 
 
-def median_seconds(run, repeats: int, budget: float) -> float:
-    """Median of up to `repeats` runs after a warm-up (fewer when slow, at least one)."""
-    start = time.perf_counter()
-    run()
-    warm_up = time.perf_counter() - start
-    count = max(1, min(repeats, int(budget / max(warm_up, 1e-9))))
-    times = []
-    for _ in range(count):
+def paired_medians(runs, repeats: int, budget: float) -> list[float]:
+    """The median seconds of each of `runs`, whose runs alternate (a, b, a, b, ...) after a
+    warm-up of each, so that a change of the machine's load hits each alike: up to `repeats`
+    rounds, fewer when a round takes longer than `budget / repeats` (at least one)."""
+    warm_up = 0.0
+    for run in runs:
         start = time.perf_counter()
         run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        warm_up += time.perf_counter() - start
+    rounds = max(1, min(repeats, int(budget / max(warm_up, 1e-9))))
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(rounds):
+        for run, samples in zip(runs, times, strict=True):
+            start = time.perf_counter()
+            run()
+            samples.append(time.perf_counter() - start)
+    return [statistics.median(samples) for samples in times]
+
+
+THREADS = tuple(sorted({1, CORES}))
+"""The thread counts both sides run on: one, then every core."""
 
 
 @dataclass
@@ -244,17 +254,21 @@ class Row:
     kernels_fused: int = 0
     import_s: float = 0.0
     compile_s: float = 0.0
-    ours_ms: float = 0.0
+    ours_ms: dict[int, float] = field(default_factory=dict)
+    """By thread count, the median of our runs."""
     ort_ms: dict[int, float] = field(default_factory=dict)
+    """By thread count, the median of onnxruntime's (paired with ours)."""
     stored_error: str = "–"
     random_error: str = "–"
     oracle: str = "–"
+    load: float = 0.0
+    """The 1-minute load average after the model's timings."""
 
 
 def measure_model(name: str, args: argparse.Namespace) -> Row:
     row = Row(name, nodes=len(load(name).graph.node))
     model = random_model(name)
-    compiled, row.import_s, row.compile_s, module = compile_timed(model, name)
+    compiled, row.import_s, row.compile_s, module = compile_timed(model, name, args.cache)
     row.kernels_fused = len(compiled.kernels("main"))
     row.kernels_unfused = unfused_kernel_count(module)
     inputs = random_inputs(model)
@@ -262,13 +276,19 @@ def measure_model(name: str, args: argparse.Namespace) -> Row:
     row.oracle, (expected,) = oracle_outputs(model, inputs)
     error = relative_error(ours, expected)
     row.random_error = f"{error:.1e}" + ("" if error <= RTOL else " (!)")
-    row.ours_ms = 1e3 * median_seconds(lambda: compiled.run("main", *inputs), *args.timing)
     feeds = {x.name: a for x, a in zip(input_infos(model), inputs, strict=True)}
-    for threads in sorted({1, CORES}):
+    for threads in THREADS:
+        compiled.set_num_threads(threads)
+        runs = [lambda: compiled.run("main", *inputs)]
         session = onnxruntime_session(model, threads)
         if session is not None:
-            seconds = median_seconds(lambda s=session: s.run(None, feeds), *args.timing)
-            row.ort_ms[threads] = 1e3 * seconds
+            runs.append(lambda s=session: s.run(None, feeds))
+        seconds = paired_medians(runs, *args.timing)
+        row.ours_ms[threads] = 1e3 * seconds[0]
+        if session is not None:
+            row.ort_ms[threads] = 1e3 * seconds[1]
+    compiled.set_num_threads(0)
+    row.load = os.getloadavg()[0]
     if not args.no_stored:
         row.stored_error = stored_check(name)
     return row
@@ -297,7 +317,24 @@ def fmt_ms(ms: float | None) -> str:
     return f"{ms:.0f}" if ms >= 100 else f"{ms:.3g}"
 
 
+def ratio(row: Row, threads: int) -> str:
+    """ours / onnxruntime time on `threads` threads (above 1: ours is slower)."""
+    ours, theirs = row.ours_ms.get(threads), row.ort_ms.get(threads)
+    if ours is None or not theirs:
+        return "–"
+    return f"{ours / theirs:.2f}"
+
+
+def _threads(count: int) -> str:
+    return f"{count} thread" + ("" if count == 1 else "s")
+
+
 def header() -> list[str]:
+    timing = [
+        f"{side} {_threads(t)} ms" if side != "ours/ort" else f"ours/ort {_threads(t)}"
+        for t in THREADS
+        for side in ("ours", "ort", "ours/ort")
+    ]
     return [
         "model",
         "nodes",
@@ -305,15 +342,19 @@ def header() -> list[str]:
         "kernels fused",
         "import s",
         "compile s",
-        "ours ms",
-        "ort 1 thread ms",
-        f"ort {CORES} threads ms",
+        *timing,
+        "load",
         "stored: max abs error",
         "random: max rel error",
     ]
 
 
 def table_row(row: Row) -> list[str]:
+    timing = [
+        cell
+        for t in THREADS
+        for cell in (fmt_ms(row.ours_ms.get(t)), fmt_ms(row.ort_ms.get(t)), ratio(row, t))
+    ]
     return [
         row.model,
         str(row.nodes),
@@ -321,9 +362,8 @@ def table_row(row: Row) -> list[str]:
         str(row.kernels_fused),
         f"{row.import_s:.2f}",
         f"{row.compile_s:.1f}",
-        fmt_ms(row.ours_ms),
-        fmt_ms(row.ort_ms.get(1)),
-        fmt_ms(row.ort_ms.get(CORES)),
+        *timing,
+        f"{row.load:.1f}",
         row.stored_error,
         f"{row.random_error} vs {row.oracle}",
     ]
@@ -339,13 +379,26 @@ def markdown_table(rows: list[Row]) -> str:
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", help=f"comma-separated (default: {','.join(MODELS)})")
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per median")
-    parser.add_argument("--budget", type=float, default=10.0, help="seconds of timed runs")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="timed rounds (ours, theirs) per median"
+    )
+    parser.add_argument(
+        "--budget", type=float, default=10.0, help="seconds of timed rounds per thread count"
+    )
     parser.add_argument("--no-stored", action="store_true", help="skip the stored-output check")
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="use the compile cache (for timing runs again: compile s is then a cache hit)",
+    )
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
     args = parser.parse_args(argv)
     args.timing = (args.repeats, args.budget)
     return args
+
+
+def _load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -355,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown models: {', '.join(unknown)} (known: {', '.join(MODELS)})")
         return 2
+    print(f"load average {_load_average()} on {CORES} cores")
     rows = []
     for name in models:
         row = measure_model(name, args)
@@ -362,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         rows.append(row)
     table = markdown_table(rows)
-    print("\n" + table)
+    print("\n" + table + f"\n\nload average {_load_average()}")
     if args.markdown:
         Path(args.markdown).write_text(table + "\n", encoding="utf-8")
     failed = [r.model for r in rows if "(!)" in r.stored_error or "(!)" in r.random_error]

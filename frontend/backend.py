@@ -76,10 +76,13 @@ class FusionBackendRep(BackendRep):
         pipeline: str = DEFAULT_PIPELINE,
         cache: bool = True,
         filename: str = "model.onnx",
+        profile: bool = False,
     ):
         self.model = model
         self.pipeline = pipeline
         self.cache = cache
+        self.profile = profile
+        """Whether the native code is a profiling build (`CompiledModel.profile`)."""
         self.filename = filename
         self.inputs = graph_inputs(model)
         self.input_names = [i.name for i in self.inputs]
@@ -106,7 +109,11 @@ class FusionBackendRep(BackendRep):
                 )
             with compile_progress(self.pipeline, self.filename) as instruments:
                 compiled = compile_module(
-                    module, self.pipeline, cache=self.cache, instruments=instruments
+                    module,
+                    self.pipeline,
+                    cache=self.cache,
+                    instruments=instruments,
+                    profile=self.profile,
                 )
             if self._num_threads is not None:
                 compiled.set_num_threads(self._num_threads)

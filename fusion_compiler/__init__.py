@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     )
     from fusion_compiler.errors import ArgumentError, FusionError, PassOptionError
     from fusion_compiler.instruments import PassInstrument, PassTimer, PrintIRAfterPass
+    from fusion_compiler.lowering.machine_roofs import Roofs
+    from fusion_compiler.lowering.profile_report import Profile
     from fusion_compiler.model import Model
 
 _HOMES = {
@@ -43,6 +45,8 @@ _HOMES = {
     "parse": "fusion_compiler.api",
     "set_num_threads": "fusion_compiler.api",
     "Model": "fusion_compiler.model",
+    "Profile": "fusion_compiler.lowering.profile_report",
+    "Roofs": "fusion_compiler.lowering.machine_roofs",
     "PassManager": "fusion_compiler.driver",
     "FUSION_PIPELINE": "fusion_compiler.driver",
     "DEFAULT_PIPELINE": "fusion_compiler.driver",
@@ -70,6 +74,8 @@ __all__ = [
     "PassOptionError",
     "PassTimer",
     "PrintIRAfterPass",
+    "Profile",
+    "Roofs",
     "compile",
     "parse",
     "set_num_threads",

@@ -36,19 +36,22 @@ def compile(  # noqa: A001 - `fc.compile(model)`, like `torch.compile`
     cache: bool = True,
     entry: str | None = None,
     input_shapes: dict[str, tuple[int, ...]] | None = None,
+    profile: bool = False,
 ) -> Model:
     """Compile `source` with `pipeline` (the default fusion pipeline) to native code.
 
     `cache=False` bypasses the on-disk compile cache. For IR, `entry` names the function the
     model runs (default: `main`, or the only graph-level function). For ONNX,
     `input_shapes` fixes dynamic input dimensions; without it, a model with dynamic inputs
-    is compiled on each first call with a new set of shapes.
+    is compiled on each first call with a new set of shapes. `profile=True` makes a profiling
+    build, which times every kernel launch (`Model.profile`); a model compiled without it
+    carries no timing code.
     """
     onnx_model = _onnx_model(source)
     if onnx_model is not None:
-        return _compile_onnx(onnx_model, _filename(source), pipeline, cache, input_shapes)
+        return _compile_onnx(onnx_model, _filename(source), pipeline, cache, input_shapes, profile)
     module = source if isinstance(source, ModuleOp) else parse(source)
-    compiled = compile_module(module, pipeline, cache=cache)
+    compiled = compile_module(module, pipeline, cache=cache, profile=profile)
     return Model(FunctionRunner.of(compiled, _entry(module, entry)))
 
 
@@ -128,11 +131,17 @@ def _compile_onnx(
     pipeline: str,
     cache: bool,
     input_shapes: dict[str, tuple[int, ...]] | None,
+    profile: bool = False,
 ) -> Model:
     from fusion_compiler.frontend.backend import FusionBackendRep
 
     rep = FusionBackendRep(
-        model, input_shapes=input_shapes, pipeline=pipeline, cache=cache, filename=filename
+        model,
+        input_shapes=input_shapes,
+        pipeline=pipeline,
+        cache=cache,
+        filename=filename,
+        profile=profile,
     )
     return Model(OnnxRunner(rep))
 

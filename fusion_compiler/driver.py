@@ -157,6 +157,21 @@ NATIVE_PIPELINE = ("lower-graph", "convert-loop-to-llvm")
 entries over buffers (the kernels each entry launches are read in between), then the LLVM
 dialect."""
 
+PROFILE_LOWER_GRAPH = "lower-graph{profile=true}"
+"""The first step of `NATIVE_PIPELINE` in a profiling build (`profile=True`): every kernel
+launch is timed (`fusion_compiler.lowering.profiling`)."""
+
+
+def native_steps(profile: bool = False) -> tuple[str, str]:
+    """`NATIVE_PIPELINE`, with lower-graph's profiling option in a profiling build."""
+    return (PROFILE_LOWER_GRAPH, NATIVE_PIPELINE[1]) if profile else NATIVE_PIPELINE
+
+
+def cache_pipeline(pipeline: str, profile: bool = False) -> str:
+    """The pipeline a build is cached under: a profiling build never shares a normal one's
+    entry."""
+    return f"{pipeline},{PROFILE_LOWER_GRAPH}" if profile else pipeline
+
 
 def make_pipeline(*, fuse: bool = True, schedule: str | None = "") -> str:
     """A named pipeline with fusion on or off, and `schedule-kernels` with the options
@@ -257,13 +272,16 @@ def lower_to_entries(
     pipeline: str,
     instruments: Sequence[PassInstrument] = (),
     ctx: Context | None = None,
+    *,
+    profile: bool = False,
 ) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-    """A copy of `module` (graph level) through `pipeline` and lower-graph, and the kernels
-    each entry launches, in order (the passes only: no LLVM)."""
+    """A copy of `module` (graph level) through `pipeline` and lower-graph (timing every
+    launch when `profile`), and the kernels each entry launches, in order (the passes only:
+    no LLVM)."""
     from fusion_compiler.lowering.compile_cache import entry_kernels
 
     lowered = module.clone()
-    spec = ",".join(p for p in (pipeline, NATIVE_PIPELINE[0]) if p)
+    spec = ",".join(p for p in (pipeline, native_steps(profile)[0]) if p)
     PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
     return lowered, entry_kernels(lowered)
 
@@ -285,18 +303,20 @@ def compile_native(
     cache: bool = True,
     instruments: Sequence[PassInstrument] = (),
     timings: StageTimings | None = None,
+    profile: bool = False,
 ) -> NativeCode:
     """Native code for `module` (graph level; left unchanged) compiled with `pipeline`, from the
     on-disk compile cache when it holds it; `instruments` run around each pass when the
-    module is compiled; the seconds of the LLVM stages are appended to `timings` when given."""
+    module is compiled; the seconds of the LLVM stages are appended to `timings` when given.
+    `profile` makes a profiling build (every kernel launch timed), cached apart."""
     from fusion_compiler.lowering import compile_cache
 
     ctx = make_context()
 
     def to_entries() -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-        return lower_to_entries(module, pipeline, instruments, ctx)
+        return lower_to_entries(module, pipeline, instruments, ctx, profile=profile)
 
-    unit_pipeline = ",".join(NATIVE_PIPELINE[1:])
+    unit_pipeline = native_steps(profile)[1]
 
     def to_llvm_dialect(unit: ModuleOp) -> None:
         # LLVM verifies the translated unit (`llvm_codegen`); xDSL's verifier of the llvm
@@ -305,7 +325,7 @@ def compile_native(
 
     return compile_cache.compile_native(
         module,
-        pipeline,
+        cache_pipeline(pipeline, profile),
         to_entries,
         to_llvm_dialect,
         unit_pipeline=unit_pipeline,
@@ -321,22 +341,26 @@ def compile_module(
     cache: bool = True,
     instruments: Sequence[PassInstrument] = (),
     timings: StageTimings | None = None,
+    profile: bool = False,
 ) -> CompiledModel:
     """Compile `module` (graph level; verified, left unchanged) with `pipeline`, then to
     native code (`compile_native`): a model whose graph-level functions take numpy arrays.
-    The seconds of the LLVM stages are appended to `timings` when given."""
+    The seconds of the LLVM stages are appended to `timings` when given. With `profile`, a
+    profiling build, whose `CompiledModel.profile` times every kernel launch."""
     from fusion_compiler.lowering.compiled_model import CompiledModel
 
     verify_module(module)
-    native = compile_native(module, pipeline, cache=cache, instruments=instruments, timings=timings)
+    native = compile_native(
+        module, pipeline, cache=cache, instruments=instruments, timings=timings, profile=profile
+    )
     return CompiledModel.of(module, native)
 
 
 def compile_file(
-    path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True
+    path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True, profile: bool = False
 ) -> CompiledModel:
     """Parse a graph-level IR file and compile it (`compile_module`)."""
-    return compile_module(parse_file(path), pipeline, cache=cache)
+    return compile_module(parse_file(path), pipeline, cache=cache, profile=profile)
 
 
 def parse_file(path: str | Path) -> ModuleOp:

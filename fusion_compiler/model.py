@@ -5,6 +5,9 @@ model = fc.compile("model.onnx")
 y = model(x)                       # by position, in input order
 y = model(input_ids=x)             # or by input name (positions first, then names)
 outputs = model.run(x)             # {output name: array}
+
+model = fc.compile("model.onnx", profile=True)   # a profiling build
+print(model.profile(x, runs=10).table())         # per kernel: time, FLOPs, bytes, roofs
 ```
 
 Calling a model returns its one output as an array, or a tuple of arrays in output order when
@@ -28,6 +31,8 @@ from fusion_compiler.errors import ArgumentError
 if TYPE_CHECKING:
     from fusion_compiler.frontend.backend import FusionBackendRep
     from fusion_compiler.lowering.compiled_model import CompiledModel
+    from fusion_compiler.lowering.machine_roofs import Roofs
+    from fusion_compiler.lowering.profile_report import Profile
 
 
 class Runner(Protocol):
@@ -44,6 +49,8 @@ class Runner(Protocol):
     def kernels(self) -> list[str]: ...
 
     def set_num_threads(self, count: int) -> None: ...
+
+    def profile(self, arrays: list[np.ndarray], runs: int, roofs: Roofs | None) -> Profile: ...
 
 
 class Model:
@@ -78,6 +85,14 @@ class Model:
         """The outputs by name."""
         outputs = self._runner.run(self._arguments(args, kwargs))
         return dict(zip(self.output_names, outputs, strict=True))
+
+    def profile(
+        self, *args: Any, runs: int = 1, roofs: Roofs | None = None, **kwargs: Any
+    ) -> Profile:
+        """Run the model once to warm up, then `runs` times with every kernel launch timed;
+        returns what was measured per kernel (`.table()`, `.to_json()`). Needs a model
+        compiled with `profile=True`; `roofs` default to this machine's, measured once."""
+        return self._runner.profile(self._arguments(args, kwargs), runs, roofs)
 
     def __repr__(self) -> str:
         inputs, outputs = ", ".join(self.input_names), ", ".join(self.output_names)
@@ -133,6 +148,10 @@ class FunctionRunner:
     def set_num_threads(self, count: int) -> None:
         self.model.set_num_threads(count)
 
+    def profile(self, arrays: list[np.ndarray], runs: int, roofs: Roofs | None) -> Profile:
+        contiguous = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        return self.model.profile(self.function, *contiguous, runs=runs, roofs=roofs)
+
 
 @dataclass
 class OnnxRunner:
@@ -156,3 +175,8 @@ class OnnxRunner:
 
     def set_num_threads(self, count: int) -> None:
         self.rep.set_num_threads(count)
+
+    def profile(self, arrays: list[np.ndarray], runs: int, roofs: Roofs | None) -> Profile:
+        contiguous = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        compiled = self.rep.compiled_for(tuple(a.shape for a in contiguous))
+        return compiled.profile("main", *contiguous, runs=runs, roofs=roofs)

@@ -8,6 +8,9 @@ model = compile_file("examples/ffn.mlir")             # default fusion pipeline,
 x, w, b = (np.ones(s, np.float32) for s in [(128, 768), (768, 3072), (3072,)])
 (y,) = model.run("main", x, w, b)                     # or model.main(x, w, b)
 print(model.kernels("main"))                          # ['fused_matmul_add_gelu']
+
+profiled = compile_file("examples/ffn.mlir", profile=True)   # a profiling build
+print(profiled.profile("main", x, w, b, runs=10).table())    # time, FLOPs, bytes, roofs
 ```
 
 The driver (`fusion_compiler.driver.compile_module`) runs the fusion pipeline (or any
@@ -21,6 +24,9 @@ entry on every call; they never appear in the LLVM IR. Parallel loops run on eve
 (`set_num_threads`, or the `FUSION_NUM_THREADS` environment variable when the model is
 compiled or loaded, picks another count). Arguments are checked (count, dtype, shape,
 contiguity) before the native call, and a mismatch raises `ArgumentError` naming the argument.
+
+A profiling build (`profile=True`) times every kernel launch inside the native entry;
+`profile` runs a function and returns what it measured per kernel (`profile_report.Profile`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.compile_cache import NativeCode
 from fusion_compiler.lowering.jit import BufferSpec, JitModule, aligned_empty, array_problem
 from fusion_compiler.lowering.lower_graph import bound_constants
+from fusion_compiler.lowering.machine_roofs import Roofs, machine_roofs, team_size
+from fusion_compiler.lowering.profile_report import Launch, Profile
+from fusion_compiler.lowering.profiling import BYTES, CALLS, FLOPS, NANOSECONDS, counters_of
 
 
 @dataclass(frozen=True)
@@ -105,10 +114,44 @@ class CompiledModel:
 
     def run(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         """Call the compiled function `name`; returns its results as new arrays."""
+        return self._function(name)(*arrays)
+
+    def _function(self, name: str) -> CompiledFunction:
         if name not in self.functions:
             known = ", ".join(sorted(self.functions))
             raise ArgumentError(f"no function @{name} (functions: {known})")
-        return self.functions[name](*arrays)
+        return self.functions[name]
+
+    def profile(
+        self, name: str, *arrays: np.ndarray, runs: int = 1, roofs: Roofs | None = None
+    ) -> Profile:
+        """Run function `name` once to warm up, then `runs` times with every kernel launch
+        timed; what was measured, per kernel, against `roofs` (default: this machine's,
+        `machine_roofs`). Needs a profiling build (`compile_module(..., profile=True)`)."""
+        function = self._function(name)
+        if runs < 1:
+            raise ArgumentError(f"profile: runs must be at least 1, got {runs}")
+        counters = counters_of(self._jit, name, len(function.kernels))
+        if counters is None:
+            raise ArgumentError(
+                f"@{name} was compiled without profiling: compile it with profile=True "
+                "(fusion-run --profile)"
+            )
+        function(*arrays)  # the warm-up run checks the arguments
+        counters[:, NANOSECONDS] = 0
+        counters[:, CALLS] = 0
+        for _ in range(runs):
+            function(*arrays)
+        launches = [
+            Launch(
+                kernel, int(row[NANOSECONDS]), int(row[CALLS]), _known(row[FLOPS]), int(row[BYTES])
+            )
+            for kernel, row in zip(function.kernels, counters[:-1], strict=True)
+        ]
+        run_row = counters[-1]
+        threads = team_size(self.num_threads)
+        roofs = roofs or machine_roofs(threads)
+        return Profile.of(name, launches, runs, int(run_row[NANOSECONDS]), threads, roofs)
 
     def __getattr__(self, name: str) -> CompiledFunction:
         functions = self.__dict__.get("functions", {})
@@ -138,6 +181,10 @@ class CompiledModel:
     def assembly(self) -> str:
         """The host assembly of the whole model."""
         return self._jit.assembly
+
+
+def _known(flops: np.int64) -> int | None:
+    return None if flops < 0 else int(flops)
 
 
 def graph_functions(module: ModuleOp) -> list[func.FuncOp]:

@@ -50,6 +50,7 @@ from fusion_compiler.lowering.memref_to_llvm import (
     static_layout,
 )
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, LowerParallelForPattern
+from fusion_compiler.lowering.profile_to_llvm import LowerProfiledCallPattern
 
 # ---------------------------------------------------------------------------------------------
 # Pre-conditions (pure predicates: never mutate IR)
@@ -121,7 +122,8 @@ class ConvertLoopToLLVMPass(ModulePass):
     and launched with libgomp's `GOMP_parallel`, its team size read from the global
     `@__fusion_num_threads` (`parallel_to_llvm`); every other loop becomes a serial loop
     (`loop_to_llvm`); the JIT forces LLVM to vectorise the `vectorized` ones
-    (`vector_loops`). The math route
+    (`vector_loops`). A `loop.call` that `lower-graph{profile=true}` marked is timed
+    (`profile_to_llvm`). The math route
     of each function is in `math_to_llvm`. Multiply-adds marked `contract` become
     `llvm.intr.fma` (`contraction`), and LLVM contracts nothing else.
 
@@ -152,7 +154,8 @@ class ConvertLoopToLLVMPass(ModulePass):
         _walk(op, ContractMultiplyAddPattern())  # before anything can separate the pairs
         # Structure first: buffers become pointers and induction variables i64 block
         # arguments, so that every later pattern sees converted operands.
-        _walk(op, LowerFuncPattern(), LowerReturnPattern(), LowerCallPattern(), LowerViewPattern())
+        structure = [LowerFuncPattern(), LowerReturnPattern(), LowerViewPattern()]
+        _walk(op, *structure, LowerProfiledCallPattern(), LowerCallPattern())
         if self.threads:
             _walk(op, LowerParallelForPattern(self.parallel_threshold))
         _walk(op, LowerForPattern())

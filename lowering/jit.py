@@ -271,6 +271,10 @@ class JitModule:
             raise KeyError(f"no function '{name}' in the compiled module")
         return address
 
+    def global_address(self, name: str) -> int:
+        """The address of the module's global variable `name` (0 when it has none)."""
+        return self._engine.get_global_value_address(name)
+
     def call_kernel(self, name: str, *arrays: np.ndarray) -> None:
         """Calls kernel `name` on numpy arrays (inputs, then outputs, written in place)."""
         signature = self.kernels.get(name)

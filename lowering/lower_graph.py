@@ -19,6 +19,9 @@ After fuse-tir a graph-level function only calls kernels. This pass turns it int
   lifetimes do not overlap share a slot.
 - A returned value that no kernel writes into the output (an argument, a constant, or a value
   returned twice) is copied there by a generated copy kernel.
+- With `profile=true` (a profiling build), every `loop.call` of an entry is marked for timing
+  and the entry gets a counters global holding each launch's static FLOPs and bytes
+  (`profiling.py`); without it, nothing of the profiler is emitted.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
 from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
+from fusion_compiler.lowering.profiling import instrument_entry
 from fusion_compiler.passes.fuse_tir import buffer_type
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
@@ -177,8 +181,9 @@ def _copy_kernel(module: ModuleOp, shape: tuple[int, ...]) -> loop.FuncOp:
 class LowerGraphFunction(RewritePattern):
     """Replace a graph-level `func.func` by its entry `loop.func`."""
 
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, profile: bool = False):
         self.module = module
+        self.profile = profile
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
@@ -187,6 +192,8 @@ class LowerGraphFunction(RewritePattern):
         if PRIMITIVE_ATTR in op.attributes:
             raise CompileError("run fuse-tir first (primitive function left)", op)
         entry = _EntryBuilder(op, self.module).build()
+        if self.profile:
+            instrument_entry(entry, self.module)
         rewriter.insert(entry, InsertPoint.before(op))
         rewriter.erase(op)
 
@@ -202,12 +209,18 @@ class LowerGraphPass(ModulePass):
     entry (inputs: arguments then bound constants; outputs: results) whose body allocates the
     memory plan's slots and calls kernels with `loop.call`. The IR verifies.
     Follow-up: convert-loop-to-llvm.
+
+    Options:
+    - `profile` (default false): a profiling build: every kernel launch is timed and each
+      entry gets a counters global `@__fusion_profile_<entry>` (`profiling.py`).
     """
 
     name = "lower-graph"
 
+    profile: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_external_calls(op)
         PatternRewriteWalker(
-            LowerGraphFunction(op), apply_recursively=False, walk_regions_first=False
+            LowerGraphFunction(op, self.profile), apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)

@@ -3,13 +3,17 @@
     fusion-run FILE [--entry main] [--inputs in.npz | --random-inputs [--seed N]]
                [--outputs out.npz] [--check] [--bench N] [--no-fusion | --pipeline P]
                [--no-cache]
+               [--profile [--profile-runs N] [--profile-top K] [--profile-json OUT.json]
+                [--peak-gflops G] [--peak-gbps B]]
 
 `in.npz` holds `arg0, arg1, ...` in argument order; `out.npz` receives `out0, out1, ...`.
 `--check` compares the results with the numpy reference semantics and exits 1 on a mismatch;
 `--bench N` prints the median time of N runs of the fused build, of the unfused build (the
 same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator. `--pipeline P`
 compiles with the pipeline `P` (any pipeline string, e.g. `fusion_compiler.driver.BLAS_PIPELINE`,
-which hands the matrix products to the BLAS library) rather than the default one.
+which hands the matrix products to the BLAS library) rather than the default one. `--profile`
+times every kernel launch and prints a table per kernel: time, share, FLOPs, bytes, rates and
+the roof that bounds it (`run_profile`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_m
 from fusion_compiler.lowering.compiled_model import graph_functions
 from fusion_compiler.lowering.native_units import compile_jobs
 from fusion_compiler.lowering.threading_runtime import default_num_threads
+from fusion_compiler.tools import run_profile
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
 from fusion_compiler.tools.run_inputs import argument_specs, load_inputs, random_inputs
@@ -61,6 +66,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--pipeline", metavar="P", help="compile with this pass pipeline (default: the default)"
     )
     parser.add_argument("--no-cache", action="store_true", help="bypass the compile cache")
+    run_profile.add_arguments(parser)
     args = parser.parse_args(argv)
     _check_options(args)
     return args
@@ -78,6 +84,7 @@ def _check_options(args: argparse.Namespace) -> None:
         raise CompileError(str(err)) from None
     if args.outputs is not None and Path(args.outputs).is_dir():
         raise CompileError(f"--outputs {args.outputs}: is a directory, expected a file name")
+    run_profile.check_options(args)
 
 
 def read_module(path: str) -> ModuleOp:
@@ -178,10 +185,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     inputs = prepare_inputs(args, function)
     pipeline = args.pipeline or (UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE)
     start = time.perf_counter()
-    model = compile_module(module, pipeline, cache=not args.no_cache)
+    profiling = run_profile.wanted(args)
+    model = compile_module(module, pipeline, cache=not args.no_cache, profile=profiling)
     elapsed = time.perf_counter() - start
     kernels = model.kernels(args.entry)
     origin = "from cache" if model.from_cache else "compiled"
+    origin += " (profiling build)" if profiling else ""
     print(
         f"{args.file}: @{args.entry} runs {_count(kernels, 'kernel')} ({', '.join(kernels)}); "
         f"{origin} in {elapsed:.2f} s"
@@ -194,6 +203,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         status = 1
     if args.bench > 0:
         bench(args, module, inputs, model)
+    if profiling:
+        run_profile.profile(args, model, inputs)
     return status
 
 

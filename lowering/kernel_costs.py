@@ -1,0 +1,119 @@
+"""The static cost of a kernel: its floating-point operations and its compulsory bytes.
+
+A read-only analysis of `loop.func` kernels as they run (after scheduling), for the profiler
+(`profiling.py`):
+
+- **FLOPs**: every floating-point op of the body, weighted by `FLOP_WEIGHTS` and multiplied by
+  the trip counts of the loops around it. An add, a subtract, a multiply, a divide, a max or
+  min, a negation and a comparison count 1; a fused multiply-add (`math.fma`) counts 2 (a
+  `mulf` + `addf` pair marked `contract`, which the LLVM lowering fuses, counts 1 + 1 = 2
+  too); every other math function (exp, log, tanh, erf, sqrt, rsqrt, pow, ...) counts 1, as
+  profilers and roofline models conventionally do, although its expansion executes a dozen
+  or more instructions. Index arithmetic, loads, stores, selects and casts count 0. Padding
+  taps a kernel computes (a multiply by a padded zero) count: they are executed work.
+- **Compulsory bytes**: each input buffer read once and each output buffer written once (the
+  sizes of the kernel's buffer arguments); kernel-local buffers and re-reads are not counted,
+  so bytes / time is a lower bound of the traffic.
+
+```
+loop.for %i = 0 to 4 {                     matmul 4x5 @ 5x6: 4 * 5 * 6 * (mulf + addf) = 240
+  loop.for %k = 0 to 5 {                   FLOPs; bytes 4 * (4*5 + 5*6 + 4*6) = 296
+    loop.for %j = 0 to 6 { mulf, addf } } }
+```
+
+A loop whose trip count is not a constant makes the kernel's FLOPs unknown (None).
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation
+
+from fusion_compiler.dialects import loop
+from fusion_compiler.lowering.jit import numpy_dtype
+from fusion_compiler.passes.analysis.loop_access import trip_count
+
+_ONE_FLOP_ARITH: tuple[type[Operation], ...] = (
+    arith.AddfOp,
+    arith.SubfOp,
+    arith.MulfOp,
+    arith.DivfOp,
+    arith.MaximumfOp,
+    arith.MinimumfOp,
+    arith.MaxnumfOp,
+    arith.MinnumfOp,
+    arith.NegfOp,
+    arith.CmpfOp,
+)
+
+_INTEGER_MATH: frozenset[type[Operation]] = frozenset(
+    {math.AbsIOp, math.CountLeadingZerosOp, math.CountTrailingZerosOp, math.CtPopOp, math.IPowIOp}
+)
+
+_ONE_FLOP_MATH: tuple[type[Operation], ...] = tuple(
+    op for op in math.Math.operations if op is not math.FmaOp and op not in _INTEGER_MATH
+)
+
+FLOP_WEIGHTS: dict[type[Operation], int] = {
+    **dict.fromkeys(_ONE_FLOP_ARITH, 1),
+    **dict.fromkeys(_ONE_FLOP_MATH, 1),
+    math.FmaOp: 2,
+}
+"""The FLOPs of one execution of each counted op (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class KernelCost:
+    """What one launch of a kernel computes and must move."""
+
+    flops: int | None
+    """Floating-point operations (None: a loop without a constant trip count)."""
+    bytes: int
+    """Compulsory bytes: the input buffers read once, the output buffers written once."""
+
+
+def kernel_flops(kernel: loop.FuncOp) -> int | None:
+    """The FLOPs of one launch of `kernel`, or None when a trip count is not constant."""
+    total = 0
+    for op in kernel.body.walk():
+        weight = FLOP_WEIGHTS.get(type(op))
+        if not weight:
+            continue
+        count = _executions(op, kernel)
+        if count is None:
+            return None
+        total += weight * count
+    return total
+
+
+def _executions(op: Operation, kernel: loop.FuncOp) -> int | None:
+    """How many times `op` runs in one launch: the product of its loops' trip counts."""
+    count = 1
+    parent = op.parent_op()
+    while parent is not None and parent is not kernel:
+        if isinstance(parent, loop.ForOp):
+            trips = trip_count(parent)
+            if trips is None:
+                return None
+            count *= trips
+        parent = parent.parent_op()
+    return count
+
+
+def buffer_bytes(buffer_type: MemRefType) -> int:
+    """The bytes of a buffer of `buffer_type`."""
+    return pymath.prod(buffer_type.get_shape()) * numpy_dtype(buffer_type.element_type).itemsize
+
+
+def kernel_bytes(kernel: loop.FuncOp) -> int:
+    """The compulsory bytes of one launch of `kernel`."""
+    types = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)
+    return sum(buffer_bytes(t) for t in types if isinstance(t, MemRefType))
+
+
+def kernel_cost(kernel: loop.FuncOp) -> KernelCost:
+    return KernelCost(kernel_flops(kernel), kernel_bytes(kernel))
