@@ -56,13 +56,11 @@ def is_entry(op: Operation) -> bool:
 
 def split_units(module: ModuleOp) -> list[ModuleOp]:
     """`module`'s kernels, each moved into a module of its own, then one module with the
-    entry functions (the ops are moved, not copied: `module` is left empty). A module with
-    a top-level op other than a `loop.func` stays one unit."""
+    entry functions and every other top-level op (a profiling build's counters, which only
+    the entries use); the ops are moved, not copied: `module` is left empty."""
     ops = list(module.ops)
-    if not all(isinstance(op, loop.FuncOp) for op in ops):
-        return [module]
-    kernels = [op for op in ops if not is_entry(op)]
-    entries = [op for op in ops if is_entry(op)]
+    kernels = [op for op in ops if isinstance(op, loop.FuncOp) and not is_entry(op)]
+    entries = [op for op in ops if not (isinstance(op, loop.FuncOp) and not is_entry(op))]
     for op in ops:
         op.detach()
     units = [ModuleOp([op]) for op in kernels]
