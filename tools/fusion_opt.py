@@ -12,7 +12,6 @@ Every flag of `xdsl-opt` keeps working (`-p`, `--split-input-file`, `--verify-di
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from itertools import accumulate
@@ -25,6 +24,7 @@ from fusion_compiler.driver import PASSES, PassManager
 from fusion_compiler.errors import FusionError
 from fusion_compiler.instruments import PassTimer, PrintIRAfterPass
 from fusion_compiler.tools.errors import format_error, run_without_traceback
+from fusion_compiler.tools.output_files import AtomicOutput
 
 SPLIT_MARKER = "// -----"
 
@@ -73,16 +73,17 @@ class FusionOptMain(xDSLOptMain):
         if self.pipeline_error is not None:
             print(format_error(self.pipeline_error), file=sys.stderr)
             return 2
+        if self.args.input_file == "-":  # standard input, as in mlir-opt
+            self.args.input_file = None
         name = self.get_input_name()
         text = self._read_input()
-        output = self.prepare_output()
-        try:
-            status = self._run_chunks(text, name, output)
-        finally:
-            if output is not sys.stdout:
-                output.close()
-        if status != 0 and self.args.output_file:
-            os.remove(self.args.output_file)  # no partial output after an error
+        if not self.args.output_file:
+            status = self._run_chunks(text, name, sys.stdout)
+        else:  # complete or nothing: an error or Ctrl-C leaves the file that was there
+            with AtomicOutput(self.args.output_file) as output:
+                status = self._run_chunks(text, name, output.stream)
+                if status == 0:
+                    output.commit()
         if self.timer is not None:
             print(self.timer.report(), file=sys.stderr)
         return status

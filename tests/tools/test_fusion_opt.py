@@ -82,6 +82,46 @@ def test_output_file(write, tmp_path):
     assert out.read_text() == fusion_opt(str(write(GOOD))).stdout
 
 
+def test_a_failed_run_leaves_the_existing_output_file_alone(write, tmp_path):
+    out = tmp_path / "out.mlir"
+    out.write_text("the previous output\n")
+    result = fusion_opt(str(write(BAD_ADD)), "-o", str(out))
+    assert result.returncode == 1
+    assert out.read_text() == "the previous output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.mlir", "out.mlir"]
+
+
+def test_an_interrupted_run_leaves_no_partial_output(write, tmp_path, monkeypatch):
+    from fusion_compiler.tools import fusion_opt as tool
+
+    out = tmp_path / "out.mlir"
+    out.write_text("the previous output\n")
+    process = tool.FusionOptMain._process
+    calls = []
+
+    def interrupted_on_the_second_chunk(self, *args):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return process(self, *args)
+
+    monkeypatch.setattr(tool.FusionOptMain, "_process", interrupted_on_the_second_chunk)
+    source = write(GOOD + "// -----\n" + GOOD)
+    assert tool.main([str(source), "--split-input-file", "-o", str(out)]) == 130
+    assert len(calls) == 2  # the first chunk was written to the temporary file
+    assert out.read_text() == "the previous output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.mlir", "out.mlir"]
+
+
+def test_a_dash_reads_standard_input():
+    environment = {k: v for k, v in os.environ.items() if k != TRACEBACK_VARIABLE}
+    result = subprocess.run(
+        [*COMMAND, "-"], input=GOOD, capture_output=True, text=True, check=False, env=environment
+    )
+    assert result.returncode == 0, result.stderr
+    assert "%y = graph.relu %x : tensor<4x8xf32>" in result.stdout
+
+
 def test_generic_output_parses_back_to_the_same_custom_output(write):
     custom = fusion_opt(str(write(GOOD))).stdout
     generic = fusion_opt(str(write(GOOD)), "--print-op-generic").stdout
