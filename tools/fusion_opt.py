@@ -16,11 +16,13 @@ import sys
 from collections.abc import Sequence
 from itertools import accumulate
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import DIALECTS
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
-from fusion_compiler.driver import PASSES, PassManager
+from fusion_compiler.driver import DEFAULT_PIPELINE, NATIVE_PIPELINE, PASSES, PassManager
 from fusion_compiler.errors import FusionError
 from fusion_compiler.instruments import PassTimer, PrintIRAfterPass
 from fusion_compiler.tools.errors import format_error, run_without_traceback
@@ -121,12 +123,28 @@ class FusionOptMain(xDSLOptMain):
             verify_module(module)
         assert self.pass_manager is not None
         self.pass_manager.run(module)
+        if self.args.target == "llvm":
+            _require_llvm_dialect(module)
         try:
             return self.output_resulting_program(module)
         except CompileError:
             raise
         except Exception as err:  # a target that cannot print this IR
             raise CompileError(f"cannot emit target '{self.args.target}': {err}") from None
+
+
+def _require_llvm_dialect(module: ModuleOp) -> None:
+    """`-t llvm` prints the llvm dialect as LLVM IR: say which passes get a module there."""
+    left = next((op for op in module.ops if not op.name.startswith("llvm.")), None)
+    if left is None:
+        return
+    lowering = ",".join(NATIVE_PIPELINE)
+    needed = lowering if isinstance(left, loop.FuncOp) else f"{DEFAULT_PIPELINE},{lowering}"
+    raise CompileError(
+        f"-t llvm prints a module in the llvm dialect, and '{left.name}' is not: "
+        f"run it through -p {needed}",
+        left,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -227,10 +227,28 @@ def test_missing_input_file():
     assert "/nonexistent/input.mlir" in result.stderr
 
 
-def test_a_target_that_cannot_print_the_ir_is_an_error():
+def test_llvm_target_on_unlowered_ir_names_the_passes_it_needs():
     result = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-t", "llvm")
     assert result.returncode == 1
-    assert "error: cannot emit target 'llvm'" in result.stderr
+    assert "-t llvm prints a module in the llvm dialect, and 'func.func' is not" in result.stderr
+    assert "lower-graph,convert-loop-to-llvm" in result.stderr
+    kernels = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-p", "legalize-ops", "-t", "llvm")
+    assert "run it through -p lower-graph,convert-loop-to-llvm" in kernels.stderr
+
+
+@pytest.mark.parametrize(
+    "pipeline, first",
+    [
+        ("fuse-ops", "run legalize-ops,annotate-pattern first"),
+        ("fuse-tir", "run legalize-ops,annotate-pattern,fuse-ops first"),
+        ("lower-graph", "run the fusion pipeline"),
+        ("convert-loop-to-llvm", "run lower-graph"),
+    ],
+)
+def test_a_pass_on_ir_it_cannot_act_on_says_what_must_run_first(pipeline, first):
+    result = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-p", pipeline)
+    assert result.returncode == 1
+    assert f"error: {pipeline}: the pass " in result.stderr and first in result.stderr
 
 
 def test_constraint_errors_say_why(write):
