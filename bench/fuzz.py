@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import signal
 import subprocess
@@ -44,16 +45,29 @@ MUTANT_SOURCES = sorted((ROOT / "examples").glob("*.mlir"))
 MUTANT_REGRESSIONS = ROOT / "tests" / "regressions" / "mutants"
 
 
-class Hang(Exception):
-    pass
+class Hang(BaseException):
+    """Raised by the CPU-time alarm; a BaseException, so that neither the tools'
+    `run_without_traceback` nor the checks catch it as an ordinary error."""
+
+
+class WorkerRestart(Exception):
+    """The record of a seed after which the worker process must end (the driver starts a
+    new one at the next seed)."""
 
 
 def _alarm(seconds: int):
-    def handler(signum, frame):
-        raise Hang(f"no end after {seconds} s")
+    """`Hang` after `seconds` of CPU time (not wall time: under `nice` on a busy machine a
+    worker may wait far longer than it computes)."""
 
-    signal.signal(signal.SIGALRM, handler)
-    signal.alarm(seconds)
+    def handler(signum, frame):
+        raise Hang(f"no end after {seconds} s of CPU time")
+
+    signal.signal(signal.SIGPROF, handler)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+
+
+def _no_alarm() -> None:
+    signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 def node_count(seed: int) -> int:
@@ -80,7 +94,7 @@ def _failure(spec) -> str | None:
     except Exception as err:  # noqa: BLE001 - every failure is a finding
         return signature(err)
     finally:
-        signal.alarm(0)
+        _no_alarm()
 
 
 def check_seed(seed: int) -> dict:
@@ -94,14 +108,20 @@ def check_seed(seed: int) -> dict:
         _alarm(GRAPH_TIMEOUT)
         record["digest"] = check_graph(spec)
         record["status"] = "ok"
+    except Hang as err:  # interrupted anywhere: this process's state is not to be trusted
+        _no_alarm()
+        record.update(status="fail", error=f"Hang: {err}", seconds=time.perf_counter() - start)
+        path = write_regression(spec, f"seed{seed}", f"bench/fuzz.py graph seed {seed}:\n{err}")
+        record["regression"] = str(path.relative_to(ROOT))
+        raise WorkerRestart(record) from None
     except Exception as err:  # noqa: BLE001 - every failure is a finding
-        signal.alarm(0)
+        _no_alarm()
         record.update(status="fail", error=f"{type(err).__name__}: {err}"[:2000])
         small = shrink(spec, _failure)
         path = write_regression(small, f"seed{seed}", f"bench/fuzz.py graph seed {seed}:\n{err}")
         record.update(shrunk_nodes=len(small.nodes), regression=str(path.relative_to(ROOT)))
     finally:
-        signal.alarm(0)
+        _no_alarm()
     record["seconds"] = round(time.perf_counter() - start, 3)
     return record
 
@@ -131,22 +151,29 @@ def check_mutant(seed: int, in_subprocess: bool) -> dict:
         try:
             _alarm(GRAPH_TIMEOUT)
             outcome = run_in_process(path)
-        except Hang as err:
-            outcome = {"in-process": f"hang: {err}"}
+        except Hang as err:  # interrupted anywhere: end this worker after recording it
+            _no_alarm()
+            record.update(status="fail", error={"in-process": f"hang: {err}"})
+            record["regression"] = _save_mutant(seed, source, whats, mutated)
+            raise WorkerRestart(record) from None
         finally:
-            signal.alarm(0)
+            _no_alarm()
         if in_subprocess:
             outcome.update({f"{k} (subprocess)": v for k, v in run_in_subprocess(path).items()})
     bad = {k: v for k, v in outcome.items() if v}
     record["status"] = "fail" if bad else "ok"
     if bad:
         record["error"] = bad
-        MUTANT_REGRESSIONS.mkdir(parents=True, exist_ok=True)
-        target = MUTANT_REGRESSIONS / f"seed{seed}.mlir"
-        target.write_text(f"// bench/fuzz.py mutant seed {seed} of {source}: {whats}\n{mutated}")
-        record["regression"] = str(target.relative_to(ROOT))
+        record["regression"] = _save_mutant(seed, source, whats, mutated)
     record["seconds"] = round(time.perf_counter() - start, 3)
     return record
+
+
+def _save_mutant(seed: int, source: str, whats: list[str], mutated: str) -> str:
+    MUTANT_REGRESSIONS.mkdir(parents=True, exist_ok=True)
+    target = MUTANT_REGRESSIONS / f"seed{seed}.mlir"
+    target.write_text(f"// bench/fuzz.py mutant seed {seed} of {source}: {whats}\n{mutated}")
+    return str(target.relative_to(ROOT))
 
 
 def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
@@ -154,10 +181,15 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
         for seed in range(start, start + count):
             out.write(json.dumps({"mode": mode, "seed": seed, "status": "start"}) + "\n")
             out.flush()
-            if mode == "graph":
-                record = check_seed(seed)
-            else:
-                record = check_mutant(seed, every > 0 and seed % every == 0)
+            try:
+                if mode == "graph":
+                    record = check_seed(seed)
+                else:
+                    record = check_mutant(seed, every > 0 and seed % every == 0)
+            except WorkerRestart as restart:
+                out.write(json.dumps(restart.args[0]) + "\n")
+                out.flush()
+                os._exit(3)
             out.write(json.dumps(record) + "\n")
             out.flush()
 
@@ -183,16 +215,21 @@ def run_chunk(mode: str, start: int, count: int, log: Path, every: int) -> None:
         missing = [s for s in range(start, end) if s not in finished]
         if not missing:
             return
-        crashed = missing[0]
-        with log.open("a") as out:
-            out.write(json.dumps({"mode": mode, "seed": crashed, "status": "crash"}) + "\n")
-        start = crashed + 1
+        start = missing[0]
+        if start in _started(log, mode):  # started, never finished: the process died
+            with log.open("a") as out:
+                out.write(json.dumps({"mode": mode, "seed": start, "status": "crash"}) + "\n")
+            start += 1
 
 
 def _records(log: Path) -> list[dict]:
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def _started(log: Path, mode: str) -> set[int]:
+    return {r["seed"] for r in _records(log) if r["mode"] == mode and r["status"] == "start"}
 
 
 def _finished(log: Path, mode: str) -> set[int]:

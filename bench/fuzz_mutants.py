@@ -143,7 +143,7 @@ def run_in_process(path: Path) -> dict[str, str | None]:
                 status = main([str(path), *extra])
             except SystemExit as exit_:  # argparse
                 status = exit_.code if isinstance(exit_.code, int) else 1
-            except BaseException as exc:  # noqa: BLE001 - that is the bug being looked for
+            except Exception as exc:  # noqa: BLE001 - that is the bug being looked for
                 results[name] = f"escaped: {type(exc).__name__}: {exc}"[:300]
                 continue
         results[name] = bad_outcome(status, out.getvalue(), err.getvalue())
