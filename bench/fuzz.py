@@ -176,7 +176,20 @@ def _save_mutant(seed: int, source: str, whats: list[str], mutated: str) -> str:
     return str(target.relative_to(ROOT))
 
 
+def code_version() -> str:
+    """The commit of the code a worker runs, `+` when the work tree differs from it."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+        return done.stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + (
+        "+" if git("status", "--porcelain", "-uno") else ""
+    )
+
+
 def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
+    version = code_version()
     with log.open("a") as out:
         for seed in range(start, start + count):
             out.write(json.dumps({"mode": mode, "seed": seed, "status": "start"}) + "\n")
@@ -190,7 +203,7 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
                 out.write(json.dumps(restart.args[0]) + "\n")
                 out.flush()
                 os._exit(3)
-            out.write(json.dumps(record) + "\n")
+            out.write(json.dumps({**record, "code": version}) + "\n")
             out.flush()
 
 
