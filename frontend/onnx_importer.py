@@ -53,11 +53,29 @@ SUPPORTED_OPS = tuple(sorted(CONVERTERS))
 def load_model(path: str) -> onnx.ModelProto:
     """Read an ONNX file; a file that is not a model is a `ModelImportError`."""
     try:
-        return onnx.load(path)
+        model = onnx.load(path)
     except OSError:
         raise
     except Exception as err:  # protobuf decode errors and onnx's own checks
         raise ModelImportError(path, message=f"not a valid ONNX model: {err}") from None
+    check_model_header(model, path)
+    return model
+
+
+def check_model_header(model: onnx.ModelProto, path: str) -> None:
+    """An empty file decodes to a model without a graph, and a model may declare an opset
+    newer than the onnx package knows: both are errors, not an empty `@main`."""
+    if not model.graph.node and not model.graph.output:
+        raise ModelImportError(
+            path, message="not an ONNX model: it has no graph (an empty or truncated file?)"
+        )
+    opset, newest = default_opset(model), onnx.defs.onnx_opset_version()
+    if opset > newest:
+        raise ModelImportError(
+            path,
+            message=f"the model declares ONNX opset {opset}; the onnx package installed knows "
+            f"opsets up to {newest}",
+        )
 
 
 def import_model(

@@ -113,8 +113,12 @@ class LocatedParser(Parser):
         return super().parse_module(allow_implicit_module)
 
     def parse_operation(self) -> Operation:
-        line, column = self._line_and_column(self._current_token.span.start)
-        op = super().parse_operation()
+        start = self._current_token.span.start
+        line, column = self._line_and_column(start)
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:  # a custom format's type or property constraint
+            self.raise_error(str(err), start, self._current_token.span.start)
         if not isinstance(op.location, FileLineColLoc):
             op.location = FileLineColLoc(
                 self._filename, IntAttr(line + self._line_offset), IntAttr(column)

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.graph.preconditions import require_no_graph_functions
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
 from fusion_compiler.lowering.contraction import ContractMultiplyAddPattern
@@ -150,6 +151,7 @@ class ConvertLoopToLLVMPass(ModulePass):
         check_option_range(self.name, "parallel-threshold", self.parallel_threshold, 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_no_graph_functions(op, "lower-graph (after the fusion pipeline)")
         check_convertible(op)
         _walk(op, ContractMultiplyAddPattern())  # before anything can separate the pairs
         # Structure first: buffers become pointers and induction variables i64 block

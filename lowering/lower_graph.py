@@ -44,6 +44,7 @@ from xdsl.rewriter import InsertPoint
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
+from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 from fusion_compiler.lowering.profiling import instrument_entry
@@ -220,6 +221,7 @@ class LowerGraphPass(ModulePass):
     profile: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_legalized(op, "the fusion pipeline (legalize-ops,...,fuse-tir)")
         lower_external_calls(op)
         PatternRewriteWalker(
             LowerGraphFunction(op, self.profile), apply_recursively=False, walk_regions_first=False

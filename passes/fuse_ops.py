@@ -41,6 +41,7 @@ from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, is_external_function
+from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.function_graph import (
     FunctionGraph,
@@ -309,6 +310,7 @@ class FuseOpsPass(ModulePass):
             check_option_range(self.name, "max-args", self.max_args, 1)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_legalized(op, "legalize-ops,annotate-pattern")
         table = FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})
         PatternRewriteWalker(
             FuseFunction(self, table), apply_recursively=False, walk_regions_first=False

@@ -38,6 +38,7 @@ from xdsl.traits import SymbolTable
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, is_external_function
+from fusion_compiler.dialects.graph.preconditions import require_legalized
 
 
 def buffer_type(tensor: TensorType) -> MemRefType:
@@ -200,6 +201,7 @@ class FuseTIRPass(ModulePass):
     name = "fuse-tir"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_legalized(op, "legalize-ops,annotate-pattern,fuse-ops")
         walk = dict(apply_recursively=False, walk_reverse=False)
         PatternRewriteWalker(FusePrimitiveFunction(), **walk).rewrite_module(op)
         PatternRewriteWalker(CallFusedKernel(), **walk).rewrite_module(op)

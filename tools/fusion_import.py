@@ -26,6 +26,7 @@ from xdsl.printer import Printer
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.resources import externalize_constants
 from fusion_compiler.tools.errors import run_without_traceback
+from fusion_compiler.tools.output_files import AtomicOutput
 
 
 def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -39,8 +40,8 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
         raise argparse.ArgumentTypeError(
             f"dimensions must be integers like 1x3x224x224, got '{dims}'"
         ) from None
-    if any(d < 0 for d in shape):
-        raise argparse.ArgumentTypeError(f"dimensions must be non-negative, got '{dims}'")
+    if any(d < 1 for d in shape):  # an empty input is never what a model is run on
+        raise argparse.ArgumentTypeError(f"dimensions must be at least 1, got '{dims}'")
     return name, shape
 
 
@@ -83,8 +84,9 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.output is not None:
         if not args.inline_weights:
             externalize_constants(module, weights_path(args.output))
-        with open(args.output, "w") as stream:
-            _print_module(module, stream, args.print_op_generic)
+        with AtomicOutput(args.output) as output:  # never a partial file (Ctrl-C, a kill)
+            _print_module(module, output.stream, args.print_op_generic)
+            output.commit()
         return 0
     try:
         _print_module(module, sys.stdout, args.print_op_generic)

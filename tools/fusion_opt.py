@@ -12,19 +12,21 @@ Every flag of `xdsl-opt` keeps working (`-p`, `--split-input-file`, `--verify-di
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from itertools import accumulate
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import DIALECTS
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
-from fusion_compiler.driver import PASSES, PassManager
+from fusion_compiler.driver import DEFAULT_PIPELINE, NATIVE_PIPELINE, PASSES, PassManager
 from fusion_compiler.errors import FusionError
 from fusion_compiler.instruments import PassTimer, PrintIRAfterPass
 from fusion_compiler.tools.errors import format_error, run_without_traceback
+from fusion_compiler.tools.output_files import AtomicOutput
 
 SPLIT_MARKER = "// -----"
 
@@ -73,16 +75,17 @@ class FusionOptMain(xDSLOptMain):
         if self.pipeline_error is not None:
             print(format_error(self.pipeline_error), file=sys.stderr)
             return 2
+        if self.args.input_file == "-":  # standard input, as in mlir-opt
+            self.args.input_file = None
         name = self.get_input_name()
         text = self._read_input()
-        output = self.prepare_output()
-        try:
-            status = self._run_chunks(text, name, output)
-        finally:
-            if output is not sys.stdout:
-                output.close()
-        if status != 0 and self.args.output_file:
-            os.remove(self.args.output_file)  # no partial output after an error
+        if not self.args.output_file:
+            status = self._run_chunks(text, name, sys.stdout)
+        else:  # complete or nothing: an error or Ctrl-C leaves the file that was there
+            with AtomicOutput(self.args.output_file) as output:
+                status = self._run_chunks(text, name, output.stream)
+                if status == 0:
+                    output.commit()
         if self.timer is not None:
             print(self.timer.report(), file=sys.stderr)
         return status
@@ -120,12 +123,28 @@ class FusionOptMain(xDSLOptMain):
             verify_module(module)
         assert self.pass_manager is not None
         self.pass_manager.run(module)
+        if self.args.target == "llvm":
+            _require_llvm_dialect(module)
         try:
             return self.output_resulting_program(module)
         except CompileError:
             raise
         except Exception as err:  # a target that cannot print this IR
             raise CompileError(f"cannot emit target '{self.args.target}': {err}") from None
+
+
+def _require_llvm_dialect(module: ModuleOp) -> None:
+    """`-t llvm` prints the llvm dialect as LLVM IR: say which passes get a module there."""
+    left = next((op for op in module.ops if not op.name.startswith("llvm.")), None)
+    if left is None:
+        return
+    lowering = ",".join(NATIVE_PIPELINE)
+    needed = lowering if isinstance(left, loop.FuncOp) else f"{DEFAULT_PIPELINE},{lowering}"
+    raise CompileError(
+        f"-t llvm prints a module in the llvm dialect, and '{left.name}' is not: "
+        f"run it through -p {needed}",
+        left,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

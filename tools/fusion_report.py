@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from fusion_compiler.dialects.diagnostics import CompileError, parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.fusion_import import parse_input_shape
+from fusion_compiler.tools.output_files import write_atomically
 from fusion_compiler.tools.report.dot import render_dot
 from fusion_compiler.tools.report.html import render_html
 from fusion_compiler.tools.report.json_export import render_json
@@ -107,22 +107,6 @@ def render(report: FusionReport, form: str, timings: Timings | None) -> str:
         return render_dot(report)
     svg = render_svg(report, layout(report))
     return svg + "\n" if form == "svg" else render_html(report, svg, timings)
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it: never a partial file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=".fusion-report-")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
 
 
 def run(argv: Sequence[str] | None = None) -> int:

@@ -2,8 +2,9 @@
 induction variables and loading the input element it comes from.
 
 - reshape: row-major through the linear index `l = sum(i_d * stride_d)`; input subscript
-  `d` is `(l / in_stride_d) % in_size_d` (`arith.divui` / `arith.remui`, dropped when trivial;
-  unit input axes are `%c0`).
+  `d` is `(l / in_stride_d) % in_size_d` (`arith.divui` / `arith.remui`, dropped when trivial,
+  except the `remui` of a subscript that would be a bare induction variable: so every reshape
+  is injective, as in TVM; unit input axes are `%c0`).
 - broadcast_to: a broadcasting load (`%c0` for stretched unit axes, leading axes dropped).
 - transpose: `out[i0, .., in-1] = x[j]` with `j[perm[d]] = i_d`.
 - squeeze: `%c0` for the squeezed axes; expand_dims: the inserted axes' variables are dropped.
@@ -53,7 +54,10 @@ def legalize_reshape(op: Operation, kb: KernelBuilder) -> None:
                 indices.append(kb.index(0))
                 continue
             index = kb.divide(linear, stride)
-            if prod(in_shape[:d]) > 1:
+            if prod(in_shape[:d]) > 1 or index in ivs:
+                # A bare induction variable (a reshape that only adds or drops unit axes)
+                # keeps the `% size` of the row-major formula, as TVM's reshape kernel does:
+                # TVM classifies every reshape as injective, never as a broadcast.
                 index = kb.arith(arith.RemUIOp, index, kb.index(size))
             indices.append(index)
         kb.store(kb.load(x, indices), out, ivs)

@@ -12,6 +12,7 @@ from onnx import helper  # noqa: E402
 from fusion_compiler.dialects.context import make_context  # noqa: E402
 from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
 from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.tools import fusion_import  # noqa: E402
 from fusion_compiler.tools.fusion_import import main, parse_input_shape  # noqa: E402
 
 
@@ -91,12 +92,42 @@ def test_parse_input_shape(text, expected):
     assert parse_input_shape(text) == expected
 
 
-@pytest.mark.parametrize("bad", ["x", "x=1xa", "=3", "x=-1"])
+@pytest.mark.parametrize("bad", ["x", "x=1xa", "=3", "x=-1", "x=0x3"])
 def test_bad_input_shape_is_a_usage_error(bad, conv_model, capsys):
     with pytest.raises(SystemExit) as info:
         main([str(conv_model), "--input-shape", bad])
     assert info.value.code == 2
     assert "--input-shape" in capsys.readouterr().err
+
+
+def test_an_empty_file_or_an_unknown_opset_is_an_error(make_model, tmp_path, capsys):
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    assert main([str(empty)]) == 1
+    assert capsys.readouterr().err.startswith(f"{empty}: error: not an ONNX model: it has no graph")
+    model = make_model([onnx.helper.make_node("Relu", ["x"], ["y"])], {"x": [2]}, ["y"])
+    del model.opset_import[:]
+    model.opset_import.append(onnx.helper.make_opsetid("", 99))
+    future = tmp_path / "future.onnx"
+    onnx.save(model, str(future))
+    out = tmp_path / "future.mlir"
+    assert main([str(future), "-o", str(out)]) == 1
+    assert "declares ONNX opset 99" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_interrupted_import_leaves_no_partial_output(conv_model, tmp_path, monkeypatch):
+    out = tmp_path / "model.mlir"
+    out.write_text("the previous import\n")
+
+    def interrupted(module, stream, generic):
+        stream.write("builtin.module {")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fusion_import, "_print_module", interrupted)
+    assert main([str(conv_model), "--input-shape", "x=1x3x8x8", "-o", str(out)]) == 130
+    assert out.read_text() == "the previous import\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["conv.onnx", "model.mlir"]
 
 
 def test_generic_form(conv_model, tmp_path):

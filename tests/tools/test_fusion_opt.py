@@ -82,6 +82,46 @@ def test_output_file(write, tmp_path):
     assert out.read_text() == fusion_opt(str(write(GOOD))).stdout
 
 
+def test_a_failed_run_leaves_the_existing_output_file_alone(write, tmp_path):
+    out = tmp_path / "out.mlir"
+    out.write_text("the previous output\n")
+    result = fusion_opt(str(write(BAD_ADD)), "-o", str(out))
+    assert result.returncode == 1
+    assert out.read_text() == "the previous output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.mlir", "out.mlir"]
+
+
+def test_an_interrupted_run_leaves_no_partial_output(write, tmp_path, monkeypatch):
+    from fusion_compiler.tools import fusion_opt as tool
+
+    out = tmp_path / "out.mlir"
+    out.write_text("the previous output\n")
+    process = tool.FusionOptMain._process
+    calls = []
+
+    def interrupted_on_the_second_chunk(self, *args):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return process(self, *args)
+
+    monkeypatch.setattr(tool.FusionOptMain, "_process", interrupted_on_the_second_chunk)
+    source = write(GOOD + "// -----\n" + GOOD)
+    assert tool.main([str(source), "--split-input-file", "-o", str(out)]) == 130
+    assert len(calls) == 2  # the first chunk was written to the temporary file
+    assert out.read_text() == "the previous output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.mlir", "out.mlir"]
+
+
+def test_a_dash_reads_standard_input():
+    environment = {k: v for k, v in os.environ.items() if k != TRACEBACK_VARIABLE}
+    result = subprocess.run(
+        [*COMMAND, "-"], input=GOOD, capture_output=True, text=True, check=False, env=environment
+    )
+    assert result.returncode == 0, result.stderr
+    assert "%y = graph.relu %x : tensor<4x8xf32>" in result.stdout
+
+
 def test_generic_output_parses_back_to_the_same_custom_output(write):
     custom = fusion_opt(str(write(GOOD))).stdout
     generic = fusion_opt(str(write(GOOD)), "--print-op-generic").stdout
@@ -187,10 +227,28 @@ def test_missing_input_file():
     assert "/nonexistent/input.mlir" in result.stderr
 
 
-def test_a_target_that_cannot_print_the_ir_is_an_error():
+def test_llvm_target_on_unlowered_ir_names_the_passes_it_needs():
     result = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-t", "llvm")
     assert result.returncode == 1
-    assert "error: cannot emit target 'llvm'" in result.stderr
+    assert "-t llvm prints a module in the llvm dialect, and 'func.func' is not" in result.stderr
+    assert "lower-graph,convert-loop-to-llvm" in result.stderr
+    kernels = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-p", "legalize-ops", "-t", "llvm")
+    assert "run it through -p lower-graph,convert-loop-to-llvm" in kernels.stderr
+
+
+@pytest.mark.parametrize(
+    "pipeline, first",
+    [
+        ("fuse-ops", "run legalize-ops,annotate-pattern first"),
+        ("fuse-tir", "run legalize-ops,annotate-pattern,fuse-ops first"),
+        ("lower-graph", "run the fusion pipeline"),
+        ("convert-loop-to-llvm", "run lower-graph"),
+    ],
+)
+def test_a_pass_on_ir_it_cannot_act_on_says_what_must_run_first(pipeline, first):
+    result = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-p", pipeline)
+    assert result.returncode == 1
+    assert f"error: {pipeline}: the pass " in result.stderr and first in result.stderr
 
 
 def test_constraint_errors_say_why(write):

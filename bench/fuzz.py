@@ -1,0 +1,333 @@
+"""Differential fuzzing at scale (not part of the test run; `tests/bench/test_fuzz_smoke.py`
+runs a handful of seeds).
+
+    python bench/fuzz.py graphs  --start 0 --count 10000 [--jobs 2] [--chunk 100] --log LOG
+    python bench/fuzz.py mutants --start 0 --count 5000 [--jobs 2] [--subprocess-every 25] --log LOG
+    python bench/fuzz.py digests --log LOG [--every 20]
+    python bench/fuzz.py worker-graphs|worker-mutants START COUNT LOG   (one chunk, in-process)
+
+`graphs`: seed s draws a graph of 5-80 ops (`bench/random_graphs.py`; the count is drawn
+log-uniformly from the seed, so most graphs are small and cheap, and some are large) and
+checks it (`bench/graph_checks.py`): every source op in exactly one kernel, reference ==
+unfused == fused natively; it logs the SHA-256 of the fused IR. A failing graph is shrunk
+(`bench/fuzz_shrink.py`) and written to `tests/regressions/graphs/` (a test from then on).
+`digests` recomputes the fused IR of every `--every`-th logged seed in a fresh process and
+compares: the IR is byte-identical across processes. `mutants`: mutant s is a mutation
+(`bench/fuzz_mutants.py`) of one of the examples or of a small random graph, run through
+`fusion-opt` and `fusion-run --random-inputs --check` in-process, every `--subprocess-every`-th
+one also in subprocesses under a timeout; a bad ending writes the mutant to
+`tests/regressions/mutants/`. Chunks run in worker processes (a crash loses one seed, which
+is logged as a crash, and the run goes on). Each log line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+NODES = (5, 80)
+GRAPH_TIMEOUT = 300
+MUTANT_SOURCES = sorted((ROOT / "examples").glob("*.mlir"))
+MUTANT_REGRESSIONS = ROOT / "tests" / "regressions" / "mutants"
+
+
+class Hang(BaseException):
+    """Raised by the CPU-time alarm; a BaseException, so that neither the tools'
+    `run_without_traceback` nor the checks catch it as an ordinary error."""
+
+
+class WorkerRestart(Exception):
+    """The record of a seed after which the worker process must end (the driver starts a
+    new one at the next seed)."""
+
+
+def _alarm(seconds: int):
+    """`Hang` after `seconds` of CPU time (not wall time: under `nice` on a busy machine a
+    worker may wait far longer than it computes)."""
+
+    def handler(signum, frame):
+        raise Hang(f"no end after {seconds} s of CPU time")
+
+    signal.signal(signal.SIGPROF, handler)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+
+
+def _no_alarm() -> None:
+    signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def node_count(seed: int) -> int:
+    """Log-uniform in NODES: as many graphs of 5-10 ops as of 40-80."""
+    low, high = NODES
+    return int(low * (high / low) ** random.Random(seed).random())
+
+
+def graph_of(seed: int):
+    from random_graphs import draw_graph
+
+    n = node_count(seed)
+    return draw_graph(seed, (n, n))
+
+
+def _failure(spec) -> str | None:
+    from fuzz_shrink import signature
+    from graph_checks import check_graph
+
+    try:
+        _alarm(GRAPH_TIMEOUT)
+        check_graph(spec)
+        return None
+    except Exception as err:  # noqa: BLE001 - every failure is a finding
+        return signature(err)
+    finally:
+        _no_alarm()
+
+
+def check_seed(seed: int) -> dict:
+    from fuzz_shrink import shrink, write_regression
+    from graph_checks import check_graph
+
+    spec = graph_of(seed)
+    record = {"mode": "graph", "seed": seed, "nodes": len(spec.nodes)}
+    start = time.perf_counter()
+    try:
+        _alarm(GRAPH_TIMEOUT)
+        record["digest"] = check_graph(spec)
+        record["status"] = "ok"
+    except Hang as err:  # interrupted anywhere: this process's state is not to be trusted
+        _no_alarm()
+        record.update(status="fail", error=f"Hang: {err}", seconds=time.perf_counter() - start)
+        path = write_regression(spec, f"seed{seed}", f"bench/fuzz.py graph seed {seed}:\n{err}")
+        record["regression"] = str(path.relative_to(ROOT))
+        raise WorkerRestart(record) from None
+    except Exception as err:  # noqa: BLE001 - every failure is a finding
+        _no_alarm()
+        record.update(status="fail", error=f"{type(err).__name__}: {err}"[:2000])
+        small = shrink(spec, _failure)
+        path = write_regression(small, f"seed{seed}", f"bench/fuzz.py graph seed {seed}:\n{err}")
+        record.update(shrunk_nodes=len(small.nodes), regression=str(path.relative_to(ROOT)))
+    finally:
+        _no_alarm()
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
+def mutant_source(seed: int) -> tuple[str, str]:
+    """The valid text mutant `seed` mutates: an example, or a small random graph."""
+    rng = random.Random(seed)
+    if rng.random() < 0.5:
+        path = rng.choice(MUTANT_SOURCES)
+        return path.read_text(), path.name
+    from graph_spec import build_module
+    from random_graphs import draw_graph
+
+    return str(build_module(draw_graph(seed, (2, 6)))), f"graph{seed}"
+
+
+def check_mutant(seed: int, in_subprocess: bool) -> dict:
+    from fuzz_mutants import mutant, run_in_process, run_in_subprocess
+
+    text, source = mutant_source(seed)
+    mutated, whats = mutant(text, seed)
+    record = {"mode": "mutant", "seed": seed, "source": source, "mutations": whats}
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"mutant{seed}.mlir"
+        path.write_text(mutated)
+        try:
+            _alarm(GRAPH_TIMEOUT)
+            outcome = run_in_process(path)
+        except Hang as err:  # interrupted anywhere: end this worker after recording it
+            _no_alarm()
+            record.update(status="fail", error={"in-process": f"hang: {err}"})
+            record["regression"] = _save_mutant(seed, source, whats, mutated)
+            raise WorkerRestart(record) from None
+        finally:
+            _no_alarm()
+        if in_subprocess:
+            outcome.update({f"{k} (subprocess)": v for k, v in run_in_subprocess(path).items()})
+    bad = {k: v for k, v in outcome.items() if v}
+    record["status"] = "fail" if bad else "ok"
+    if bad:
+        record["error"] = bad
+        record["regression"] = _save_mutant(seed, source, whats, mutated)
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
+def _save_mutant(seed: int, source: str, whats: list[str], mutated: str) -> str:
+    MUTANT_REGRESSIONS.mkdir(parents=True, exist_ok=True)
+    target = MUTANT_REGRESSIONS / f"seed{seed}.mlir"
+    target.write_text(f"// bench/fuzz.py mutant seed {seed} of {source}: {whats}\n{mutated}")
+    return str(target.relative_to(ROOT))
+
+
+def code_version() -> str:
+    """The commit of the code a worker runs, `+` when the work tree differs from it."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+        return done.stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + (
+        "+" if git("status", "--porcelain", "-uno") else ""
+    )
+
+
+def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
+    version = code_version()
+    with log.open("a") as out:
+        for seed in range(start, start + count):
+            out.write(json.dumps({"mode": mode, "seed": seed, "status": "start"}) + "\n")
+            out.flush()
+            try:
+                if mode == "graph":
+                    record = check_seed(seed)
+                else:
+                    record = check_mutant(seed, every > 0 and seed % every == 0)
+            except WorkerRestart as restart:
+                out.write(json.dumps(restart.args[0]) + "\n")
+                out.flush()
+                os._exit(3)
+            out.write(json.dumps({**record, "code": version}) + "\n")
+            out.flush()
+
+
+def run_chunk(mode: str, start: int, count: int, log: Path, every: int) -> None:
+    """One worker process per chunk; after a crash, the chunk goes on after the seed."""
+    end = start + count
+    while start < end:
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                f"worker-{mode}s",
+                str(start),
+                str(end - start),
+                str(log),
+                "--subprocess-every",
+                str(every),
+            ],
+            check=False,
+        )
+        finished = _finished(log, mode)
+        missing = [s for s in range(start, end) if s not in finished]
+        if not missing:
+            return
+        start = missing[0]
+        if start in _started(log, mode):  # started, never finished: the process died
+            with log.open("a") as out:
+                out.write(json.dumps({"mode": mode, "seed": start, "status": "crash"}) + "\n")
+            start += 1
+
+
+def _records(log: Path) -> list[dict]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def _started(log: Path, mode: str) -> set[int]:
+    return {r["seed"] for r in _records(log) if r["mode"] == mode and r["status"] == "start"}
+
+
+def _finished(log: Path, mode: str) -> set[int]:
+    return {r["seed"] for r in _records(log) if r["mode"] == mode and r["status"] != "start"}
+
+
+def drive(args: argparse.Namespace, mode: str) -> None:
+    done = _finished(args.log, mode)
+    chunks = []
+    for start in range(args.start, args.start + args.count, args.chunk):
+        count = min(args.chunk, args.start + args.count - start)
+        if not all(s in done for s in range(start, start + count)):
+            chunks.append((start, count))
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for start, count in chunks:  # a thread per worker process
+            pool.submit(run_chunk, mode, start, count, args.log, args.subprocess_every)
+    summary(args.log)
+
+
+def digests(args: argparse.Namespace) -> None:
+    """Recompute the fused IR of every `--every`-th checked seed here; compare with the log."""
+    from graph_checks import fused_ir_digest
+
+    logged = {r["seed"]: r["digest"] for r in _records(args.log) if r.get("digest")}
+    sample = sorted(logged)[:: args.every]
+    differ = [s for s in sample if fused_ir_digest(graph_of(s)) != logged[s]]
+    print(f"digests: {len(sample)} seeds recomputed in a second process, {len(differ)} differ")
+    with args.log.open("a") as out:
+        out.write(
+            json.dumps(
+                {
+                    "mode": "digests",
+                    "seed": -1,
+                    "status": "fail" if differ else "ok",
+                    "checked": len(sample),
+                    "differ": differ,
+                }
+            )
+            + "\n"
+        )
+
+
+def summary(log: Path) -> None:
+    latest: dict[tuple, dict] = {}
+    for record in _records(log):
+        if record["status"] != "start":
+            latest[(record["mode"], record["seed"])] = record
+    for mode in ("graph", "mutant"):
+        records = [r for (m, _), r in latest.items() if m == mode]
+        failed = [r for r in records if r["status"] != "ok"]
+        nodes = [r.get("nodes", 0) for r in records]
+        print(
+            f"{mode}s: {len(records)} run, {len(failed)} failed"
+            + (f", {sum(nodes)} ops in all" if mode == "graph" else "")
+        )
+        for r in failed[:20]:
+            print(f"  seed {r['seed']}: {r['status']}: {str(r.get('error'))[:300]}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "mode",
+        choices=["graphs", "mutants", "digests", "summary", "worker-graphs", "worker-mutants"],
+    )
+    parser.add_argument("numbers", nargs="*")
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--chunk", type=int, default=100)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--every", type=int, default=20)
+    parser.add_argument("--subprocess-every", type=int, default=25)
+    parser.add_argument("--log", type=Path, default=Path("fuzz.jsonl"))
+    args = parser.parse_args(argv)
+    if args.mode.startswith("worker-"):
+        start, count, log = args.numbers
+        mode = args.mode.removeprefix("worker-").removesuffix("s")
+        worker(mode, int(start), int(count), Path(log), args.subprocess_every)
+    elif args.mode == "digests":
+        digests(args)
+    elif args.mode == "summary":
+        summary(args.log)
+    else:
+        drive(args, args.mode.removesuffix("s"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""The checks of a random graph (`bench/graph_spec.py`): every source op in exactly one kernel,
+the pipeline deterministic, reference == unfused == fused natively. Used by
+`tests/test_random_graphs.py` and `bench/fuzz.py`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+import numpy as np
+from graph_spec import GraphSpec, build_module, location
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.traits import SymbolTable
+
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.driver import (
+    DEFAULT_PIPELINE,
+    UNFUSED_PIPELINE,
+    PassManager,
+    compile_module,
+    parse_pipeline,
+)
+from fusion_compiler.passes.analysis.function_graph import build_function_graph, op_label
+from fusion_compiler.passes.analysis.graph_partition import partition
+from fusion_compiler.passes.fuse_ops import FuseOpsPass
+
+
+def main_of(module: ModuleOp) -> func.FuncOp:
+    return next(
+        op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == "main"
+    )
+
+
+def body_ops(function: func.FuncOp) -> list[Operation]:
+    return [op for op in function.body.block.ops if not isinstance(op, func.ReturnOp)]
+
+
+def fusion_units(main: func.FuncOp, fuse: FuseOpsPass) -> dict[FileLineColLoc, tuple]:
+    """The partition of legalized `main` as `fuse` computes it: each group's ops in block
+    order, keyed by the location of the last one (the location of the group's call)."""
+    info = build_function_graph(main)
+    result = partition(info.graph, fuse.max_depth, fuse.opt_level, fuse.max_args)
+    members: dict[int, list[Operation]] = {}
+    for index, op in enumerate(info.ops):
+        members.setdefault(result.group_of[info.node_of_op(index)], []).append(op)
+    return {ops[-1].location: tuple(ops) for ops in members.values()}
+
+
+def _labels(ops) -> list[str]:
+    return [op_label(op) for op in ops]
+
+
+def check_call(op: Operation, units: dict, module: ModuleOp) -> int:
+    """`op` of fused @main stands for exactly one unit of the partition; returns its size."""
+    assert op.location in units, f"{op.name} at {op.location} stands for no group (or two)"
+    unit = units.pop(op.location)
+    if not isinstance(op, func.CallOp):
+        assert unit == (op,), (op, unit)
+        return 1
+    callee = SymbolTable.lookup_symbol(module, op.callee)
+    assert isinstance(callee, func.FuncOp) and PRIMITIVE_ATTR in callee.attributes
+    inner = body_ops(callee)
+    assert _labels(inner) == _labels(unit)
+    assert all(isinstance(o, graph.CallLoopOp) for o in inner)
+    if callee.location == unit[0].location:  # the group that defined the (shared) function
+        assert [o.location for o in inner] == [o.location for o in unit]
+    return len(unit)
+
+
+def split_pipeline() -> tuple[tuple[ModulePass, ...], FuseOpsPass, tuple[ModulePass, ...]]:
+    """`DEFAULT_PIPELINE` as (the passes before fuse-ops, fuse-ops, the passes after it)."""
+    passes = parse_pipeline(DEFAULT_PIPELINE)
+    at = next(i for i, p in enumerate(passes) if isinstance(p, FuseOpsPass))
+    fuse = passes[at]
+    assert isinstance(fuse, FuseOpsPass)
+    return passes[:at], fuse, passes[at + 1 :]
+
+
+def run_pipeline_checking_partition(spec: GraphSpec, module: ModuleOp) -> int:
+    """Runs `DEFAULT_PIPELINE` on `module`, checking around fuse-ops that every source op is
+    in exactly one group and each group in exactly one call of @main. Returns the number of
+    calls that launch a kernel."""
+    before, fuse, after = split_pipeline()
+    manager = PassManager(before)
+    manager.run(module)
+    main = main_of(module)
+    sources = Counter(location(index) for index in range(len(spec.nodes)))
+    assert Counter(op.location for op in body_ops(main)) == sources
+    units = fusion_units(main, fuse)
+    PassManager([fuse], ctx=manager.ctx).run(module)
+    calls = body_ops(main_of(module))
+    covered = sum(check_call(op, units, module) for op in calls)
+    assert not units, f"groups without a call: {units}"
+    assert covered == len(spec.nodes)
+    PassManager(after, ctx=manager.ctx).run(module)
+    return sum(1 for op in calls if not isinstance(op, graph.ConstantOp))
+
+
+def random_inputs(spec: GraphSpec, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-1, 1, shape).astype(np.float32) for shape in spec.args]
+
+
+def assert_close(got: list[np.ndarray], want: list[np.ndarray], what: str) -> None:
+    """Native kernels compute in float32 in loop order, the reference in float64 rounded once
+    per op. Inputs and constants lie in [-1, 1], exp only sees values in [-6, 6], and no
+    reduction, matmul or conv sums more than a few hundred terms, so the float32 round-off
+    accumulated over a graph of at most 8 ops stays far below 1e-4 of each value (rtol),
+    except where terms cancel: there the error is float32 epsilon (1.2e-7) times the size of
+    the terms, which these graphs keep within a factor of ~10-100 of the largest output
+    (atol 1e-5 times max |reference|)."""
+    assert len(got) == len(want)
+    for index, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert np.all(np.isfinite(w)), f"reference result #{index} is not finite"
+        scale = float(np.max(np.abs(w), initial=0.0)) or 1.0
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5 * scale, err_msg=f"{what} #{index}")
+
+
+def check_numerics(spec: GraphSpec, kernels: int) -> str:
+    """Reference, unfused and fused native results agree; returns the fused LLVM IR."""
+    module = build_module(spec)
+    inputs = random_inputs(spec, seed=len(spec.nodes))
+    reference = evaluate(module, "main", inputs)
+    unfused = compile_module(module, UNFUSED_PIPELINE, cache=False)
+    fused = compile_module(module, DEFAULT_PIPELINE, cache=False)
+    assert_close(unfused.run("main", *inputs), reference, "unfused result")
+    assert_close(fused.run("main", *inputs), reference, "fused result")
+    assert len(unfused.kernels("main")) == sum(n.op != "constant" for n in spec.nodes)
+    assert len(fused.kernels("main")) == kernels
+    return fused.llvm_ir
+
+
+def fused_ir_digest(spec: GraphSpec) -> str:
+    """SHA-256 of the default pipeline's output for `spec`: equal in every process."""
+    module = PassManager(DEFAULT_PIPELINE).run(build_module(spec))
+    return hashlib.sha256(str(module).encode()).hexdigest()
+
+
+def check_graph(spec: GraphSpec, input_seed: int = 0) -> str:
+    """Every check of `spec` with one pipeline run per build: the partition around fuse-ops,
+    reference == unfused == fused natively, one kernel per op unfused. Returns the SHA-256 of
+    the fused pipeline's output (for the check across processes)."""
+    staged = build_module(spec)
+    kernels = run_pipeline_checking_partition(spec, staged)
+    digest = hashlib.sha256(str(staged).encode()).hexdigest()
+    module = build_module(spec)
+    inputs = random_inputs(spec, seed=input_seed)
+    reference = evaluate(module, "main", inputs)
+    unfused = compile_module(module, UNFUSED_PIPELINE, cache=False)
+    fused = compile_module(staged, pipeline="", cache=False)
+    assert_close(unfused.run("main", *inputs), reference, "unfused result")
+    assert_close(fused.run("main", *inputs), reference, "fused result")
+    assert len(unfused.kernels("main")) == sum(n.op != "constant" for n in spec.nodes)
+    assert len(fused.kernels("main")) == kernels
+    return digest

@@ -1,0 +1,66 @@
+// apache/tvm tests/python/relax/test_transform_fuse_tir.py::test_fuse_with_call_tir_in_main:
+// a primitive function (exp -> squeeze) and a kernel called directly from main (add):
+// the group becomes a kernel, the add call stays as it is.
+// RUN: fusion-opt %s -p fuse-tir | filecheck %s
+
+// CHECK-LABEL: loop.func @add(
+// CHECK-LABEL: loop.func @fused_exp_squeeze(
+// CHECK-LABEL: func.func @main(
+// CHECK-NEXT:    %[[LV0:.*]] = graph.call_loop @fused_exp_squeeze(%x)
+// CHECK-NEXT:    graph.constant
+// CHECK-NEXT:    %[[LV1:.*]] = graph.call_loop @add(%[[LV0]], %{{.*}})
+// CHECK-NEXT:    func.return %[[LV1]]
+
+loop.func @add(%a: memref<10x20xf32>, %b: memref<f32>) outs(%c: memref<10x20xf32>) pattern elemwise {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c20 = arith.constant 20 : index
+  loop.for %i = %c0 to %c10 step %c1 {
+    loop.for %j = %c0 to %c20 step %c1 {
+      %x = memref.load %a[%i, %j] : memref<10x20xf32>
+      %y = memref.load %b[] : memref<f32>
+      %s = arith.addf %x, %y : f32
+      memref.store %s, %c[%i, %j] : memref<10x20xf32>
+    }
+  }
+  loop.return
+}
+loop.func @exp(%a: memref<10x20xf32>) outs(%c: memref<10x20xf32>) pattern elemwise {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c20 = arith.constant 20 : index
+  loop.for %i = %c0 to %c10 step %c1 {
+    loop.for %j = %c0 to %c20 step %c1 {
+      %x = memref.load %a[%i, %j] : memref<10x20xf32>
+      %e = math.exp %x : f32
+      memref.store %e, %c[%i, %j] : memref<10x20xf32>
+    }
+  }
+  loop.return
+}
+loop.func @squeeze(%a: memref<10x20xf32>) outs(%c: memref<10x20xf32>) pattern injective {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c20 = arith.constant 20 : index
+  loop.for %i = %c0 to %c10 step %c1 {
+    loop.for %j = %c0 to %c20 step %c1 {
+      %x = memref.load %a[%i, %j] : memref<10x20xf32>
+      memref.store %x, %c[%i, %j] : memref<10x20xf32>
+    }
+  }
+  loop.return
+}
+func.func private @fused_exp_squeeze(%x1: tensor<10x20xf32>) -> tensor<10x20xf32> attributes {graph.primitive} {
+  %lv = graph.call_loop @exp(%x1) : (tensor<10x20xf32>) -> tensor<10x20xf32>
+  %gv = graph.call_loop @squeeze(%lv) : (tensor<10x20xf32>) -> tensor<10x20xf32>
+  func.return %gv : tensor<10x20xf32>
+}
+func.func @main(%x: tensor<10x20xf32>) -> tensor<10x20xf32> {
+  %lv0 = func.call @fused_exp_squeeze(%x) : (tensor<10x20xf32>) -> tensor<10x20xf32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %lv1 = graph.call_loop @add(%lv0, %one) : (tensor<10x20xf32>, tensor<f32>) -> tensor<10x20xf32>
+  func.return %lv1 : tensor<10x20xf32>
+}

@@ -1,0 +1,54 @@
+"""Every graph and IR mutant `bench/fuzz.py` found a bug with, shrunk and kept as a test.
+
+- `tests/regressions/graphs/*.mlir`: compiled fused and unfused, run natively on inputs in
+  [-1, 1], compared with the reference semantics (the fuzzer's tolerance,
+  `bench/graph_checks.py`).
+- `tests/regressions/mutants/*.mlir`: damaged IR; `fusion-opt` and `fusion-run --random-inputs
+  --check` must end with a diagnostic (exit status 0 or 1 and a message, no internal error, no
+  traceback), run in-process as the fuzzer runs them (`bench/fuzz_mutants.py`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+from fuzz_mutants import run_in_process  # noqa: E402
+from graph_checks import assert_close  # noqa: E402
+
+from fusion_compiler.dialects.context import make_context  # noqa: E402
+from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
+from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
+from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module  # noqa: E402
+
+REGRESSIONS = ROOT / "tests" / "regressions"
+GRAPHS = sorted((REGRESSIONS / "graphs").glob("*.mlir"))
+MUTANTS = sorted((REGRESSIONS / "mutants").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("path", GRAPHS, ids=[p.stem for p in GRAPHS])
+def test_regression_graph_matches_the_reference(path: Path) -> None:
+    module = parse_source(make_context(), path.read_text(), str(path))
+    main = next(op for op in module.ops if getattr(op, "sym_name", None).data == "main")
+    rng = np.random.default_rng(0)
+    inputs = [
+        rng.uniform(-1, 1, arg.type.get_shape()).astype(np.float32) for arg in main.args
+    ]
+    reference = evaluate(module, "main", inputs)
+    for pipeline in (UNFUSED_PIPELINE, DEFAULT_PIPELINE):
+        model = compile_module(module, pipeline, cache=False)
+        assert_close(model.run("main", *inputs), reference, pipeline)
+
+
+@pytest.mark.parametrize("path", MUTANTS, ids=[p.stem for p in MUTANTS])
+def test_regression_mutant_ends_with_a_diagnostic(path: Path) -> None:
+    outcome = run_in_process(path)
+    assert not any(outcome.values()), outcome
