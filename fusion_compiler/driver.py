@@ -46,6 +46,12 @@ PassFactory = Callable[[], type[ModulePass]]
 # --- the pass registry ------------------------------------------------------------------------
 
 
+def _fold_constants() -> type[ModulePass]:
+    from fusion_compiler.passes.fold_constants import FoldConstantsPass
+
+    return FoldConstantsPass
+
+
 def _legalize_ops() -> type[ModulePass]:
     from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
 
@@ -101,6 +107,7 @@ def _convert_loop_to_llvm() -> type[ModulePass]:
 
 
 PASSES: dict[str, PassFactory] = {
+    "fold-constants": _fold_constants,
     "fuse-ops-by-pattern": _fuse_ops_by_pattern,
     "legalize-ops": _legalize_ops,
     "annotate-pattern": _annotate_pattern,
@@ -126,11 +133,16 @@ def available_passes() -> dict[str, PassFactory]:
 
 # --- the named pipelines ----------------------------------------------------------------------
 
-FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
+FOLD_PIPELINE = "fold-constants"
+"""Compile-time constant folding (TVM's FoldConstant): first in every named pipeline."""
+
+FUSION_PIPELINE = f"{FOLD_PIPELINE},legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
 """TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
 `graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
 
-UNFUSED_FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops{opt-level=0},fuse-tir"
+UNFUSED_FUSION_PIPELINE = (
+    f"{FOLD_PIPELINE},legalize-ops,annotate-pattern,fuse-ops{{opt-level=0}},fuse-tir"
+)
 """The fusion pipeline with fusion switched off: one kernel per graph op."""
 
 SCHEDULE_PIPELINE = "schedule-kernels"
@@ -145,11 +157,11 @@ UNFUSED_PIPELINE = f"{UNFUSED_FUSION_PIPELINE},{SCHEDULE_PIPELINE}"
 BLAS_PATTERNS = "fuse-ops-by-pattern{patterns=blas annotate-codegen=true}"
 """Pattern dispatch: matrix products (with their bias and activation) to the BLAS library."""
 
-BLAS_FUSION_PIPELINE = f"{BLAS_PATTERNS},{FUSION_PIPELINE}"
+BLAS_FUSION_PIPELINE = FUSION_PIPELINE.replace(FOLD_PIPELINE, f"{FOLD_PIPELINE},{BLAS_PATTERNS}", 1)
 """The fusion pipeline after pattern dispatch: composites for BLAS, automatic fusion for the
 rest."""
 
-BLAS_PIPELINE = f"{BLAS_PATTERNS},{DEFAULT_PIPELINE}"
+BLAS_PIPELINE = DEFAULT_PIPELINE.replace(FOLD_PIPELINE, f"{FOLD_PIPELINE},{BLAS_PATTERNS}", 1)
 """The default pipeline after pattern dispatch (needs the `blas` extra to compile natively)."""
 
 NATIVE_PIPELINE = ("lower-graph", "convert-loop-to-llvm")
@@ -171,6 +183,31 @@ def cache_pipeline(pipeline: str, profile: bool = False) -> str:
     """The pipeline a build is cached under: a profiling build never shares a normal one's
     entry."""
     return f"{pipeline},{PROFILE_LOWER_GRAPH}" if profile else pipeline
+
+
+GRAPH_PASSES = frozenset({"fold-constants"})
+"""Passes from the graph level to the graph level that change its constants. `compile_module`
+runs those a pipeline starts with on a copy of the module before anything else
+(`split_graph_passes`), so the constants bound to the native code and the compile cache's key
+are those of their result."""
+
+
+def split_graph_passes(pipeline: str) -> tuple[str, str]:
+    """The leading `GRAPH_PASSES` of `pipeline` and the rest, as two pipelines."""
+    try:
+        specs = tuple(split_pipeline(pipeline))
+    except (ArgSpecParseError, ValueError):
+        return "", pipeline  # parse_pipeline reports it
+    count = next((i for i, s in enumerate(specs) if s.name not in GRAPH_PASSES), len(specs))
+    late = [s.name for s in specs[count:] if s.name in GRAPH_PASSES]
+    if late:
+        raise CompileError(
+            f"invalid pass pipeline '{pipeline}': {late[0]} must come first (the constants it "
+            "makes are bound to the native code)"
+        )
+    if count == 0:
+        return "", pipeline
+    return ",".join(map(str, specs[:count])), ",".join(map(str, specs[count:]))
 
 
 def make_pipeline(*, fuse: bool = True, schedule: str | None = "") -> str:
@@ -308,7 +345,9 @@ def compile_native(
     """Native code for `module` (graph level; left unchanged) compiled with `pipeline`, from the
     on-disk compile cache when it holds it; `instruments` run around each pass when the
     module is compiled; the seconds of the LLVM stages are appended to `timings` when given.
-    `profile` makes a profiling build (every kernel launch timed), cached apart."""
+    `profile` makes a profiling build (every kernel launch timed), cached apart.
+    `CompiledModel.of` binds the constants of `module` to the code, so `pipeline` must keep
+    them: `compile_module` runs the `GRAPH_PASSES` a pipeline starts with before this."""
     from fusion_compiler.lowering import compile_cache
 
     ctx = make_context()
@@ -350,6 +389,10 @@ def compile_module(
     from fusion_compiler.lowering.compiled_model import CompiledModel
 
     verify_module(module)
+    graph_passes, pipeline = split_graph_passes(pipeline)
+    if graph_passes:  # their result is what the native code binds and the cache is keyed by
+        module = module.clone()
+        PassManager(graph_passes, instruments=instruments).run(module)
     native = compile_native(
         module, pipeline, cache=cache, instruments=instruments, timings=timings, profile=profile
     )

@@ -1,6 +1,7 @@
 """What `fusion-report` shows, computed from the IR: nodes, edges, fusion groups and refusals.
 
-`build_report` runs `legalize-ops,annotate-pattern` on a copy of the module, then the partition
+`build_report` runs the graph-level passes the pipeline starts with (`fold-constants`), then
+`legalize-ops,annotate-pattern` on a copy of the module, then the partition
 analysis of `fuse-ops` (`passes/analysis/graph_partition.py`) on the entry function, with the
 fuse-ops options of the pipeline the model would be compiled with. It names each group as
 `fuse-ops` does (`fused_` + member kernels, structurally identical groups sharing one name), so
@@ -25,7 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import CallLoopOp
-from fusion_compiler.driver import PassManager
+from fusion_compiler.driver import PassManager, split_graph_passes
 from fusion_compiler.passes.analysis.function_graph import build_function_graph
 from fusion_compiler.passes.analysis.graph_partition import Partition, partition
 from fusion_compiler.passes.fuse_ops import (
@@ -140,7 +141,9 @@ def _entry_function(module: ModuleOp, entry: str) -> func.FuncOp:
 def build_report(module: ModuleOp, source: str, entry: str, pipeline: str) -> FusionReport:
     """The report of `entry` when `module` (graph level) is compiled with `pipeline`."""
     module = module.clone()
-    PassManager("legalize-ops,annotate-pattern").run(module)
+    graph_passes, _ = split_graph_passes(pipeline)  # the graph as compiled: folded
+    annotate = "legalize-ops,annotate-pattern"
+    PassManager(f"{graph_passes},{annotate}" if graph_passes else annotate).run(module)
     function = _entry_function(module, entry)
     options = _fuse_ops_options(pipeline)
     info = build_function_graph(function)
