@@ -20,13 +20,28 @@ from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.graph import BatchNormOp, LayerNormOp, LrnOp, SoftmaxOp, int_of
 from fusion_compiler.passes.legalize_ops.loop_builder import NEG_INF, KernelBuilder, buffer_shape
-from fusion_compiler.passes.legalize_ops.reduction import reduction_block
+from fusion_compiler.passes.legalize_ops.reduction import lane_reduce, reduction_block
 
 
 def _normalize(kb: KernelBuilder, x: SSAValue, mean: SSAValue, var: SSAValue, eps: float):
     """`(x - mean) / sqrt(var + eps)`."""
     root = kb.arith(math.SqrtOp, kb.arith(arith.AddfOp, var, kb.f32(eps)))
     return kb.arith(arith.DivfOp, kb.arith(arith.SubfOp, x, mean), root)
+
+
+def _reciprocal(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    """`1 / value`: a row's divisor, inverted once per row (LLVM hoists it out of the row's
+    loop) so that the row is scaled by multiplications, not divisions."""
+    return kb.arith(arith.DivfOp, kb.f32(1.0), value)
+
+
+def larger_of(kb: KernelBuilder, old: SSAValue, value: SSAValue) -> SSAValue:
+    """`value > old ? value : old`: softmax's shift, the largest element that is not NaN
+    (-inf when there is none; of equal ones the first). One `maxps` on x86 instead of the
+    five instructions of a NaN-propagating `maximumf`, and the softmax is the same: a NaN
+    element makes the row NaN through its `exp` in the sum, as with the NaN maximum."""
+    greater = kb.arith(arith.CmpfOp, value, old, "ogt")
+    return kb.arith(arith.SelectOp, greater, value, old)
 
 
 def _scale_shift(kb: KernelBuilder, value: SSAValue, scale: SSAValue, shift: SSAValue):
@@ -66,12 +81,17 @@ def legalize_layer_norm(op: Operation, kb: KernelBuilder) -> None:
             deviation = kb.arith(arith.SubfOp, kb.load(x, [*outer, *inner]), mean)
             return kb.arith(arith.MulfOp, deviation, deviation)
 
-        kb.reduce(squares, outer, 0.0, shape[first:], squared_deviation, arith.AddfOp)
+        extents = shape[first:]
+        lane_reduce(
+            kb, squares, outer, outer, shape[:first], 0.0, extents, squared_deviation, arith.AddfOp
+        )
     with kb.nest(shape) as ivs:
         outer, inner = ivs[:first], ivs[first:]
         mean = kb.arith(arith.DivfOp, kb.load(total, outer), count)
         var = kb.arith(arith.DivfOp, kb.load(squares, outer), count)
-        value = _normalize(kb, kb.load(x, ivs), mean, var, op.epsilon.value.data)
+        root = kb.arith(math.SqrtOp, kb.arith(arith.AddfOp, var, kb.f32(op.epsilon.value.data)))
+        value = kb.arith(arith.SubfOp, kb.load(x, ivs), mean)
+        value = kb.arith(arith.MulfOp, value, _reciprocal(kb, root))
         value = _scale_shift(kb, value, kb.load(gamma, inner), kb.load(beta, inner))
         kb.store(value, kb.outputs[0], ivs)
 
@@ -107,7 +127,7 @@ def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     maximum = kb.alloc(rest, "max")
     exp = kb.alloc(shape, "exp")
     total = kb.alloc(rest, "sum")
-    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, arith.MaximumfOp)
+    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, larger_of)
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]
         shifted = kb.arith(arith.SubfOp, kb.load(x, ivs), kb.load(maximum, others))
@@ -115,7 +135,8 @@ def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     reduction_block(kb, exp, (axis,), False, total, 0.0, arith.AddfOp)
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]
-        kb.store(kb.arith(arith.DivfOp, kb.load(exp, ivs), kb.load(total, others)), out, ivs)
+        scale = _reciprocal(kb, kb.load(total, others))
+        kb.store(kb.arith(arith.MulfOp, kb.load(exp, ivs), scale), out, ivs)
 
 
 LEGALIZATIONS = {

@@ -29,7 +29,7 @@ loop.for %i = %c0 to %c4 step %c1 {
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import prod
 
 from xdsl.dialects import arith
@@ -39,9 +39,52 @@ from fusion_compiler.dialects.graph import ReduceMaxOp, ReduceMeanOp, ReduceSumO
 from fusion_compiler.passes.legalize_ops.loop_builder import (
     NEG_INF,
     Combine,
+    Indices,
     KernelBuilder,
     buffer_shape,
 )
+
+LANES = 32
+"""The partial sums of a lane reduction (`lane_reduce`): fixed, whatever the host's vectors."""
+
+
+def lane_reduce(
+    kb: KernelBuilder,
+    accumulator: SSAValue,
+    indices: Indices,
+    kept: Indices,
+    kept_shape: Sequence[int],
+    init: float,
+    extents: Sequence[int],
+    term: Callable[[list[SSAValue]], SSAValue],
+    combine: Combine,
+) -> None:
+    """`accumulator[indices] = combine-reduce(term(k) for k in extents)` in the lane order of
+    the module doc when the last extent has `LANES` or more elements (else in order:
+    `kb.reduce`). `kept` are the loop variables of the accumulator's element and `kept_shape`
+    their extents: the partial sums live in a local buffer `kept_shape x LANES`."""
+    if not extents or extents[-1] < LANES:
+        kb.reduce(accumulator, indices, init, extents, term, combine)
+        return
+    chunks, remainder = divmod(extents[-1], LANES)
+    lanes = kb.alloc([*kept_shape, LANES], "lanes")
+    with kb.nest([LANES], hint="l") as (lane,):
+        kb.store(kb.f32(init), lanes, [*kept, lane])
+    with kb.nest(extents[:-1], hint="k") as outer:
+        with kb.nest([chunks], hint="k") as (chunk,), kb.nest([LANES], hint="l") as (lane,):
+            k = kb.affine([(chunk, LANES), (lane, 1)])
+            kb.accumulate(lanes, [*kept, lane], term([*outer, k]), combine)
+        if remainder:
+            with kb.nest([remainder], hint="l") as (lane,):
+                k = kb.affine([(lane, 1)], chunks * LANES)
+                kb.accumulate(lanes, [*kept, lane], term([*outer, k]), combine)
+    width = LANES // 2
+    while width >= 2:
+        with kb.nest([width], hint="l") as (lane,):
+            upper = kb.load(lanes, [*kept, kb.affine([(lane, 1)], width)])
+            kb.accumulate(lanes, [*kept, lane], upper, combine)
+        width //= 2
+    kb.reduce(accumulator, indices, init, [2], lambda ls: kb.load(lanes, [*kept, *ls]), combine)
 
 
 def reduction_block(
@@ -53,19 +96,26 @@ def reduction_block(
     init: float,
     combine: Combine,
 ) -> None:
-    """`accumulator = combine-reduce(source, axes)`; `accumulator` has the reduced shape
-    (with unit axes in place of the reduced ones when `keepdims`)."""
+    """`accumulator = combine-reduce(source, axes)` (in the lane order when the last axis is
+    reduced: `lane_reduce`); `accumulator` has the reduced shape (with unit axes in place of
+    the reduced ones when `keepdims`)."""
     shape = buffer_shape(source)
     kept = [d for d in range(len(shape)) if d not in axes]
+    reduced = sorted(axes)
     with kb.nest([shape[d] for d in kept]) as ivs:
         by_axis = dict(zip(kept, ivs, strict=True))
         indices = [by_axis.get(d, kb.index(0)) for d in range(len(shape))] if keepdims else ivs
 
         def element(ks: list[SSAValue]) -> SSAValue:
-            full = by_axis | dict(zip(axes, ks, strict=True))
+            full = by_axis | dict(zip(reduced, ks, strict=True))
             return kb.load(source, [full[d] for d in range(len(shape))])
 
-        kb.reduce(accumulator, indices, init, [shape[d] for d in axes], element, combine)
+        extents = [shape[d] for d in reduced]
+        if reduced and reduced[-1] != len(shape) - 1:
+            kb.reduce(accumulator, indices, init, extents, element, combine)
+            return
+        kept_shape = [shape[d] for d in kept]
+        lane_reduce(kb, accumulator, indices, ivs, kept_shape, init, extents, element, combine)
 
 
 def mean_blocks(
