@@ -40,14 +40,8 @@ from fusion_compiler.dialects.shape_rules import Shape
 Indices = Sequence[SSAValue]
 """The subscripts of one buffer access (empty for a rank-0 buffer)."""
 
-Combine = (
-    type[arith.AddfOp]
-    | type[arith.MaximumfOp]
-    | type[arith.MaxnumfOp]
-    | Callable[["KernelBuilder", SSAValue, SSAValue], SSAValue]
-)
-"""What folds a reduction term into its accumulator: the class of one scalar op, applied as
-`op(accumulator, term)`, or a function emitting `combine(kb, accumulator, term)`."""
+Combine = type[arith.AddfOp] | type[arith.MaximumfOp] | type[arith.MaxnumfOp]
+"""The scalar op that folds a reduction term into its accumulator: `op(accumulator, term)`."""
 
 CONTRACT = arith.FastMathFlagsAttr([arith.FastMathFlag.ALLOW_CONTRACT])
 """The fast-math flags of a multiply-accumulate's `mulf` and `addf` (see `reduce`)."""
@@ -305,9 +299,6 @@ class KernelBuilder:
         """One reduction update `acc[indices] = combine(acc[indices], value)`; a product
         added is a multiply-accumulate (`contract`, see `reduce`)."""
         old = self.load(accumulator, indices)
-        if not isinstance(combine, type):
-            self.store(combine(self, old, value), accumulator, indices)
-            return
         update = self.emit(combine(old, value))
         if isinstance(update, arith.AddfOp) and _contract_product(value):
             update.fastmath = CONTRACT

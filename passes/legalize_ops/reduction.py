@@ -1,30 +1,57 @@
 """Legalization of the reductions: `reduce_sum`, `reduce_max` and `reduce_mean`.
 
-`reduce_sum` and `reduce_max` are one reduction block writing the result directly: spatial
-loops over the kept axes, an init store (0.0 or -inf), then the reduction loops over the
-reduced axes holding the update. `reduce_mean` (and `global_avg_pool2d`) is a sum block into a
-local buffer, then a scaling block dividing by the element count.
+`reduce_sum` and `reduce_max` are one reduction writing the result directly: spatial loops
+over the kept axes, then the reduction over the reduced axes. `reduce_mean` (and
+`global_avg_pool2d`) is a sum into a local buffer, then a scaling block dividing by the element
+count. With `keepdims`, a reduced axis stays in the result as a unit axis: it gets no loop and
+is subscripted with `%c0`, in the stores and in every load of that buffer.
 
-With `keepdims`, a reduced axis stays in the result as a unit axis: it gets no loop and is
-subscripted with `%c0`, in the stores and in every load of that buffer.
+**The order of the terms.** A reduction that does not include the last (contiguous) axis, or
+whose last axis has fewer than `LANES` (32) elements, is an init store (0.0 or -inf) and then
+the reduction loops over the reduced axes, in order, holding the update (`kb.reduce`). A
+reduction over the last axis, `n >= LANES` elements long, is a *lane reduction*
+(`lane_reduce`; also softmax's max and sum and layer_norm's two sums): the terms go to `LANES`
+partial results `lanes[.., l]`, term `k = c * LANES + l` into lane `l` (chunks `c` in order,
+then the `n % LANES` remaining terms into lanes `0 ..`), and the lanes are combined in a fixed
+tree: each level is a reduction over `h < 2` into a local buffer of half the width, `tree[l] =
+(init + lanes[l]) + lanes[l + w]` for `w` = 16, 8, 4, 2, 1 (the last one into the result).
+Outer reduced axes loop around the chunks, in order. Every lane is updated by
+contiguous loads of consecutive chunks, so `schedule-kernels` vectorises the lane loop
+(`vectorized`) and unrolls chunks into it; the lane loop is parallel, which no transformation
+needs to prove about reordered terms: the order is the legalization's, the same in every build
+(fused or not, scheduled or not, whatever the host's vector width), so those all agree bit for
+bit. `LANES` is a constant, not the host's vector width.
 
 ```mlir
-%sum = loop.alloc : memref<4x1xf32>
+%lanes = loop.alloc : memref<4x32xf32>
 loop.for %i = %c0 to %c4 step %c1 {
-  memref.store %cst, %sum[%i, %c0]
-  loop.for %k = %c0 to %c8 step %c1 {
-    %x = memref.load %in[%i, %k]
-    %old = memref.load %sum[%i, %c0]
-    %new = arith.addf %old, %x : f32
-    memref.store %new, %sum[%i, %c0]
+  loop.for %l = %c0 to %c32 step %c1 { memref.store %zero, %lanes[%i, %l] }
+  loop.for %c = %c0 to %c3 step %c1 {                    // 3 chunks of x[%i, 0..96)
+    loop.for %l = %c0 to %c32 step %c1 {
+      %k = arith.addi (arith.muli %c, %c32), %l
+      %lanes[%i, %l] = %lanes[%i, %l] + %x[%i, %k]
+    }
   }
-}
-loop.for %i = %c0 to %c4 step %c1 {
-  %s = memref.load %sum[%i, %c0]
-  %m = arith.divf %s, %cst_8 : f32
-  memref.store %m, %out[%i, %c0]
+  loop.for %l = %c0 to %c4 step %c1 {                    // x[%i, 96..100)
+    %lanes[%i, %l] = %lanes[%i, %l] + %x[%i, %l + 96]
+  }
+  loop.for %l = %c0 to %c16 step %c1 {
+    memref.store %zero, %tree[%i, %l]
+    loop.for %h = %c0 to %c2 step %c1 { %tree[%i, %l] += %lanes[%i, %h * 16 + %l] }
+  }
+  ... (8, 4, 2: %tree_1, %tree_2, %tree_3)
+  memref.store %zero, %sum[%i]
+  loop.for %h = %c0 to %c2 step %c1 { %sum[%i] += %tree_3[%i, %h] }
 }
 ```
+
+Numerics. Against the float64 reference the worst-case error of a lane sum of `n` terms is
+`(n / 32 + 5) * 2^-24 * sum |x|` (each lane adds `n / 32` terms, the tree 5 levels), against
+`(n - 1) * 2^-24 * sum |x|` for the sequential order: 26 times tighter at n = 768. Max is
+exact in any order. A NaN term makes the sum NaN and the max NaN (`maximumf` propagates it), +inf and -inf
+terms make the sum NaN, as numpy's; only an overflow of a partial sum can depend on the order.
+The pattern analysis sees the chunk loop as the reduction and the lane subscript
+`c * 32 + l` as a lane split, not a window, so the kernels keep their kinds (`comm_reduce`).
 """
 
 from __future__ import annotations
@@ -78,13 +105,27 @@ def lane_reduce(
             with kb.nest([remainder], hint="l") as (lane,):
                 k = kb.affine([(lane, 1)], chunks * LANES)
                 kb.accumulate(lanes, [*kept, lane], term([*outer, k]), combine)
-    width = LANES // 2
+    source, width = lanes, LANES // 2
     while width >= 2:
+        level = kb.alloc([*kept_shape, width], "tree")
         with kb.nest([width], hint="l") as (lane,):
-            upper = kb.load(lanes, [*kept, kb.affine([(lane, 1)], width)])
-            kb.accumulate(lanes, [*kept, lane], upper, combine)
-        width //= 2
-    kb.reduce(accumulator, indices, init, [2], lambda ls: kb.load(lanes, [*kept, *ls]), combine)
+            pair = _pair_term(kb, source, kept, lane, width)
+            kb.reduce(level, [*kept, lane], init, [2], pair, combine)
+        source, width = level, width // 2
+    pair = _pair_term(kb, source, kept, None, 1)
+    kb.reduce(accumulator, indices, init, [2], pair, combine)
+
+
+def _pair_term(
+    kb: KernelBuilder, source: SSAValue, kept: Indices, lane: SSAValue | None, width: int
+) -> Callable[[list[SSAValue]], SSAValue]:
+    """The term `source[kept, h * width + lane]` of a tree level's reduction over `h < 2`."""
+
+    def term(hs: list[SSAValue]) -> SSAValue:
+        terms = [(hs[0], width)] if lane is None else [(hs[0], width), (lane, 1)]
+        return kb.load(source, [*kept, kb.affine(terms)])
+
+    return term
 
 
 def reduction_block(
