@@ -28,23 +28,26 @@ reciprocal (1 ulp) rounding. The absolute tolerance is RTOL times the output's m
 
 def graph(n: int) -> str:
     """A sum of exps (its exp fuses into the sum), a keepdims max, a middle-axis mean, a
-    softmax and a layer_norm over rows of `n` elements."""
+    softmax, a layer_norm and a global average pooling over rows of `n` elements."""
     x, y, v = f"tensor<3x{n}xf32>", f"tensor<2x{n}x5xf32>", f"tensor<{n}xf32>"
+    z, pooled = f"tensor<1x2x3x{n}xf32>", "tensor<1x2x1x1xf32>"
+    results = f"tensor<3xf32>, tensor<3x1xf32>, tensor<2x1x5xf32>, {x}, {x}, {pooled}"
     return f"""
-func.func @main(%x: {x}, %y: {y}, %g: {v}, %b: {v}) -> (tensor<3xf32>, tensor<3x1xf32>, tensor<2x1x5xf32>, {x}, {x}) {{
+func.func @main(%x: {x}, %y: {y}, %g: {v}, %b: {v}, %z: {z}) -> ({results}) {{
   %e = graph.exp %x : {x}
   %s = graph.reduce_sum %e {{axes = array<i64: 1>, keepdims = false}} : ({x}) -> tensor<3xf32>
   %m = graph.reduce_max %x {{axes = array<i64: -1>, keepdims = true}} : ({x}) -> tensor<3x1xf32>
   %a = graph.reduce_mean %y {{axes = array<i64: 1>, keepdims = true}} : ({y}) -> tensor<2x1x5xf32>
   %p = graph.softmax %x {{axis = -1 : i64}} : ({x}) -> {x}
   %l = graph.layer_norm %x, %g, %b {{axis = -1 : i64, epsilon = 1.0e-05 : f32}} : ({x}, {v}, {v}) -> {x}
-  func.return %s, %m, %a, %p, %l : tensor<3xf32>, tensor<3x1xf32>, tensor<2x1x5xf32>, {x}, {x}
+  %q = graph.global_avg_pool2d %z : ({z}) -> {pooled}
+  func.return %s, %m, %a, %p, %l, %q : {results}
 }}"""
 
 
 def inputs(n: int, seed: int = 7) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    shapes = [(3, n), (2, n, 5), (n,), (n,)]
+    shapes = [(3, n), (2, n, 5), (n,), (n,), (1, 2, 3, n)]
     return [rng.uniform(-2.0, 2.0, shape).astype(np.float32) for shape in shapes]
 
 
@@ -108,6 +111,7 @@ def test_lane_kernels_keep_their_kinds(builds):
         ("reduce_mean", "out_ewise_fusable"),
         ("softmax", "out_ewise_fusable"),
         ("layer_norm", "out_ewise_fusable"),
+        ("global_avg_pool2d", "out_ewise_fusable"),
     ):
         header = next(line for line in text.splitlines() if f"loop.func @{kernel}(" in line)
         assert header.endswith(f"pattern {kind} {{"), header
@@ -116,12 +120,13 @@ def test_lane_kernels_keep_their_kinds(builds):
 
 def special_inputs(n: int) -> list[np.ndarray]:
     """Row 0: a NaN; row 1: +inf; row 2: +inf and -inf (near the end: the remainder lanes)."""
-    x, y, g, b = inputs(n)
+    x, y, g, b, z = inputs(n)
     x[0, n // 2] = np.nan
     x[1, 0] = np.inf
     x[2, n - 1] = -np.inf
     x[2, n // 3] = np.inf if n > 1 else -np.inf
-    return [x, y, g, b]
+    z[0, 1, 2, n - 1] = np.nan
+    return [x, y, g, b, z]
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
