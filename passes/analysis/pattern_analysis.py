@@ -19,6 +19,8 @@ give elemwise (bias-add). When that comparison says opaque and the block has red
     out[n, c, y, x] = max(out[...], p[.., y*2 + ky, ..])  out_ewise_fusable  (reduction variable
                                                                        inside an expression)
     out[i] = out[i] + x[i, k]                     comm_reduce
+    lanes[i, l] = lanes[i, l] + x[i, c * 32 + l]  comm_reduce   (a lane split, l in 0..32:
+                                                                 legalize-ops' lane reduction)
 
 The kernel's kind is the max over its blocks, except that a block with an index pattern writing a
 kernel argument after the kernel so far is comm_reduce makes it out_ewise_fusable (softmax,

@@ -14,11 +14,11 @@ The sums and softmax's max are lane reductions when they run along the last axis
 (`reduction.lane_reduce`: 32 partial results in a fixed order, vectorisable). Softmax's max is
 a `maxnumf` (the largest element that is not NaN; -inf when all are NaN), not the
 NaN-propagating `maximumf`: three x86 instructions instead of six, and the same softmax, since
-a NaN element makes its row NaN through its `exp` in the sum either way. A row is scaled by the reciprocal of
-its sum (softmax) or of its deviation (layer_norm), computed once per row: one division per
-row instead of one per element, for at most one more rounding (1 ulp) per element against
-the reference. Every build computes these same operations, so fused, unfused and scheduled
-kernels agree bit for bit.
+a NaN element makes its row NaN through its `exp` in the sum either way. A row is scaled by
+the reciprocal of its sum (softmax) or of its deviation (layer_norm), computed once per row:
+one division per row instead of one per element, for at most one more rounding (1 ulp) per
+element against the reference. Every build computes these same operations, so fused,
+unfused and scheduled kernels agree bit for bit.
 """
 
 from __future__ import annotations

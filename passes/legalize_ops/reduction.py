@@ -46,12 +46,13 @@ loop.for %i = %c0 to %c4 step %c1 {
 ```
 
 Numerics. Against the float64 reference the worst-case error of a lane sum of `n` terms is
-`(n / 32 + 5) * 2^-24 * sum |x|` (each lane adds `n / 32` terms, the tree 5 levels), against
-`(n - 1) * 2^-24 * sum |x|` for the sequential order: 26 times tighter at n = 768. Max is
-exact in any order. A NaN term makes the sum NaN and the max NaN (`maximumf` propagates it), +inf and -inf
-terms make the sum NaN, as numpy's; only an overflow of a partial sum can depend on the order.
-The pattern analysis sees the chunk loop as the reduction and the lane subscript
-`c * 32 + l` as a lane split, not a window, so the kernels keep their kinds (`comm_reduce`).
+`(ceil(n / 32) + 5) * 2^-24 * sum |x|` (each lane adds at most `ceil(n / 32)` terms, the tree
+has 5 levels), against `(n - 1) * 2^-24 * sum |x|` for the sequential order: 26 times tighter
+at n = 768. Max is exact in any order. A NaN term makes the sum NaN and the max NaN
+(`maximumf` propagates it), +inf and -inf terms make the sum NaN, as in numpy; only an
+overflow of a partial sum can depend on the order. The pattern analysis sees the chunk loop
+as the reduction and the lane subscript `c * 32 + l` as a lane split, not a window, so the
+kernels keep their kinds (`comm_reduce`).
 """
 
 from __future__ import annotations
@@ -142,17 +143,16 @@ def reduction_block(
     the reduced ones when `keepdims`)."""
     shape = buffer_shape(source)
     kept = [d for d in range(len(shape)) if d not in axes]
-    reduced = sorted(axes)
     with kb.nest([shape[d] for d in kept]) as ivs:
         by_axis = dict(zip(kept, ivs, strict=True))
         indices = [by_axis.get(d, kb.index(0)) for d in range(len(shape))] if keepdims else ivs
 
         def element(ks: list[SSAValue]) -> SSAValue:
-            full = by_axis | dict(zip(reduced, ks, strict=True))
+            full = by_axis | dict(zip(axes, ks, strict=True))
             return kb.load(source, [full[d] for d in range(len(shape))])
 
-        extents = [shape[d] for d in reduced]
-        if reduced and reduced[-1] != len(shape) - 1:
+        extents = [shape[d] for d in axes]
+        if axes and axes[-1] != len(shape) - 1:  # axes are sorted (`ReductionOp.axes_values`)
             kb.reduce(accumulator, indices, init, extents, element, combine)
             return
         kept_shape = [shape[d] for d in kept]
