@@ -19,6 +19,8 @@ give elemwise (bias-add). When that comparison says opaque and the block has red
     out[n, c, y, x] = max(out[...], p[.., y*2 + ky, ..])  out_ewise_fusable  (reduction variable
                                                                        inside an expression)
     out[i] = out[i] + x[i, k]                     comm_reduce
+    lanes[i, l] = lanes[i, l] + x[i, c * 32 + l]  comm_reduce   (a lane split, l in 0..32:
+                                                                 legalize-ops' lane reduction)
 
 The kernel's kind is the max over its blocks, except that a block with an index pattern writing a
 kernel argument after the kernel so far is comm_reduce makes it out_ewise_fusable (softmax,
@@ -38,6 +40,7 @@ from xdsl.ir import Block, SSAValue
 
 from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.passes.analysis.index_expr import IndexExpr
 from fusion_compiler.passes.analysis.kernel_blocks import (
     Access,
     ComputeBlock,
@@ -45,6 +48,7 @@ from fusion_compiler.passes.analysis.kernel_blocks import (
     compute_blocks,
     unsupported_op,
 )
+from fusion_compiler.passes.analysis.loop_access import loop_range
 
 _CASTS = (arith.ExtFOp, arith.TruncFOp)
 _ADDS = (arith.AddfOp, arith.AddiOp)
@@ -255,12 +259,31 @@ def _plain_store_vars(store: Access) -> frozenset[SSAValue] | None:
 
 
 def _reads_window(load: Access, block: ComputeBlock) -> bool:
-    """Whether a subscript of `load` uses a reduction variable inside an expression."""
+    """Whether a subscript of `load` uses a reduction variable inside an expression (other
+    than a lane split)."""
     reduction_vars = frozenset(block.reduction_vars)
     return any(
-        subscript.loop_vars & reduction_vars and subscript.loop_var is None
+        subscript.loop_vars & reduction_vars
+        and subscript.loop_var is None
+        and not _is_lane_split(subscript, block)
         for subscript in load.subscripts
     )
+
+
+def _is_lane_split(subscript: IndexExpr, block: ComputeBlock) -> bool:
+    """Whether `subscript` is `k * n + l` with `k` a reduction variable and `l` a store
+    variable of a loop `0 to n step 1`: each element along it is read by exactly one lane
+    `l` of a reduction split into `n` partial results (legalize-ops' `lane_reduce`), a
+    commutative reduction rather than a window."""
+    match subscript.key:
+        case (arith.AddiOp, None, ((arith.MuliOp, None, (("var", k), ("const", n))), ("var", l))):
+            pass
+        case _:
+            return False
+    if k not in block.reduction_vars or l not in block.store.loop_vars:
+        return False
+    lane_loop = next((loop for loop in block.loops if loop.induction_var is l), None)
+    return lane_loop is not None and loop_range(lane_loop) == (0, n, 1)
 
 
 def _is_multiply_add(block: ComputeBlock) -> bool:

@@ -40,7 +40,8 @@ from fusion_compiler.dialects.shape_rules import Shape
 Indices = Sequence[SSAValue]
 """The subscripts of one buffer access (empty for a rank-0 buffer)."""
 
-Combine = type[arith.AddfOp] | type[arith.MaximumfOp]
+Combine = type[arith.AddfOp] | type[arith.MaximumfOp] | type[arith.MaxnumfOp]
+"""The scalar op that folds a reduction term into its accumulator: `op(accumulator, term)`."""
 
 CONTRACT = arith.FastMathFlagsAttr([arith.FastMathFlag.ALLOW_CONTRACT])
 """The fast-math flags of a multiply-accumulate's `mulf` and `addf` (see `reduce`)."""
@@ -53,8 +54,6 @@ def _contract_product(value: SSAValue) -> bool:
         return True
     return False
 
-
-"""The scalar op that folds a reduction term into its accumulator."""
 
 Legalization = Callable[[Operation, "KernelBuilder"], None]
 """Writes the body of the kernel of one graph op (its buffers are already the arguments)."""
@@ -292,12 +291,18 @@ class KernelBuilder:
         the same pairs, so they all compute the same bits (`lowering/contraction.py`)."""
         self.store(self.f32(init), accumulator, indices)
         with self.nest(extents, hint="k") as ks:
-            value = term(ks)
-            old = self.load(accumulator, indices)
-            update = self.emit(combine(old, value))
-            if isinstance(update, arith.AddfOp) and _contract_product(value):
-                update.fastmath = CONTRACT
-            self.store(update.results[0], accumulator, indices)
+            self.accumulate(accumulator, indices, term(ks), combine)
+
+    def accumulate(
+        self, accumulator: SSAValue, indices: Indices, value: SSAValue, combine: Combine
+    ) -> None:
+        """One reduction update `acc[indices] = combine(acc[indices], value)`; a product
+        added is a multiply-accumulate (`contract`, see `reduce`)."""
+        old = self.load(accumulator, indices)
+        update = self.emit(combine(old, value))
+        if isinstance(update, arith.AddfOp) and _contract_product(value):
+            update.fastmath = CONTRACT
+        self.store(update.results[0], accumulator, indices)
 
     def pad(
         self, source: SSAValue, pads: Sequence[tuple[int, int]], fill: float, hint: str = "pad"

@@ -4,11 +4,21 @@
   with the per-channel vectors loaded at `[%i1]`.
 - layer_norm over axes `a..`: a sum block `%sum[outer]`, a block summing the squared
   deviations from `%sum / n` into `%sqdev[outer]`, then the output block
-  `(x - sum/n) / sqrt(sqdev/n + eps) * gamma[inner] + beta[inner]`.
+  `(x - sum/n) * (1 / sqrt(sqdev/n + eps)) * gamma[inner] + beta[inner]`.
 - lrn: a pad block along the channels (when `size > 1`), a block summing the squares of the
   `size` neighbouring channels into `%sqsum`, then `x / (bias + alpha/size * sqsum)^beta`.
 - softmax along `a` (TVM's four blocks): `%max` reduction, `%exp = exp(x - max)`, `%sum`
-  reduction of `%exp`, then `out = exp / sum`; `%max` and `%sum` drop axis `a`.
+  reduction of `%exp`, then `out = exp * (1 / sum)`; `%max` and `%sum` drop axis `a`.
+
+The sums and softmax's max are lane reductions when they run along the last axis
+(`reduction.lane_reduce`: 32 partial results in a fixed order, vectorisable). Softmax's max is
+a `maxnumf` (the largest element that is not NaN; -inf when all are NaN), not the
+NaN-propagating `maximumf`: three x86 instructions instead of six, and the same softmax, since
+a NaN element makes its row NaN through its `exp` in the sum either way. A row is scaled by
+the reciprocal of its sum (softmax) or of its deviation (layer_norm), computed once per row:
+one division per row instead of one per element, for at most one more rounding (1 ulp) per
+element against the reference. Every build computes these same operations, so fused,
+unfused and scheduled kernels agree bit for bit.
 """
 
 from __future__ import annotations
@@ -20,13 +30,19 @@ from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.graph import BatchNormOp, LayerNormOp, LrnOp, SoftmaxOp, int_of
 from fusion_compiler.passes.legalize_ops.loop_builder import NEG_INF, KernelBuilder, buffer_shape
-from fusion_compiler.passes.legalize_ops.reduction import reduction_block
+from fusion_compiler.passes.legalize_ops.reduction import lane_reduce, reduction_block
 
 
 def _normalize(kb: KernelBuilder, x: SSAValue, mean: SSAValue, var: SSAValue, eps: float):
     """`(x - mean) / sqrt(var + eps)`."""
     root = kb.arith(math.SqrtOp, kb.arith(arith.AddfOp, var, kb.f32(eps)))
     return kb.arith(arith.DivfOp, kb.arith(arith.SubfOp, x, mean), root)
+
+
+def _reciprocal(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    """`1 / value`: a row's divisor, inverted once per row (LLVM hoists it out of the row's
+    loop) so that the row is scaled by multiplications, not divisions."""
+    return kb.arith(arith.DivfOp, kb.f32(1.0), value)
 
 
 def _scale_shift(kb: KernelBuilder, value: SSAValue, scale: SSAValue, shift: SSAValue):
@@ -66,12 +82,17 @@ def legalize_layer_norm(op: Operation, kb: KernelBuilder) -> None:
             deviation = kb.arith(arith.SubfOp, kb.load(x, [*outer, *inner]), mean)
             return kb.arith(arith.MulfOp, deviation, deviation)
 
-        kb.reduce(squares, outer, 0.0, shape[first:], squared_deviation, arith.AddfOp)
+        extents = shape[first:]
+        lane_reduce(
+            kb, squares, outer, outer, shape[:first], 0.0, extents, squared_deviation, arith.AddfOp
+        )
     with kb.nest(shape) as ivs:
         outer, inner = ivs[:first], ivs[first:]
         mean = kb.arith(arith.DivfOp, kb.load(total, outer), count)
         var = kb.arith(arith.DivfOp, kb.load(squares, outer), count)
-        value = _normalize(kb, kb.load(x, ivs), mean, var, op.epsilon.value.data)
+        root = kb.arith(math.SqrtOp, kb.arith(arith.AddfOp, var, kb.f32(op.epsilon.value.data)))
+        value = kb.arith(arith.SubfOp, kb.load(x, ivs), mean)
+        value = kb.arith(arith.MulfOp, value, _reciprocal(kb, root))
         value = _scale_shift(kb, value, kb.load(gamma, inner), kb.load(beta, inner))
         kb.store(value, kb.outputs[0], ivs)
 
@@ -107,7 +128,7 @@ def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     maximum = kb.alloc(rest, "max")
     exp = kb.alloc(shape, "exp")
     total = kb.alloc(rest, "sum")
-    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, arith.MaximumfOp)
+    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, arith.MaxnumfOp)
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]
         shifted = kb.arith(arith.SubfOp, kb.load(x, ivs), kb.load(maximum, others))
@@ -115,7 +136,8 @@ def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     reduction_block(kb, exp, (axis,), False, total, 0.0, arith.AddfOp)
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]
-        kb.store(kb.arith(arith.DivfOp, kb.load(exp, ivs), kb.load(total, others)), out, ivs)
+        scale = _reciprocal(kb, kb.load(total, others))
+        kb.store(kb.arith(arith.MulfOp, kb.load(exp, ivs), scale), out, ivs)
 
 
 LEGALIZATIONS = {

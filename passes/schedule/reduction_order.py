@@ -27,7 +27,9 @@ that is not parallel), such that
   (so `P` can be distributed over its statements and sunk below each reduction nest);
 - profitability: in each reduction nest's innermost body every access is invariant in `P` or
   unit-stride in it (innermost non-unit subscript `P + c`), and at least one is unit-stride.
-  A row sum `s[i] += x[i, k]` stays as it is (`x` would be read down a column).
+  A row sum `s[i] += x[i, k]` stays as it is (`x` would be read down a column); legalize-ops
+  already gives a long one a vector loop over its partial sums, `lanes[i, l] += x[i, c*32 + l]`
+  (`passes/legalize_ops/reduction.py`), which needs no reordering.
 """
 
 from __future__ import annotations

@@ -36,11 +36,13 @@ enclosing parallel loop that shares the most vector loads of `P`'s body between 
 (loads that vary with `P` but not with the loop), the innermost such on ties: `i` for a matmul
 (`B[k, j]` is shared), the output channel `f` for a convolution (the input row is shared).
 
-An innermost loop that runs in order (a row sum of softmax or layer_norm: `s += x[i, k]`
-cannot be vectorised without reordering its terms) is latency-bound, one add after the
-other. For it (`choose_rows`) the innermost enclosing loop that can be jammed is chosen: eight
-rows' sums then run as eight independent chains in one loop, each in its own order, so the
-results stay bit for bit the same.
+An innermost loop that runs in order (a row sum shorter than legalize-ops' 32 lanes, or a
+lane reduction's last pair: `s += x[i, k]` cannot be vectorised without reordering its terms)
+is latency-bound, one add after the other. For it (`choose_rows`) the innermost enclosing loop
+that can be jammed is chosen: eight rows' sums then run as eight independent chains in one
+loop, each in its own order, so the results stay bit for bit the same. A longer row sum is a
+lane reduction (`passes/legalize_ops/reduction.py`): its lane loop is a vector loop of the
+first kind, and jamming the rows into it too gives eight rows' lane vectors per iteration.
 """
 
 from __future__ import annotations

@@ -56,25 +56,32 @@
 
 // The spelled-out layer norm: each mean is a row reduction followed, in the same row
 // iteration, by the elementwise ops that use it; the 512x1 intermediates are gone from the
-// first kernel. Eight rows' sums run interleaved in one loop (independent chains, each in
-// its own order); each row keeps its own elementwise loop.
+// first kernel. The sums are lane reductions (legalize-ops): 32 partial sums per row, each
+// updated by a vector loop over the lanes into which eight chunks of the row are unrolled,
+// for eight rows at once (independent chains, each in the legalization's order); then the
+// tree of the lanes, and each row keeps its own elementwise loop.
 
 // LN-LABEL: loop.func @fused_reduce_mean_sub
 // LN:         %[[SUM:.*]] = loop.alloc : memref<512x1xf32>
+// LN-NEXT:    %[[LANES:.*]] = loop.alloc : memref<512x32xf32>
+// LN-COUNT-4: loop.alloc
 // LN-NOT:     loop.alloc
 // LN:         loop.for %[[I:.*]] = %c0 to %c512 step %c8 parallel {
-// LN-NEXT:      memref.store %cst, %[[SUM]][%[[I]], %c0]
-// LN-COUNT-7:   memref.store %cst, %[[SUM]]
-// LN-NEXT:      loop.for %[[K:.*]] = %c0 to %c768 step %c1 {
-// LN-COUNT-8:     arith.addf
-// LN-NOT:         arith.addf
-// LN:           }
-// LN-NEXT:      %[[S:.*]] = memref.load %[[SUM]][%[[I]], %c0]
-// LN-NEXT:      %[[M:.*]] = arith.divf %[[S]]
+// LN-NEXT:      loop.for %[[L:.*]] = %c0 to %c32 step %c1 vectorized {
+// LN-NEXT:        memref.store %cst, %[[LANES]][%[[I]], %[[L]]]
+// LN:           loop.for %[[C:.*]] = %c0 to %c24 step %c8 {
+// LN-NEXT:        loop.for %[[L:.*]] = %c0 to %c32 step %c1 vectorized {
+// LN-COUNT-64:      arith.addf
+// LN-NOT:           arith.addf
+// LN:             }
+// LN-NEXT:      }
+// LN:           %[[M:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
 // LN-NEXT:      loop.for %[[J:.*]] = %c0 to %c768 step %c1 vectorized {
 // LN-NEXT:        %[[X:.*]] = memref.load %x[%[[I]], %[[J]]]
 // LN-NEXT:        %[[D:.*]] = arith.subf %[[X]], %[[M]]
 // LN-NEXT:        memref.store %[[D]], %d[%[[I]], %[[J]]]
 // LN-LABEL: loop.func @fused_reduce_mean_add_sqrt_div_mul_add
 // LN:         loop.alloc : memref<512x1xf32>
+// LN-NEXT:    loop.alloc : memref<512x32xf32>
+// LN-COUNT-4: loop.alloc
 // LN-NOT:     loop.alloc

@@ -257,6 +257,39 @@ def test_reduction_variable_inside_an_expression_is_out_ewise_fusable():
     assert "reduction variable inside an expression" in report.reason
 
 
+def lane_split(lanes: int) -> FuncOp:
+    """`p[i, l] += x[i, c * 4 + l]` with the lane loop `l` running `0 to lanes`."""
+    body = f"""
+  loop.for %i = %c0 to %c2 step %c1 {{
+    loop.for %l = %c0 to %c{lanes} step %c1 {{
+      memref.store %zero, %p[%i, %l] : memref<2x4xf32>
+    }}
+    loop.for %c = %c0 to %c3 step %c1 {{
+      loop.for %l = %c0 to %c{lanes} step %c1 {{
+        %b = arith.muli %c, %c4 : index
+        %k = arith.addi %b, %l : index
+        %v = memref.load %x[%i, %k] : memref<2x12xf32>
+        %old = memref.load %p[%i, %l] : memref<2x4xf32>
+        %new = arith.addf %old, %v : f32
+        memref.store %new, %p[%i, %l] : memref<2x4xf32>
+      }}
+    }}
+  }}"""
+    return parse_kernel("(%x: memref<2x12xf32>) outs(%p: memref<2x4xf32>)", body)
+
+
+def test_a_lane_split_is_comm_reduce_not_a_window():
+    # legalize-ops' lane reduction: each x[i, k] is read by exactly one lane l (k = c * 4 + l).
+    report = analyze_kernel(lane_split(4))
+    assert report.kind == K.COMM_REDUCE
+    assert report.reason.endswith("a commutative reduction")
+
+
+def test_a_split_narrower_than_its_stride_is_still_a_window():
+    # l in 0..3 with stride 4: not a partition of the row into lanes.
+    assert kernel_pattern(lane_split(3)) == K.OUT_EWISE_FUSABLE
+
+
 def test_output_block_after_a_reduction_is_out_ewise_fusable():
     body = """
   %t = loop.alloc : memref<2xf32>
