@@ -69,6 +69,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.lowering.llvm_builders import call_function, constant, enclosing_module
 from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
@@ -366,6 +367,8 @@ def outline_parallel_loop(loop_op: loop.ForOp, rewriter: PatternRewriter) -> Non
 
     trampoline = _trampoline(name, slots)
     body = _body_function(rewriter, loop_op, name, constants, slots)
+    if WIDE_VECTORS_ATTR in kernel.attributes:  # the tiles inside are sized for full vectors
+        body.attributes[WIDE_VECTORS_ATTR] = kernel.attributes[WIDE_VECTORS_ATTR]
     rewriter.insert([trampoline, body], InsertPoint.after(after))
 
     context = _context(rewriter, kernel, slots)

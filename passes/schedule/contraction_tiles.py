@@ -144,3 +144,67 @@ def reduction_block(host: HostModel, tile: Tile, extent: int) -> int:
         if extent % block == 0:
             return block
     return extent
+
+
+# --- The packed-panel schedule (contraction_pack_schedule.py) -------------------------------------
+
+FMA_UNITS = 2
+"""Vector FMAs issued per cycle (two on the x86 cores we target)."""
+FMA_LATENCY = 4
+"""Cycles from an FMA to the next FMA of its accumulator."""
+LOAD_UNITS = 2
+"""Vector loads or broadcasts issued per cycle."""
+
+
+def step_cycles(rows: int, vectors: int) -> float:
+    """Cycles of one reduction step of a `rows x vectors` tile: its FMAs, its loads (one
+    broadcast per row, one vector of the panel per column vector), or the latency of one
+    accumulator's chain, whichever binds."""
+    return max(rows * vectors / FMA_UNITS, (rows + vectors) / LOAD_UNITS, FMA_LATENCY)
+
+
+def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
+    """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`: full
+    tiles, the remainder rows, and the remainder columns (padded to whole vectors)."""
+    width = vectors * host.vector_width
+    row_tiles = [(rows, rows_extent // rows)] + [(rows_extent % rows, 1)] * bool(
+        rows_extent % rows
+    )
+    rest = cols_extent % width
+    col_tiles = [(vectors, cols_extent // width)] + [(-(-rest // host.vector_width), 1)] * bool(
+        rest
+    )
+    return sum(
+        step_cycles(r, v) * r_count * v_count
+        for r, r_count in row_tiles
+        for v, v_count in col_tiles
+        if r_count and v_count
+    )
+
+
+def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int = 4) -> Tile:
+    """The register tile of the packed-panel schedule for a `rows_extent x cols_extent`
+    iteration space: among the tiles that fit the register file (`_fits`), the one whose grid
+    (`_grid_cycles`: full and remainder tiles, `step_cycles` each) takes the fewest cycles per
+    reduction step, ties going to the most FMAs per load (as `register_tile`). So a short row of 7 pixels gets 7 rows
+    rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than 4."""
+    best: tuple[float, float, Tile] | None = None
+    for vectors in range(1, max_vectors + 1):
+        if (vectors - 1) * host.vector_width >= cols_extent:
+            break  # a whole vector more than the columns need
+        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1):
+            if not _fits(rows, vectors, host.registers):
+                continue
+            cycles = _grid_cycles(host, rows, vectors, rows_extent, cols_extent)
+            reuse = rows * vectors / (rows + vectors)  # FMAs per load, as `register_tile`
+            key = (cycles, -reuse, Tile(rows, vectors * host.vector_width))
+            if best is None or key[:2] < best[:2]:
+                best = key
+    assert best is not None
+    return best[2]
+
+
+def packed_cycles(host: HostModel, tile: Tile, rows_extent: int, cols_extent: int) -> float:
+    """Cycles per reduction step of the grid of `tile` (`_grid_cycles`)."""
+    vectors = -(-tile.cols // host.vector_width)
+    return _grid_cycles(host, tile.rows, vectors, rows_extent, cols_extent)
