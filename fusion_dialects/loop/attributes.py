@@ -59,3 +59,11 @@ WIDE_VECTORS_ATTR = "fusion.wide_vectors"
 """Discardable attribute of a kernel whose register tiles are sized for the full vector width
 of the host (schedule-contractions sets it; the JIT lets LLVM vectorise such a kernel 512 bits
 wide on AVX-512 hosts)."""
+
+
+ROLLED_LOOP_ATTR = "fusion.rolled"
+"""Discardable attribute of a `loop.for` that LLVM must not unroll: the reduction loops around
+a register tile's vector loop (schedule-contractions). Unrolling a 3x3 window's loops puts
+nine steps of the tile in one block, whose loads LLVM's scheduler then hoists past the
+register file (spills); one step per iteration keeps the tile in registers. The LLVM
+lowering names such a loop's header `rolled_header` (`lowering/vector_loops.py`)."""

@@ -45,10 +45,11 @@ nest. Padded lanes compute on zeros and are never stored.
 from __future__ import annotations
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import FloatAttr, MemRefType
+from xdsl.dialects.builtin import FloatAttr, MemRefType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
 from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range, trip_count
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
@@ -128,10 +129,17 @@ class PackedBuilder:
         mapping[loop.induction_var] = new.induction_var
         return Emitter.into(new)
 
-    def _reduction_loops(self, emitter: Emitter, mapping) -> tuple[Emitter, list[SSAValue]]:
+    def _reduction_loops(
+        self, emitter: Emitter, mapping, rolled: bool = False
+    ) -> tuple[Emitter, list[SSAValue]]:
+        """Copies of the reduction loops; `rolled`: marked for LLVM not to unroll them
+        (`ROLLED_LOOP_ATTR`)."""
         ivs = []
         for loop in self.nest.reduction:
-            new = self._loop(emitter, loop.lb, loop.ub, loop.step, loop.induction_var.name_hint or "k")
+            name = loop.induction_var.name_hint or "k"
+            new = self._loop(emitter, loop.lb, loop.ub, loop.step, name)
+            if rolled:
+                new.attributes[ROLLED_LOOP_ATTR] = UnitAttr()
             mapping[loop.induction_var] = new.induction_var
             ivs.append(new.induction_var)
             emitter = Emitter.into(new)
@@ -212,7 +220,7 @@ class PackedBuilder:
 
     def _reduction(self, emitter: Emitter, frame, rows: int, padded: int, mapping) -> None:
         mapping = dict(mapping)
-        inner, ivs = self._reduction_loops(emitter, mapping)
+        inner, ivs = self._reduction_loops(emitter, mapping, rolled=True)
         jj_loop = self._loop(inner, 0, padded, 1, "jj")
         body = Emitter.into(jj_loop)
         jj = jj_loop.induction_var
