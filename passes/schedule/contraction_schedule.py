@@ -80,7 +80,7 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     register_tile,
 )
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
-from fusion_compiler.passes.schedule.normalize import hoist_constants
+from fusion_compiler.passes.schedule.normalize import erase_dead_code, hoist_constants
 
 
 class _TileBuilder:
@@ -276,6 +276,7 @@ def schedule_contractions(func: FuncOp, options: TileOptions = TileOptions()) ->
     roots = [op for op in func.body.block.ops if isinstance(op, ForOp)]
     scheduled = [_schedule_root(root, options) for root in roots]
     if any(scheduled):
+        erase_dead_code(func)  # the index arithmetic of tile elements nothing reads
         hoist_constants(func)  # one constant per value
         func.attributes[WIDE_VECTORS_ATTR] = UnitAttr()
     return any(scheduled)
