@@ -22,7 +22,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 CHAINS = 24
-ITERATIONS = 20_000_000
+ITERATIONS = 5_000_000
 
 
 def _kernel_ir(lanes: int) -> str:
@@ -31,11 +31,9 @@ def _kernel_ir(lanes: int) -> str:
     phis, fmas, stores = [], [], []
     for c in range(CHAINS):
         phis.append(f"  %a{c} = phi {vec} [ {splat('0.0')}, %entry ], [ %b{c}, %loop ]")
-        fmas.append(
-            f"  %b{c} = call {vec} @llvm.fma.v{lanes}f32({vec} %a{c}, {vec} %x, {vec} %y)"
-        )
+        fmas.append(f"  %b{c} = call {vec} @llvm.fma.v{lanes}f32({vec} %a{c}, {vec} %x, {vec} %y)")
         stores.append(
-            f"  %p{c} = getelementptr {vec}, ptr %out, i64 {c}\n  store {vec} %b{c}, ptr %p{c}"
+            f"  %p{c} = getelementptr {vec}, ptr %out, i64 {c}\n  store {vec} %b{c}, ptr %p{c}, align 4"
         )
     return "\n".join(
         [
@@ -64,7 +62,7 @@ def _kernel_ir(lanes: int) -> str:
 
 
 @cache
-def fma_peak_gflops(iterations: int = ITERATIONS, repeats: int = 3) -> float:
+def fma_peak_gflops(iterations: int = ITERATIONS, repeats: int = 9) -> float:
     import llvmlite.binding as llvm
 
     from fusion_compiler.lowering.jit import host_target_machine
@@ -73,6 +71,8 @@ def fma_peak_gflops(iterations: int = ITERATIONS, repeats: int = 3) -> float:
     features = llvm.get_host_cpu_features().flatten()
     lanes = 16 if "+avx512f" in features else 8 if "+avx" in features else 4
     module = llvm.parse_assembly(_kernel_ir(lanes))
+    module.triple = machine.triple
+    module.data_layout = str(machine.target_data)
     module.verify()
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()

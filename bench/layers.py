@@ -17,7 +17,8 @@ Both sides run on the same thread count (`--threads`, default 1), alternately (o
 ours, ...) after a warm-up each, and the medians are printed: ms, GFLOP/s (2 flops per
 multiply-add of the contraction), % of this core's FMA peak (`--peak` or measured here by
 `fma_peak.py`, times the thread count), and the ratio ort time / our time (>= 1: ours is at
-least as fast). Our output is checked against onnxruntime's (max abs error printed).
+least as fast), of the medians and of the fastest runs ("best": robust to a loaded machine,
+where being descheduled slows a run by whole multiples). Our output is checked against onnxruntime's (max abs error printed).
 `--baseline` compiles with schedule-kernels' `contractions=false` (before register tiling).
 The machine may be shared: read the ratios, run a surprising row again, and say the load.
 """
@@ -73,7 +74,9 @@ class Conv:
     def name(self) -> str:
         text = f"conv{self.kh}x{self.kw}_{self.c}x{self.h}x{self.w}_o{self.o}"
         if self.stride != (1, 1):
-            text += f"_s{self.stride[0]}" + ("" if len(set(self.stride)) == 1 else f"x{self.stride[1]}")
+            text += f"_s{self.stride[0]}" + (
+                "" if len(set(self.stride)) == 1 else f"x{self.stride[1]}"
+            )
         if any(self.pads) and set(self.pads) != {(self.kh - 1) // 2}:
             text += "_p" + "-".join(map(str, self.pads))
         if self.dilation != (1, 1):
@@ -162,7 +165,12 @@ def _node_shape(node, shapes: dict[str, list[int]]) -> Conv | Matmul | None:
         (_, c, h, w), (o, _, kh, kw) = operands[0], operands[1]
         pads = attributes.get("pads", [0, 0, 0, 0])
         return Conv(
-            c, h, w, o, kh, kw,
+            c,
+            h,
+            w,
+            o,
+            kh,
+            kw,
             tuple(attributes.get("strides", (1, 1))),
             (pads[0], pads[1], pads[2], pads[3]),
             tuple(attributes.get("dilations", (1, 1))),
@@ -230,8 +238,8 @@ def ort_runner(module: ModuleOp, inputs, threads: int):
     return lambda: session.run(None, feeds)[0]
 
 
-def paired_medians(runs: dict, count: int) -> dict[str, float]:
-    """Median seconds of each runner, run alternately `count` times after one warm-up each."""
+def paired_times(runs: dict, count: int) -> dict[str, list[float]]:
+    """Seconds of each runner, run alternately `count` times after one warm-up each."""
     for run in runs.values():
         run()
     times: dict[str, list[float]] = {name: [] for name in runs}
@@ -240,7 +248,7 @@ def paired_medians(runs: dict, count: int) -> dict[str, float]:
             start = time.perf_counter()
             run()
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+    return times
 
 
 def inputs_of(module: ModuleOp) -> list[np.ndarray]:
@@ -261,19 +269,20 @@ def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
     (ours,) = model.run("main", *inputs)
     error = float(np.max(np.abs(ours - ort())))
     runs = max(3, min(args.runs, int(2.0 / max(layer.shape.flops / 20e9, 1e-6))))
-    seconds = paired_medians({"ours": lambda: model.run("main", *inputs), "ort": ort}, runs)
-    ours_s, ort_s = seconds["ours"], seconds["ort"]
+    times = paired_times({"ours": lambda: model.run("main", *inputs), "ort": ort}, runs)
+    ours_s, ort_s = (statistics.median(times[name]) for name in ("ours", "ort"))
+    best = min(times["ort"]) / min(times["ours"])
     flops = layer.shape.flops
     cells = [layer.shape.name, layer.models]
     for s in (ours_s, ort_s):
         cells += [f"{s * 1e3:.3f}", f"{flops / s / 1e9:.1f}", f"{100 * flops / s / peak:.0f}"]
-    cells += [f"{ort_s / ours_s:.2f}", f"{error:.1e}"]
+    cells += [f"{ort_s / ours_s:.2f}", f"{best:.2f}", f"{error:.1e}"]
     return "| " + " | ".join(cells) + " |"
 
 
 HEADER = (
     "| shape | models | ours ms | ours GFLOP/s | ours % peak | ort ms | ort GFLOP/s | "
-    "ort % peak | ort/ours | max abs diff |"
+    "ort % peak | ort/ours | best ort/ours | max abs diff |"
 )
 
 
@@ -311,15 +320,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from fma_peak import fma_peak_gflops
 
-    peak = (args.peak or fma_peak_gflops()) * args.threads
+    peak = (args.peak or fma_peak_gflops()) * args.threads * 1e9
     load = os.getloadavg()[0]
     lines = [
         f"threads={args.threads}, medians of up to {args.runs} paired runs, FMA peak "
-        f"{peak:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}"
+        f"{peak / 1e9:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}"
         + (", baseline (contractions=false)" if args.baseline else ""),
         "",
         HEADER,
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     print("\n".join(lines), flush=True)
     for layer in layers:

@@ -305,8 +305,6 @@ class ScheduleContractionsPass(ModulePass):
     packing: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = TileOptions(
-            self.rows, self.cols, self.vector_width, self.registers, self.packing
-        )
+        options = TileOptions(self.rows, self.cols, self.vector_width, self.registers, self.packing)
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
             schedule_contractions(kernel, options)

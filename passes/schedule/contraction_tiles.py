@@ -167,9 +167,7 @@ def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, col
     """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`: full
     tiles, the remainder rows, and the remainder columns (padded to whole vectors)."""
     width = vectors * host.vector_width
-    row_tiles = [(rows, rows_extent // rows)] + [(rows_extent % rows, 1)] * bool(
-        rows_extent % rows
-    )
+    row_tiles = [(rows, rows_extent // rows)] + [(rows_extent % rows, 1)] * bool(rows_extent % rows)
     rest = cols_extent % width
     col_tiles = [(vectors, cols_extent // width)] + [(-(-rest // host.vector_width), 1)] * bool(
         rest
