@@ -102,7 +102,9 @@ class PackedBuilder:
         assert bounds is not None
         lb, ub, _ = bounds
         main = (ub - lb) - (ub - lb) % size
-        if main:
+        if main == size:  # one tile: no loop (nor a parallel loop of one iteration)
+            inner(emitter, self.const(lb), size, *args)
+        elif main:
             tiles = self._loop(emitter, lb, lb + main, size, name, top=True)
             inner(Emitter.into(tiles), tiles.induction_var, size, *args)
         if (ub - lb) % size:
@@ -153,6 +155,7 @@ class PackedBuilder:
         mapping = dict(mapping)
         inner, ivs = self._reduction_loops(emitter, mapping)
         jj = self._loop(inner, 0, cols, 1, "jj")
+        jj.kind = LoopKindAttr(LoopKind.VECTORIZED)  # a gather where P is strided in `jj`
         body = Emitter.into(jj)
         mapping[self.match.cols.induction_var] = body.add(j_base, jj.induction_var)
         ops = [*self.match.panel_slice, self.match.panel]
