@@ -15,9 +15,13 @@ can be chosen so that:
   the nest writes the panel's buffer (packing it ahead reads the same values).
 
 The accumulator need not be contiguous in `J`: the schedule accumulates in a local tile.
-Among the candidate column loops, those whose panel depends on the fewest other spatial
-loops come first (the panel is packed once per column tile, not once per such iteration),
-then the cheapest grid by the tile model (`contraction_tiles.packed_tile`).
+The column dimension may also be two adjacent spatial loops collapsed into one (legal like
+any order of the spatial iterations): a convolution's output rows and pixels, `oh * OW + ow`,
+so that a deep layer's 7 x 7 pixels make one column dimension of 49 and its input (small
+there) is the panel, an im2col of one column tile, rather than its weights (large there).
+Among the candidates, those whose panel depends on the fewest other spatial loops come first (the panel is packed once per column tile, not once per such iteration),
+then the cheapest by the tile model (`contraction_tiles`: the grid of register tiles plus
+the packing).
 """
 
 from __future__ import annotations
@@ -44,7 +48,9 @@ class PackedContraction:
 
     nest: Nest
     rows: ForOp
-    cols: ForOp
+    cols: tuple[ForOp, ...]
+    """The column loops: one, or two adjacent spatial loops (outer first) collapsed into one
+    column dimension (a convolution's output rows and pixels: `oh * OW + ow`)."""
     panel: memref.LoadOp
     """The update's load of the packed operand."""
     panel_slice: tuple[Operation, ...]
@@ -53,7 +59,18 @@ class PackedContraction:
     @property
     def others(self) -> tuple[ForOp, ...]:
         """The spatial loops other than the rows and the columns, outermost first."""
-        return tuple(loop for loop in self.nest.spatial if loop not in (self.rows, self.cols))
+        return tuple(
+            loop for loop in self.nest.spatial if loop is not self.rows and loop not in self.cols
+        )
+
+    @property
+    def cols_extent(self) -> int:
+        count = 1
+        for loop in self.cols:
+            bounds = loop_range(loop)
+            assert bounds is not None
+            count *= bounds[1] - bounds[0]
+        return count
 
     @property
     def pack_depth(self) -> int:
@@ -100,26 +117,26 @@ def _writes(nest: Nest, buffer: SSAValue) -> bool:
     return any(isinstance(a, memref.StoreOp) and a.memref is buffer for a in memory_accesses(ops))
 
 
-def _panel_of(nest: Nest, cols: ForOp) -> memref.LoadOp | None:
+def _panel_of(nest: Nest, cols: tuple[ForOp, ...]) -> memref.LoadOp | None:
     """The only load of the update but the accumulator's that depends on `cols`, if every
-    other access is invariant in it."""
-    iv = cols.induction_var
+    other access is invariant in them."""
     store = nest.accumulator
     dependent = [
         a
         for a in memory_accesses(nest.update)
-        if a.memref is not store.memref and not is_invariant(a, iv)
+        if a.memref is not store.memref
+        and not all(is_invariant(a, loop.induction_var) for loop in cols)
     ]
     if len(dependent) != 1 or not isinstance(dependent[0], memref.LoadOp):
         return None
     return dependent[0]
 
 
-def _row_loop(nest: Nest, cols: ForOp, panel: memref.LoadOp) -> ForOp | None:
+def _row_loop(nest: Nest, cols: tuple[ForOp, ...], panel: memref.LoadOp) -> ForOp | None:
     store = nest.accumulator
     for loop in reversed(nest.spatial):
         iv = loop.induction_var
-        if loop is cols or any(depends_on(index, iv) for index in panel.indices):
+        if loop in cols or any(depends_on(index, iv) for index in panel.indices):
             continue
         if any(depends_on(index, iv) for index in store.indices):
             return loop
@@ -132,8 +149,12 @@ def packed_candidates(root: ForOp) -> list[PackedContraction]:
     if nest is None or not all(_counts_from_zero(loop) for loop in nest.reduction):
         return []
     found = []
-    for cols in reversed(nest.spatial):
-        if not any(depends_on(i, cols.induction_var) for i in nest.accumulator.indices):
+    spatial = nest.spatial
+    singles = [(loop,) for loop in reversed(spatial)]
+    pairs = [(spatial[i], spatial[i + 1]) for i in range(len(spatial) - 1)]
+    for cols in [*singles, *pairs]:
+        stored = nest.accumulator.indices
+        if not all(any(depends_on(i, c.induction_var) for i in stored) for c in cols):
             continue
         panel = _panel_of(nest, cols)
         if panel is None or _writes(nest, panel.memref):

@@ -82,7 +82,8 @@ class PackedBuilder:
         root = self.nest.spatial[0]
         parent = root.parent_block()
         assert parent is not None
-        self._split(Emitter(parent, root), self.match.cols, self.tile.cols, "jt", self._column)
+        extent = self.match.cols_extent
+        self._split_range(Emitter(parent, root), 0, extent, self.tile.cols, "jt", self._column)
         root.detach()
         root.erase()
 
@@ -96,11 +97,13 @@ class PackedBuilder:
         return new
 
     def _split(self, emitter, loop: ForOp, size: int, name: str, inner, *args) -> None:
-        """Tiles of `size` over `loop`'s range, then one remainder tile; `inner(emitter, base,
-        count, *args)` fills each."""
         bounds = loop_range(loop)
         assert bounds is not None
-        lb, ub, _ = bounds
+        self._split_range(emitter, bounds[0], bounds[1], size, name, inner, *args)
+
+    def _split_range(self, emitter, lb: int, ub: int, size: int, name: str, inner, *args) -> None:
+        """Tiles of `size` over `lb..ub`, then one remainder tile; `inner(emitter, base,
+        count, *args)` fills each."""
         main = (ub - lb) - (ub - lb) % size
         if main == size:  # one tile: no loop (nor a parallel loop of one iteration)
             inner(emitter, self.const(lb), size, *args)
@@ -157,7 +160,7 @@ class PackedBuilder:
         jj = self._loop(inner, 0, cols, 1, "jj")
         jj.kind = LoopKindAttr(LoopKind.VECTORIZED)  # a gather where P is strided in `jj`
         body = Emitter.into(jj)
-        mapping[self.match.cols.induction_var] = body.add(j_base, jj.induction_var)
+        mapping.update(self._columns(body, body.add(j_base, jj.induction_var)))
         ops = [*self.match.panel_slice, self.match.panel]
         for op in ops:
             body.emit(op.clone(value_mapper=mapping))
@@ -192,10 +195,28 @@ class PackedBuilder:
     def _point_at(self, emitter: Emitter, i_value, j_value, mapping) -> dict[SSAValue, SSAValue]:
         point = dict(mapping)
         point[self.match.rows.induction_var] = i_value
-        point[self.match.cols.induction_var] = j_value
+        point.update(self._columns(emitter, j_value))
         for op in self.shared:
             emitter.emit(op.clone(value_mapper=point))
         return point
+
+    def _columns(self, emitter: Emitter, j_value: SSAValue) -> dict[SSAValue, SSAValue]:
+        """The values of the column loops' induction variables at column `j_value` (one loop:
+        its lower bound + `j`; two collapsed: `j / inner extent` and `j % inner extent`)."""
+        loops = self.match.cols
+        ranges = [loop_range(loop) for loop in loops]
+        assert all(r is not None for r in ranges)
+        if len(loops) == 1:
+            lb = ranges[0][0]  # type: ignore[index]
+            return {loops[0].induction_var: emitter.add(j_value, self.const(lb)) if lb else j_value}
+        (outer_lb, _, _), (inner_lb, inner_ub, _) = ranges  # type: ignore[misc]
+        inner_extent = self.const(inner_ub - inner_lb)
+        outer = emitter.emit(arith.DivUIOp(j_value, inner_extent)).results[0]
+        inner = emitter.emit(arith.RemUIOp(j_value, inner_extent)).results[0]
+        values = []
+        for value, lb in ((outer, outer_lb), (inner, inner_lb)):
+            values.append(emitter.add(value, self.const(lb)) if lb else value)
+        return dict(zip((loop.induction_var for loop in loops), values, strict=True))
 
     def _over_tile(self, emitter: Emitter, frame, rows: int, cols: int, mapping, body) -> None:
         """`body(emitter, frame, r, jj, mapping)` for every element of the tile; the loop over

@@ -202,7 +202,42 @@ def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors
     return best[2]
 
 
-def packed_cycles(host: HostModel, tile: Tile, rows_extent: int, cols_extent: int) -> float:
-    """Cycles per reduction step of the grid of `tile` (`_grid_cycles`)."""
+PACK_CYCLES = 1.0
+"""Cycles to pack one element of a panel read with a stride (a scalar or gathered copy)."""
+CONTIGUOUS_PACK_CYCLES = 0.125
+"""Cycles to pack one element of a panel read contiguously (a vector copy)."""
+SCATTERED_STORE_CYCLES = 2.0
+"""Cycles to store one output element the tile holds across its contiguous dimension."""
+CONTIGUOUS_STORE_CYCLES = 0.25
+"""Cycles to store one output element from a vector along its contiguous dimension."""
+
+
+@dataclass(frozen=True)
+class PackedShape:
+    """The iteration space of a packed-panel schedule: rows x columns per iteration of the
+    other spatial loops (`repeats` of them), a reduction of `steps`, the panel packed
+    `pack_repeats` times (once, or per iteration of the other loops it depends on); whether
+    the panel is read, and the output written, contiguously along the columns."""
+
+    rows: int
+    cols: int
+    steps: int
+    repeats: int
+    pack_repeats: int
+    panel_contiguous: bool = False
+    output_contiguous: bool = False
+
+
+def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
+    """Estimated cycles of the whole contraction: the grid of register tiles (`_grid_cycles`)
+    over every reduction step and repeat, packing every panel element (columns padded to
+    whole vectors), and storing every output element (a vector store along the output's
+    contiguous dimension, or a scatter)."""
     vectors = -(-tile.cols // host.vector_width)
-    return _grid_cycles(host, tile.rows, vectors, rows_extent, cols_extent)
+    grid = _grid_cycles(host, tile.rows, vectors, shape.rows, shape.cols)
+    padded = -(-shape.cols // host.vector_width) * host.vector_width
+    per_element = CONTIGUOUS_PACK_CYCLES if shape.panel_contiguous else PACK_CYCLES
+    packing = shape.steps * padded * shape.pack_repeats * per_element
+    store = CONTIGUOUS_STORE_CYCLES if shape.output_contiguous else SCATTERED_STORE_CYCLES
+    stores = shape.rows * shape.cols * shape.repeats * store
+    return grid * shape.steps * shape.repeats + packing + stores

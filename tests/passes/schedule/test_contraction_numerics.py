@@ -7,7 +7,8 @@ schedule (tile sizes from this host's model), and with fixed tiles and host fact
 (`schedule-contractions{rows=3 cols=8 vector-width=4 registers=16}` after schedule-kernels'
 other stages), so that remainders and padded column tiles are exercised whatever the host.
 The outputs must be equal bit for bit: each accumulator receives the same FMAs in the same
-order. Which schedule a shape gets (packed panels or not) is checked by the lit tests.
+order. The small planes (3 x 3, 7 x 7 pixels) collapse their pixel loops into one column
+dimension (an im2col panel) under the fixed tiles or this host's. Which schedule a shape gets (packed panels or not) is checked by the lit tests.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ GRAPHS = {
     "conv1x1_stride2": _conv((12, 9, 9), (1, 1), 17, strides=(2, 2)),
     "conv7x7_stem": _conv((3, 23, 23), (7, 7), 16, strides=(2, 2), padding=(3, 3, 3, 3)),
     "conv_rectangular_kernel": _conv((6, 8, 9), (1, 5), 10, padding=(0, 2, 0, 2)),
+    "conv3x3_tiny_plane": _conv((6, 5, 5), (3, 3), 20, (2, 2), (1, 1, 1, 1)),
+    "conv1x1_deep_small_plane": _conv((32, 7, 7), (1, 1), 24),
     "matmul_remainders": _matmul((37, 29), (29, 45)),
     "matmul_vector": _matmul((1, 33), (33, 21)),
     "matmul_batched": _matmul((3, 17, 9), (3, 9, 21)),
