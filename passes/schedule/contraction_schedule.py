@@ -1,5 +1,12 @@
 """`schedule-contractions`: matmuls and convolutions as register-tiled, BLAS-style loop nests.
 
+Two schedules. The packed-panel one (`contraction_pack_schedule.py`: a local accumulator
+tile, vectorised along any output dimension — a convolution's output channels, a matmul's
+columns, or a small plane of pixels — with the vector operand packed into contiguous panels)
+is tried first (`TileOptions.packed_plan`); a nest it does not take (grouped and depthwise
+convolutions, matrix-vector products, or `packing=false`) gets the in-place schedule below,
+if it matches.
+
 A contraction nest (`contraction_match.py`: spatial loops, an init store, a reduction nest that
 updates one accumulator element, a loop-free epilogue) is rewritten so that an `R x T` tile of
 accumulators, `R` rows (`I`) by `T` columns (`J`, the accumulator's contiguous dimension), is
@@ -315,7 +322,8 @@ class ScheduleContractionsPass(ModulePass):
     Post-conditions: each kernel computes the same bits; the IR verifies; deterministic for
     given options. A kernel with a tiled contraction carries `fusion.wide_vectors`.
     Options: `rows`, `cols` (the register tile; 0: from the host model), `vector-width` (f32
-    lanes) and `registers` (vector registers) of the host model (0: this host's).
+    lanes) and `registers` (vector registers) of the host model (0: this host's), `packing`
+    (default true: the packed-panel schedule where it applies).
     """
 
     name = "schedule-contractions"
