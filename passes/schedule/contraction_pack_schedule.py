@@ -49,7 +49,7 @@ from xdsl.dialects.builtin import FloatAttr, MemRefType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind, LoopKindAttr
-from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
+from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, ROLLED_LOOP_ATTR
 from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range, trip_count
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
@@ -134,6 +134,15 @@ class PackedBuilder:
         mapping[loop.induction_var] = new.induction_var
         return Emitter.into(new)
 
+    @staticmethod
+    def _private(emitter: Emitter, buffer_type: MemRefType, name: str) -> SSAValue:
+        """A local buffer that each iteration around it fills before reading it
+        (`PRIVATE_BUFFER_ATTR`: a parallel loop around it may run on threads)."""
+        alloc = emitter.emit(AllocOp(buffer_type))
+        alloc.attributes[PRIVATE_BUFFER_ATTR] = UnitAttr()
+        alloc.results[0].name_hint = name
+        return alloc.results[0]
+
     def _reduction_loops(
         self, emitter: Emitter, mapping, rolled: bool = False
     ) -> tuple[Emitter, list[SSAValue]]:
@@ -153,8 +162,7 @@ class PackedBuilder:
     def _pack(self, emitter: Emitter, j_base, cols: int, padded: int, mapping) -> SSAValue:
         """The panel of one column tile, `padded` wide (zeros beyond `cols`)."""
         shape = [_extent(loop) for loop in self.nest.reduction] + [padded]
-        buffer = emitter.emit(AllocOp(MemRefType(self.element, shape))).results[0]
-        buffer.name_hint = "panel"
+        buffer = self._private(emitter, MemRefType(self.element, shape), "panel")
         mapping = dict(mapping)
         inner, ivs = self._reduction_loops(emitter, mapping)
         jj = self._loop(inner, 0, cols, 1, "jj")
@@ -178,8 +186,7 @@ class PackedBuilder:
     def _tile(self, emitter: Emitter, i_base, rows: int, tile, mapping) -> None:
         j_base, cols, padded, packed = tile
         acc_type = MemRefType(self.element, [rows, padded])
-        acc = emitter.emit(AllocOp(acc_type)).results[0]
-        acc.name_hint = "acc"
+        acc = self._private(emitter, acc_type, "acc")
         frame = _Frame(i_base, j_base, acc, packed)
         self._over_tile(emitter, frame, rows, cols, mapping, self._init)
         if padded > cols:

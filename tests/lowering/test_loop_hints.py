@@ -56,3 +56,35 @@ def test_outlined_parallel_body_keeps_the_wide_vectors_hint(lower):
     assert WIDE_VECTORS_ATTR in body.attributes
     trampoline = next(op for op in bodies if op.sym_name.data == "scale_par0")
     assert WIDE_VECTORS_ATTR not in trampoline.attributes
+
+
+PRIVATE = """
+loop.func @tiles(%x: memref<64x64xf32>) outs(%y: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  loop.for %i = %c0 to %c64 step %c1 parallel {
+    %t = loop.alloc {fusion.private} : memref<64xf32>
+    loop.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<64x64xf32>
+      memref.store %v, %t[%j] : memref<64xf32>
+    }
+    loop.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %t[%j] : memref<64xf32>
+      memref.store %v, %y[%i, %j] : memref<64x64xf32>
+    }
+  }
+  loop.return
+}
+"""
+
+
+def test_a_parallel_loop_with_private_buffers_runs_on_threads(lower):
+    """Each thread gets its own copy (allocated in the outlined body); a buffer not marked
+    private may carry values between iterations, and keeps its loop serial."""
+    lowered = str(lower(PRIVATE, parallel_threshold=0))
+    assert "llvm.call @GOMP_parallel(" in lowered
+    body = lowered[lowered.index("@tiles_par0_body(") :]
+    assert "llvm.alloca" in body
+    shared = str(lower(PRIVATE.replace(" {fusion.private}", ""), parallel_threshold=0))
+    assert "GOMP_parallel" not in shared

@@ -35,9 +35,9 @@ loop.func @matmul_packed(%a: memref<5x6xf32>, %b: memref<6x18xf32>, %bias: memre
 
 // CHECK-LABEL: loop.func @matmul_packed
 // CHECK-SAME:    attributes {fusion.wide_vectors}
-// CHECK:         %[[PANEL2:.*]] = loop.alloc : memref<6x4xf32>
+// CHECK:         %[[PANEL2:.*]] = loop.alloc {fusion.private} : memref<6x4xf32>
 // CHECK:         loop.for %[[JT:.*]] = %c0 to %c16 step %c8 parallel {
-// CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc : memref<6x8xf32>
+// CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<6x8xf32>
 // CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c6 step %c1 {
 // CHECK-NEXT:        loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 vectorized {
 // CHECK-NEXT:          %[[J:.*]] = arith.addi %[[JT]], %[[JJ]]
@@ -46,7 +46,7 @@ loop.func @matmul_packed(%a: memref<5x6xf32>, %b: memref<6x18xf32>, %bias: memre
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      loop.for %[[IT:.*]] = %c0 to %c4 step %c2 {
-// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc : memref<2x8xf32>
+// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x8xf32>
 // CHECK-NEXT:        loop.for %[[R:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:          loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT:            memref.store %zero, %[[ACC]][%[[R]], %[[JJ]]]
@@ -83,7 +83,7 @@ loop.func @matmul_packed(%a: memref<5x6xf32>, %b: memref<6x18xf32>, %bias: memre
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // The last row of the column tile: a 1 x 8 tile at row 4.
-// CHECK-NEXT:      loop.alloc : memref<1x8xf32>
+// CHECK-NEXT:      loop.alloc {fusion.private} : memref<1x8xf32>
 // CHECK:           memref.load %a[%c4, %{{.*}}]
 // The last two columns: their panel, padded with zeros.
 // CHECK:         loop.for %[[K:.*]] = %c0 to %c6 step %c1 {
@@ -99,7 +99,7 @@ loop.func @matmul_packed(%a: memref<5x6xf32>, %b: memref<6x18xf32>, %bias: memre
 // Their tiles: the padded lanes of the accumulators start at zero, the reduction runs over the
 // whole vector (4), the epilogue over the two real columns only.
 // CHECK-NEXT:    loop.for %[[IT:.*]] = %c0 to %c4 step %c2 parallel {
-// CHECK-NEXT:      %[[ACC:.*]] = loop.alloc : memref<2x4xf32>
+// CHECK-NEXT:      %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x4xf32>
 // CHECK-NEXT:      loop.for %{{.*}} = %c0 to %c2 step %c1 {
 // CHECK-NEXT:        loop.for %{{.*}} = %c0 to %c2 step %c1 {
 // CHECK-NEXT:          memref.store %zero, %[[ACC]]
@@ -190,9 +190,9 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x9x9xf32>, %w: memref<20x2x3x3xf3
 }
 
 // CHECK-LABEL: loop.func @fused_conv2d_add_relu
-// CHECK:         %[[PANEL2:.*]] = loop.alloc : memref<2x3x3x4xf32>
+// CHECK:         %[[PANEL2:.*]] = loop.alloc {fusion.private} : memref<2x3x3x4xf32>
 // CHECK:         loop.for %[[JT:.*]] = %c0 to %c16 step %c8 parallel {
-// CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc : memref<2x3x3x8xf32>
+// CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<2x3x3x8xf32>
 // CHECK-NEXT:      loop.for %[[C:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:        loop.for %[[KH:.*]] = %c0 to %c3 step %c1 {
 // CHECK-NEXT:          loop.for %[[KW:.*]] = %c0 to %c3 step %c1 {
@@ -202,7 +202,7 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x9x9xf32>, %w: memref<20x2x3x3xf3
 // CHECK-NEXT:              memref.store %[[WV]], %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]]
 // CHECK:           loop.for %[[OH:.*]] = %c0 to %c5 step %c1 {
 // CHECK-NEXT:        loop.for %[[IT:.*]] = %c0 to %c4 step %c2 {
-// CHECK-NEXT:          %[[ACC:.*]] = loop.alloc : memref<2x8xf32>
+// CHECK-NEXT:          %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x8xf32>
 // CHECK:               loop.for %[[C:.*]] = %c0 to %c2 step %c1 attributes {fusion.rolled} {
 // CHECK-NEXT:            loop.for %[[KH:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
 // CHECK-NEXT:              loop.for %[[KW:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
@@ -234,13 +234,13 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x9x9xf32>, %w: memref<20x2x3x3xf3
 // CHECK-NEXT:              %[[RELU:.*]] = arith.maximumf %[[SUM]], %cst
 // CHECK-NEXT:              memref.store %[[RELU]], %r[%c0, %[[O]], %[[OH]], %[[OW]]]
 // The last pixel of the row: a 1 x 8 tile at pixel 4.
-// CHECK:             loop.alloc : memref<1x8xf32>
+// CHECK:             loop.alloc {fusion.private} : memref<1x8xf32>
 // The last four channels: one vector, no padding.
 // CHECK:         loop.for %{{.*}} = %c0 to %c4 step %c1 vectorized {
 // CHECK-NEXT:      arith.addi %c16,
 // CHECK-NEXT:      memref.load %w
 // CHECK:           memref.store %{{.*}}, %[[PANEL2]]
-// CHECK:         loop.alloc : memref<2x4xf32>
+// CHECK:         loop.alloc {fusion.private} : memref<2x4xf32>
 // CHECK:         loop.return
 
 // -----
@@ -317,7 +317,7 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x5x5xf32>, %w: memref<20x2x3x3xf3
 }
 
 // CHECK-LABEL: loop.func @fused_conv2d_add_relu
-// CHECK:         %[[PANEL:.*]] = loop.alloc : memref<2x3x3x8xf32>
+// CHECK:         %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<2x3x3x8xf32>
 // CHECK:         memref.store %{{.*}}, %pad
 // CHECK:         loop.for %[[C:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:      loop.for %[[KH:.*]] = %c0 to %c3 step %c1 {
@@ -329,7 +329,7 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x5x5xf32>, %w: memref<20x2x3x3xf3
 // CHECK:                 memref.load %pad[%c0, %[[C]], %{{.*}}, %{{.*}}]
 // CHECK-NEXT:            memref.store %{{.*}}, %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]]
 // CHECK:         loop.for %[[IT:.*]] = %c0 to %c20 step %c2 parallel {
-// CHECK-NEXT:      %[[ACC:.*]] = loop.alloc : memref<2x8xf32>
+// CHECK-NEXT:      %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x8xf32>
 // CHECK:           loop.for %{{.*}} = %c0 to %c2 step %c1 attributes {fusion.rolled} {
 // CHECK-NEXT:        loop.for %{{.*}} = %c0 to %c3 step %c1 attributes {fusion.rolled} {
 // CHECK-NEXT:          loop.for %{{.*}} = %c0 to %c3 step %c1 attributes {fusion.rolled} {
@@ -348,5 +348,5 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x5x5xf32>, %w: memref<20x2x3x3xf3
 // The ninth pixel: its panel, padded with zeros, and its tiles.
 // CHECK:         loop.for %{{.*}} = %c1 to %c4 step %c1 {
 // CHECK:         loop.for %{{.*}} = %c0 to %c20 step %c2 parallel {
-// CHECK:           loop.alloc : memref<2x4xf32>
+// CHECK:           loop.alloc {fusion.private} : memref<2x4xf32>
 // CHECK:         loop.return

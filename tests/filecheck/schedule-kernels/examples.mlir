@@ -15,12 +15,12 @@
 // CONV:         %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
 // CONV:         memref.store %{{.*}}, %[[PAD]]
 // CONV:         loop.for %[[OT:.*]] = %c0 to %c64 step %c16 parallel {
-// CONV-NEXT:      %[[PANEL:.*]] = loop.alloc : memref<64x3x3x16xf32>
+// CONV-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<64x3x3x16xf32>
 // CONV:             memref.load %w
 // CONV-NEXT:        memref.store %{{.*}}, %[[PANEL]]
 // CONV:           loop.for %[[Y:.*]] = %c0 to %c56 step %c1 {
 // CONV-NEXT:        loop.for %[[XT:.*]] = %c0 to %c56 step %c4 {
-// CONV-NEXT:          %[[ACC:.*]] = loop.alloc : memref<4x16xf32>
+// CONV-NEXT:          %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x16xf32>
 // CONV:               loop.for %[[C:.*]] = %c0 to %c64 step %c1 attributes {fusion.rolled} {
 // CONV-NEXT:            loop.for %[[KY:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
 // CONV-NEXT:              loop.for %[[KX:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
@@ -45,9 +45,9 @@
 
 // FFN-LABEL: loop.func @fused_matmul_add_gelu
 // FFN:         loop.for %[[JT:.*]] = %c0 to %c3072 step %c16 parallel {
-// FFN-NEXT:      %[[PANEL:.*]] = loop.alloc : memref<768x16xf32>
+// FFN-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<768x16xf32>
 // FFN:           loop.for %[[IT:.*]] = %c0 to %c128 step %c4 {
-// FFN-NEXT:        %[[ACC:.*]] = loop.alloc : memref<4x16xf32>
+// FFN-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x16xf32>
 // FFN:             loop.for %[[K:.*]] = %c0 to %c768 step %c1 attributes {fusion.rolled} {
 // FFN-NEXT:          loop.for %[[JJ:.*]] = %c0 to %c16 step %c1 vectorized {
 // FFN-NEXT:            memref.load %[[PANEL]][%[[K]], %[[JJ]]]
