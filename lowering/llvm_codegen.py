@@ -40,7 +40,11 @@ from fusion_compiler.lowering.threading_runtime import (
     openmp_available,
     uses_openmp,
 )
-from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
+from fusion_compiler.lowering.vector_loops import (
+    force_vector_loops,
+    keep_loops_rolled,
+    vector_lanes,
+)
 
 
 def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
@@ -127,6 +131,7 @@ def optimized_llvm_module(
     force_vector_loops(
         ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
     )
+    keep_loops_rolled(ir_module)
     declare_runtime_globals(ir_module)
     llvm_module = llvm.parse_assembly(str(ir_module))
     if uses_openmp(llvm_module) and not openmp_available():

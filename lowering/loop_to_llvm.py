@@ -46,7 +46,8 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop import LoopKind
-from fusion_compiler.lowering.vector_loops import VECTOR_HEADER
+from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
+from fusion_compiler.lowering.vector_loops import ROLLED_HEADER, VECTOR_HEADER
 
 KERNEL_TYPE_ATTR = "loop.kernel_type"
 """The discardable attribute that keeps a lowered kernel's buffer types."""
@@ -115,6 +116,12 @@ class LowerViewPattern(RewritePattern):
         rewriter.replace(op, [pointer, view], [view.results[0]])
 
 
+def _header_name(op: loop.ForOp) -> str:
+    if op.loop_kind == LoopKind.VECTORIZED:
+        return VECTOR_HEADER
+    return ROLLED_HEADER if ROLLED_LOOP_ATTR in op.attributes else "loop_header"
+
+
 class LowerForPattern(RewritePattern):
     """`loop.for` → header, body and exit blocks (see the module docstring)."""
 
@@ -127,7 +134,7 @@ class LowerForPattern(RewritePattern):
         after.name_hint = "loop_exit"
 
         header = Block(arg_types=[i64])
-        header.name_hint = VECTOR_HEADER if op.loop_kind == LoopKind.VECTORIZED else "loop_header"
+        header.name_hint = _header_name(op)
         induction_var = header.args[0]
         induction_var.name_hint = "iv"
         Rewriter.insert_block(header, BlockInsertPoint.before(after))

@@ -69,6 +69,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
 from fusion_compiler.lowering.llvm_builders import call_function, constant, enclosing_module
 from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
@@ -118,12 +119,19 @@ def _in_parallel_loop(op: Operation) -> bool:
     return False
 
 
+def _shared_buffer(op: Operation) -> bool:
+    """Whether `op` allocates a local buffer whose values may flow between iterations (one
+    not marked `PRIVATE_BUFFER_ATTR`)."""
+    return isinstance(op, loop.AllocOp) and PRIVATE_BUFFER_ATTR not in op.attributes
+
+
 def should_outline(loop_op: loop.ForOp, threshold: int) -> bool:
     """Whether `loop_op` is the outermost parallel loop of its nest, with no local buffer in
-    its body and at least `threshold` innermost iterations."""
+    its body but iteration-private ones (each thread gets its own) and at least `threshold`
+    innermost iterations."""
     if loop_op.loop_kind != loop.LoopKind.PARALLEL or _in_parallel_loop(loop_op):
         return False
-    if any(isinstance(op, loop.AllocOp) for op in loop_op.walk()):
+    if any(_shared_buffer(op) for op in loop_op.walk()):
         return False
     work = parallel_work(loop_op)
     return work is not None and work >= threshold
@@ -366,6 +374,8 @@ def outline_parallel_loop(loop_op: loop.ForOp, rewriter: PatternRewriter) -> Non
 
     trampoline = _trampoline(name, slots)
     body = _body_function(rewriter, loop_op, name, constants, slots)
+    if WIDE_VECTORS_ATTR in kernel.attributes:  # the tiles inside are sized for full vectors
+        body.attributes[WIDE_VECTORS_ATTR] = kernel.attributes[WIDE_VECTORS_ATTR]
     rewriter.insert([trampoline, body], InsertPoint.after(after))
 
     context = _context(rewriter, kernel, slots)

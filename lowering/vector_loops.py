@@ -32,6 +32,10 @@ VECTOR_HEADER = "vector_header"
 """The name of the header block of a lowered `vectorized` loop (llvmlite suffixes `.1`, ...
 to repeated names)."""
 
+ROLLED_HEADER = "rolled_header"
+"""The header name of a lowered loop marked `ROLLED_LOOP_ATTR`: `keep_loops_rolled` forbids
+LLVM to unroll it."""
+
 F32_BITS = 32
 
 
@@ -202,5 +206,34 @@ def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes
             if lanes not in properties:
                 properties[lanes] = _loop_properties(module, lanes)
             edge.set_metadata("llvm.loop", _LoopId(module, properties[lanes]))
+            marked += 1
+    return marked
+
+
+def _back_edges(function: ir.Function, is_header) -> list[ir.instructions.Branch]:
+    """The unconditional branches to a block `is_header` accepts from a block laid out after it."""
+    blocks = list(function.blocks)
+    edges = []
+    for index, block in enumerate(blocks):
+        terminator = block.terminator
+        if isinstance(terminator, ir.instructions.Branch) and not isinstance(
+            terminator, ir.instructions.ConditionalBranch
+        ):
+            header = terminator.operands[0]
+            if is_header(header) and header in blocks[:index]:
+                edges.append(terminator)
+    return edges
+
+
+def keep_loops_rolled(module: ir.Module) -> int:
+    """Puts `llvm.loop.unroll.disable` on the back edge of every `rolled_header` loop; returns
+    how many loops were marked."""
+    rolled = lambda block: block.name.split(".")[0] == ROLLED_HEADER  # noqa: E731
+    marked = 0
+    disable = None
+    for function in module.functions:
+        for edge in _back_edges(function, rolled):
+            disable = disable or [module.add_metadata(["llvm.loop.unroll.disable"])]
+            edge.set_metadata("llvm.loop", _LoopId(module, disable))
             marked += 1
     return marked

@@ -59,3 +59,20 @@ WIDE_VECTORS_ATTR = "fusion.wide_vectors"
 """Discardable attribute of a kernel whose register tiles are sized for the full vector width
 of the host (schedule-contractions sets it; the JIT lets LLVM vectorise such a kernel 512 bits
 wide on AVX-512 hosts)."""
+
+
+ROLLED_LOOP_ATTR = "fusion.rolled"
+"""Discardable attribute of a `loop.for` that LLVM must not unroll: the reduction loops around
+a register tile's vector loop (schedule-contractions). Unrolling a 3x3 window's loops puts
+nine steps of the tile in one block, whose loads LLVM's scheduler then hoists past the
+register file (spills); one step per iteration keeps the tile in registers. The LLVM
+lowering names such a loop's header `rolled_header` (`lowering/vector_loops.py`)."""
+
+
+PRIVATE_BUFFER_ATTR = "fusion.private"
+"""Discardable attribute of a `loop.alloc` inside a loop whose every iteration writes the
+elements it reads before reading them: no value flows through the buffer from one iteration
+to another (schedule-contractions' accumulator tiles and packed panels). A parallel loop
+holding such a buffer may still run on threads, each with its own copy (the LLVM lowering
+allocates it at the entry of the outlined body); any other local buffer in a loop keeps the
+loop serial."""

@@ -136,8 +136,25 @@ def _row_loop(spatial: list[ForOp], cols: ForOp, store: memref.StoreOp, update: 
     return None
 
 
-def match_contraction(root: ForOp) -> Contraction | None:
-    """The contraction nest rooted at the top-level loop `root`, if it is one."""
+@dataclass(frozen=True)
+class Nest:
+    """A contraction nest before its row and column loops are chosen (module docstring)."""
+
+    spatial: tuple[ForOp, ...]
+    reduction: tuple[ForOp, ...]
+    init: tuple[Operation, ...]
+    epilogue: tuple[Operation, ...]
+    accumulator: memref.StoreOp
+    """The update's store of the accumulator element."""
+
+    @property
+    def update(self) -> list[Operation]:
+        return body_ops(self.reduction[-1])
+
+
+def match_nest(root: ForOp) -> Nest | None:
+    """The contraction nest rooted at the top-level loop `root`, if it is one (its spatial
+    loops parallel, its reduction nest of constant bounds, one accumulator element)."""
     spatial = [root, *perfect_nest(root)]
     while spatial and not is_parallel(spatial[-1]):
         spatial.pop()  # the reduction loops of a perfect nest without init (not ours)
@@ -159,11 +176,21 @@ def match_contraction(root: ForOp) -> Contraction | None:
     init, epilogue = body[:position], body[position + 1 :]
     if not _has_init(init, store) or not _statements_independent(init):
         return None
+    return Nest(tuple(spatial), tuple(reduction), tuple(init), tuple(epilogue), store)
+
+
+def match_contraction(root: ForOp) -> Contraction | None:
+    """The contraction nest rooted at the top-level loop `root`, if it is one whose
+    accumulator is contiguous in a column loop (module docstring)."""
+    nest = match_nest(root)
+    if nest is None:
+        return None
+    spatial, update, store = list(nest.spatial), nest.update, nest.accumulator
     cols = _column_loop(spatial, store, update)
     rows = cols and _row_loop(spatial, cols, store, update)
     if cols is None or rows is None:
         return None
-    return Contraction(tuple(spatial), tuple(reduction), rows, cols, tuple(init), tuple(epilogue))
+    return Contraction(nest.spatial, nest.reduction, rows, cols, nest.init, nest.epilogue)
 
 
 def find_contractions(func: FuncOp) -> list[Contraction]:

@@ -1,5 +1,12 @@
 """`schedule-contractions`: matmuls and convolutions as register-tiled, BLAS-style loop nests.
 
+Two schedules. The packed-panel one (`contraction_pack_schedule.py`: a local accumulator
+tile, vectorised along any output dimension — a convolution's output channels, a matmul's
+columns, or a small plane of pixels — with the vector operand packed into contiguous panels)
+is tried first (`TileOptions.packed_plan`); a nest it does not take (grouped and depthwise
+convolutions, matrix-vector products, or `packing=false`) gets the in-place schedule below,
+if it matches.
+
 A contraction nest (`contraction_match.py`: spatial loops, an init store, a reduction nest that
 updates one accumulator element, a loop-free epilogue) is rewritten so that an `R x T` tile of
 accumulators, `R` rows (`I`) by `T` columns (`J`, the accumulator's contiguous dimension), is
@@ -51,62 +58,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind, YieldOp
+from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
-from fusion_compiler.passes.analysis.loop_access import loop_range
+from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range
+from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_match import (
     Contraction,
-    find_contractions,
     is_pure,
+    match_contraction,
 )
+from fusion_compiler.passes.schedule.contraction_pack_match import (
+    PackedContraction,
+    packed_candidates,
+)
+from fusion_compiler.passes.schedule.contraction_pack_schedule import PackedBuilder
 from fusion_compiler.passes.schedule.contraction_tiles import (
     HostModel,
+    PackedShape,
     Tile,
     fit_tile,
     host_model,
+    packed_cost,
+    packed_tile,
     register_tile,
 )
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
-from fusion_compiler.passes.schedule.normalize import hoist_constants
-
-
-@dataclass
-class _Emitter:
-    """Inserts ops at the end of a loop body (before its terminator) or before an anchor op."""
-
-    block: Block
-    anchor: Operation
-    top: bool = False
-    """Whether tile loops emitted here are outermost: they iterate over independent tiles
-    and are marked `parallel` (loop-kinds keeps a loop so marked as its nest's parallel
-    loop). Reduction and element loops never are."""
-
-    @staticmethod
-    def into(loop: ForOp) -> _Emitter:
-        terminator = loop.body.block.last_op
-        assert isinstance(terminator, YieldOp)
-        return _Emitter(loop.body.block, terminator)
-
-    def emit(self, op: Operation) -> Operation:
-        self.block.insert_op_before(op, self.anchor)
-        return op
-
-    def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str, tiles=False) -> ForOp:
-        """A new loop; `tiles`: over independent tiles (parallel if outermost)."""
-        parallel = tiles and self.top
-        new = ForOp(lb, ub, step, kind=LoopKind.PARALLEL if parallel else LoopKind.SERIAL)
-        new.induction_var.name_hint = name
-        self.emit(new)
-        return new
-
-    def add(self, base: SSAValue, offset: SSAValue) -> SSAValue:
-        return self.emit(arith.AddiOp(base, offset)).results[0]
+from fusion_compiler.passes.schedule.normalize import erase_dead_code, hoist_constants
 
 
 class _TileBuilder:
@@ -124,7 +106,7 @@ class _TileBuilder:
         root = self.match.spatial[0]
         parent = root.parent_block()
         assert parent is not None
-        emitter = _Emitter(parent, root, top=True)
+        emitter = Emitter(parent, root, top=True)
         mapping: dict[SSAValue, SSAValue] = {}
         for loop in self.match.spatial:
             if loop is self.match.rows or loop is self.match.cols:
@@ -132,7 +114,7 @@ class _TileBuilder:
             name = loop.induction_var.name_hint or "s"
             new = emitter.loop(loop.lb, loop.ub, loop.step, name, tiles=True)
             mapping[loop.induction_var] = new.induction_var
-            emitter = _Emitter.into(new)
+            emitter = Emitter.into(new)
         self._split(emitter, self.match.cols, self.tile.cols, "jt", self._rows_part, mapping)
         root.detach()
         root.erase()
@@ -148,7 +130,7 @@ class _TileBuilder:
             tiles = emitter.loop(
                 self.const(lb), self.const(lb + main), self.const(size), name, tiles=True
             )
-            inner(_Emitter.into(tiles), tiles.induction_var, size, mapping)
+            inner(Emitter.into(tiles), tiles.induction_var, size, mapping)
         if (ub - lb) % size:
             inner(emitter, self.const(lb + main), (ub - lb) % size, mapping)
 
@@ -176,9 +158,9 @@ class _TileBuilder:
         if not ops:
             return
         r_loop = emitter.loop(self.const(0), self.const(rows), self.const(1), "r")
-        r_emitter = _Emitter.into(r_loop)
+        r_emitter = Emitter.into(r_loop)
         jj_loop = r_emitter.loop(self.const(0), self.const(cols), self.const(1), "jj")
-        inner = _Emitter.into(jj_loop)
+        inner = Emitter.into(jj_loop)
         i_value = inner.add(i_base, r_loop.induction_var)
         j_value = inner.add(j_base, jj_loop.induction_var)
         point = self._point(inner, i_value, j_value, mapping)
@@ -190,9 +172,9 @@ class _TileBuilder:
         for loop in self.match.reduction:
             new = emitter.loop(loop.lb, loop.ub, loop.step, loop.induction_var.name_hint or "k")
             mapping[loop.induction_var] = new.induction_var
-            emitter = _Emitter.into(new)
+            emitter = Emitter.into(new)
         jj_loop = emitter.loop(self.const(0), self.const(cols), self.const(1), "jj")
-        inner = _Emitter.into(jj_loop)
+        inner = Emitter.into(jj_loop)
         j_value = inner.add(j_base, jj_loop.induction_var)
         for row in range(rows):
             i_value = inner.add(i_base, self.const(row)) if row else i_base
@@ -200,19 +182,20 @@ class _TileBuilder:
             self._clone(inner, self.match.update, point)
 
     @staticmethod
-    def _clone(emitter: _Emitter, ops: Sequence[Operation], mapping) -> None:
+    def _clone(emitter: Emitter, ops: Sequence[Operation], mapping) -> None:
         for op in ops:
             emitter.emit(op.clone(value_mapper=mapping))
 
 
 @dataclass(frozen=True)
 class TileOptions:
-    """Overrides of the host model (0: from the host)."""
+    """Overrides of the host model (0: from the host), and whether to pack panels."""
 
     rows: int = 0
     cols: int = 0
     vector_width: int = 0
     registers: int = 0
+    packing: bool = True
 
     def host(self) -> HostModel:
         detected = host_model()
@@ -226,9 +209,7 @@ class TileOptions:
     def tile_for(self, match: Contraction) -> Tile:
         """The tile of `match`: the options' when they give both sizes (capped by the loop
         extents, nothing taken from the host), else the host model's, fitted to the loops."""
-        rows_range, cols_range = loop_range(match.rows), loop_range(match.cols)
-        assert rows_range is not None and cols_range is not None
-        rows_extent, cols_extent = rows_range[1] - rows_range[0], cols_range[1] - cols_range[0]
+        rows_extent, cols_extent = _extent(match.rows), _extent(match.cols)
         if self.rows and self.cols:
             return Tile(min(self.rows, rows_extent), min(self.cols, cols_extent))
         host = self.host()
@@ -236,18 +217,98 @@ class TileOptions:
         tile = Tile(self.rows or model.rows, self.cols or model.cols)
         return fit_tile(host, tile, rows_extent, cols_extent)
 
+    def packed_tile_for(self, match: PackedContraction) -> Tile:
+        """The packed-panel tile of `match`: the options' sizes where given (the columns
+        capped by the whole vectors covering the extent), else the host model's."""
+        host = self.host()
+        rows_extent, cols_extent = _extent(match.rows), match.cols_extent
+        model = packed_tile(host, rows_extent, cols_extent)
+        covered = -(-cols_extent // host.vector_width) * host.vector_width
+        rows = min(self.rows, rows_extent) if self.rows else model.rows
+        return Tile(rows, min(self.cols, covered) if self.cols else model.cols)
+
+    def packed_plan(self, root: ForOp) -> tuple[PackedContraction, Tile] | None:
+        """The packed-panel schedule of the nest at `root`, if it has one worth packing: the
+        candidate whose panel depends on the fewest other loops, then the cheapest (the tile
+        model's `packed_cost`: register tiles and packing); none
+        when the panel would serve a single row tile (a matrix-vector product: packing would
+        only copy it)."""
+        if not self.packing:
+            return None
+        host = self.host()
+        plans = []
+        for match in packed_candidates(root):
+            tile = self.packed_tile_for(match)
+            rows_extent, cols_extent = _extent(match.rows), match.cols_extent
+            reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
+            if reuse < 2 or not _collapse_pays(host, match):
+                continue
+            dependence = sum(match.panel_depends_on(loop) for loop in match.others)
+            shape = PackedShape(
+                rows_extent,
+                cols_extent,
+                _iterations(match.nest.reduction),
+                _iterations(match.others),
+                _iterations(match.others[: match.pack_depth]),
+                is_unit_stride(match.panel, match.cols[-1].induction_var),
+                is_unit_stride(match.nest.accumulator, match.cols[-1].induction_var),
+            )
+            plans.append((dependence, packed_cost(host, tile, shape), len(plans), match, tile))
+        if not plans:
+            return None
+        _, _, _, match, tile = min(plans)
+        return match, tile
+
+
+MAX_COLLAPSED_VECTORS = 4
+"""Collapsed column loops must fit one tile of this many vectors (`_collapse_pays`)."""
+
+
+def _collapse_pays(host: HostModel, match: PackedContraction) -> bool:
+    """Whether collapsing two column loops is worth it: when they fit one column tile (the
+    7 x 7 pixels of a deep convolution layer), their panel (an im2col) is packed once and the
+    weights are read as broadcasts, never repacked; measured on 14 x 14 pixels, vectorising
+    along the output channels (the weights packed) is faster."""
+    return len(match.cols) == 1 or match.cols_extent <= MAX_COLLAPSED_VECTORS * host.vector_width
+
+
+def _extent(loop: ForOp) -> int:
+    bounds = loop_range(loop)
+    assert bounds is not None
+    return bounds[1] - bounds[0]
+
+
+def _iterations(loops) -> int:
+    count = 1
+    for loop in loops:
+        count *= _extent(loop)
+    return count
+
+
+def _schedule_root(root: ForOp, options: TileOptions) -> bool:
+    """Tile the contraction nest at `root`, packed if it can be; whether it was one."""
+    plan = options.packed_plan(root)
+    if plan is not None:
+        PackedBuilder(plan[0], plan[1], options.host().vector_width).build()
+        return True
+    match = match_contraction(root)
+    if match is None:
+        return False
+    _TileBuilder(match, options.tile_for(match)).build()
+    return True
+
 
 def schedule_contractions(func: FuncOp, options: TileOptions = TileOptions()) -> bool:
     """Register-tile every contraction nest of `func`; whether there was any."""
     if unsupported_op(func) is not None:
         return False
-    matches = find_contractions(func)
-    for match in matches:
-        _TileBuilder(match, options.tile_for(match)).build()
-    if matches:
+    roots = [op for op in func.body.block.ops if isinstance(op, ForOp)]
+    scheduled = [_schedule_root(root, options) for root in roots]
+    if any(scheduled):
+        erase_dead_code(func)  # the index arithmetic of tile elements nothing reads
         hoist_constants(func)  # one constant per value
         func.attributes[WIDE_VECTORS_ATTR] = UnitAttr()
-    return bool(matches)
+    return any(scheduled)
 
 
 @dataclass(frozen=True)
@@ -261,7 +322,8 @@ class ScheduleContractionsPass(ModulePass):
     Post-conditions: each kernel computes the same bits; the IR verifies; deterministic for
     given options. A kernel with a tiled contraction carries `fusion.wide_vectors`.
     Options: `rows`, `cols` (the register tile; 0: from the host model), `vector-width` (f32
-    lanes) and `registers` (vector registers) of the host model (0: this host's).
+    lanes) and `registers` (vector registers) of the host model (0: this host's), `packing`
+    (default true: the packed-panel schedule where it applies).
     """
 
     name = "schedule-contractions"
@@ -270,8 +332,9 @@ class ScheduleContractionsPass(ModulePass):
     cols: int = 0
     vector_width: int = 0
     registers: int = 0
+    packing: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = TileOptions(self.rows, self.cols, self.vector_width, self.registers)
+        options = TileOptions(self.rows, self.cols, self.vector_width, self.registers, self.packing)
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
             schedule_contractions(kernel, options)

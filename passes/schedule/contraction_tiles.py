@@ -144,3 +144,100 @@ def reduction_block(host: HostModel, tile: Tile, extent: int) -> int:
         if extent % block == 0:
             return block
     return extent
+
+
+# --- The packed-panel schedule (contraction_pack_schedule.py) -------------------------------------
+
+FMA_UNITS = 2
+"""Vector FMAs issued per cycle (two on the x86 cores we target)."""
+FMA_LATENCY = 4
+"""Cycles from an FMA to the next FMA of its accumulator."""
+LOAD_UNITS = 2
+"""Vector loads or broadcasts issued per cycle."""
+
+
+def step_cycles(rows: int, vectors: int) -> float:
+    """Cycles of one reduction step of a `rows x vectors` tile: its FMAs, its loads (one
+    broadcast per row, one vector of the panel per column vector), or the latency of one
+    accumulator's chain, whichever binds."""
+    return max(rows * vectors / FMA_UNITS, (rows + vectors) / LOAD_UNITS, FMA_LATENCY)
+
+
+def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
+    """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`: full
+    tiles, the remainder rows, and the remainder columns (padded to whole vectors)."""
+    width = vectors * host.vector_width
+    row_tiles = [(rows, rows_extent // rows)] + [(rows_extent % rows, 1)] * bool(rows_extent % rows)
+    rest = cols_extent % width
+    col_tiles = [(vectors, cols_extent // width)] + [(-(-rest // host.vector_width), 1)] * bool(
+        rest
+    )
+    return sum(
+        step_cycles(r, v) * r_count * v_count
+        for r, r_count in row_tiles
+        for v, v_count in col_tiles
+        if r_count and v_count
+    )
+
+
+def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int = 4) -> Tile:
+    """The register tile of the packed-panel schedule for a `rows_extent x cols_extent`
+    iteration space: among the tiles that fit the register file (`_fits`), the one whose grid
+    (`_grid_cycles`: full and remainder tiles, `step_cycles` each) takes the fewest cycles per
+    reduction step, ties going to the most FMAs per load (as `register_tile`). So a short row of 7 pixels gets 7 rows
+    rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than 4."""
+    best: tuple[float, float, Tile] | None = None
+    for vectors in range(1, max_vectors + 1):
+        if (vectors - 1) * host.vector_width >= cols_extent:
+            break  # a whole vector more than the columns need
+        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1):
+            if not _fits(rows, vectors, host.registers):
+                continue
+            cycles = _grid_cycles(host, rows, vectors, rows_extent, cols_extent)
+            reuse = rows * vectors / (rows + vectors)  # FMAs per load, as `register_tile`
+            key = (cycles, -reuse, Tile(rows, vectors * host.vector_width))
+            if best is None or key[:2] < best[:2]:
+                best = key
+    assert best is not None
+    return best[2]
+
+
+PACK_CYCLES = 1.0
+"""Cycles to pack one element of a panel read with a stride (a scalar or gathered copy)."""
+CONTIGUOUS_PACK_CYCLES = 0.125
+"""Cycles to pack one element of a panel read contiguously (a vector copy)."""
+SCATTERED_STORE_CYCLES = 2.0
+"""Cycles to store one output element the tile holds across its contiguous dimension."""
+CONTIGUOUS_STORE_CYCLES = 0.25
+"""Cycles to store one output element from a vector along its contiguous dimension."""
+
+
+@dataclass(frozen=True)
+class PackedShape:
+    """The iteration space of a packed-panel schedule: rows x columns per iteration of the
+    other spatial loops (`repeats` of them), a reduction of `steps`, the panel packed
+    `pack_repeats` times (once, or per iteration of the other loops it depends on); whether
+    the panel is read, and the output written, contiguously along the columns."""
+
+    rows: int
+    cols: int
+    steps: int
+    repeats: int
+    pack_repeats: int
+    panel_contiguous: bool = False
+    output_contiguous: bool = False
+
+
+def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
+    """Estimated cycles of the whole contraction: the grid of register tiles (`_grid_cycles`)
+    over every reduction step and repeat, packing every panel element (columns padded to
+    whole vectors), and storing every output element (a vector store along the output's
+    contiguous dimension, or a scatter)."""
+    vectors = -(-tile.cols // host.vector_width)
+    grid = _grid_cycles(host, tile.rows, vectors, shape.rows, shape.cols)
+    padded = -(-shape.cols // host.vector_width) * host.vector_width
+    per_element = CONTIGUOUS_PACK_CYCLES if shape.panel_contiguous else PACK_CYCLES
+    packing = shape.steps * padded * shape.pack_repeats * per_element
+    store = CONTIGUOUS_STORE_CYCLES if shape.output_contiguous else SCATTERED_STORE_CYCLES
+    stores = shape.rows * shape.cols * shape.repeats * store
+    return grid * shape.steps * shape.repeats + packing + stores

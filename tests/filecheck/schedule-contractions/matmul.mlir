@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=4 vector-width=4 registers=16}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=4 vector-width=4 registers=16 packing=false}' | filecheck %s
 
 // A matmul with a fused bias + relu epilogue (schedule-kernels' form after its fusion stage):
 // a 2 x 4 accumulator tile over the whole reduction. The tile loops (%jt over columns, %it

@@ -3,50 +3,55 @@
 // RUN: %{fuse} %{examples}/layer_norm_spelled.mlir | fusion-opt -p schedule-kernels | filecheck %s --check-prefix=LN
 
 // The conv block: the bias add and the relu run in the convolution's nest, right after its
-// reduction (their intermediate is gone), and the convolution accumulates straight into the
-// output `%y`; the pad stays materialised. schedule-contractions register-tiles it (the
-// tile fixed at 4 x 16 here): 4 output channels by 16 pixels of an output row, over the
-// whole (c, ky, kx) reduction; the row's last 8 pixels are a 4 x 8 tile; rows run parallel.
+// reduction (their intermediate is gone); the pad stays materialised. schedule-contractions
+// register-tiles it with packed panels (the tile fixed at 4 x 16 here): 16 output channels
+// (the vector) by 4 pixels of an output row, accumulated in a local tile over the whole
+// rolled (c, ky, kx) reduction; per column tile of 16 channels (the parallel loop) the OIHW
+// weights are packed as a [c][ky][kx][16] panel. The bias and relu run on the tile before
+// its single store.
 
 // CONV-LABEL: loop.func @fused_conv2d_add_relu
 // CONV-SAME:    attributes {fusion.wide_vectors}
 // CONV:         %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
-// CONV-NOT:     loop.alloc
 // CONV:         memref.store %{{.*}}, %[[PAD]]
-// CONV:         loop.for %[[Y:.*]] = %c0 to %c56 step %c1 parallel {
-// CONV-NEXT:      loop.for %[[XT:.*]] = %c0 to %c48 step %c16 {
-// CONV-NEXT:        loop.for %[[FT:.*]] = %c0 to %c64 step %c4 {
-// CONV:               memref.store %cst, %y
-// CONV:             loop.for %[[C:.*]] = %c0 to %c64 step %c1 {
-// CONV-NEXT:          loop.for %[[KY:.*]] = %c0 to %c3 step %c1 {
-// CONV-NEXT:            loop.for %[[KX:.*]] = %c0 to %c3 step %c1 {
-// CONV-NEXT:              loop.for %{{.*}} = %c0 to %c16 step %c1 vectorized {
-// CONV-COUNT-4:             arith.mulf
-// CONV-NOT:                 arith.mulf
-// CONV:                   }
+// CONV:         loop.for %[[OT:.*]] = %c0 to %c64 step %c16 parallel {
+// CONV-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<64x3x3x16xf32>
+// CONV:             memref.load %w
+// CONV-NEXT:        memref.store %{{.*}}, %[[PANEL]]
+// CONV:           loop.for %[[Y:.*]] = %c0 to %c56 step %c1 {
+// CONV-NEXT:        loop.for %[[XT:.*]] = %c0 to %c56 step %c4 {
+// CONV-NEXT:          %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x16xf32>
+// CONV:               loop.for %[[C:.*]] = %c0 to %c64 step %c1 attributes {fusion.rolled} {
+// CONV-NEXT:            loop.for %[[KY:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
+// CONV-NEXT:              loop.for %[[KX:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
+// CONV-NEXT:                loop.for %{{.*}} = %c0 to %c16 step %c1 vectorized {
+// CONV-NEXT:                  memref.load %[[PANEL]]
+// CONV-COUNT-4:               arith.mulf
+// CONV-NOT:                   arith.mulf
+// CONV:                     }
+// CONV-NEXT:              }
 // CONV-NEXT:            }
 // CONV-NEXT:          }
-// CONV-NEXT:        }
-// CONV-NEXT:        loop.for %[[R:.*]] = %c0 to %c4 step %c1 {
-// CONV-NEXT:          loop.for %[[X:.*]] = %c0 to %c16 step %c1 vectorized {
-// CONV:                 memref.load %b
-// CONV:                 arith.maximumf
-// CONV:         loop.for %{{.*}} = %c0 to %c8 step %c1 vectorized {
-// CONV-COUNT-4:   arith.mulf
+// CONV-NEXT:          loop.for %{{.*}} = %c0 to %c16 step %c1 {
+// CONV-NEXT:            loop.for %{{.*}} = %c0 to %c4 step %c1 {
+// CONV:                   memref.load %[[ACC]]
+// CONV:                   memref.load %b
+// CONV:                   arith.maximumf
 
-// The matmul of the feed-forward layer: 4 x 16 tiles of the output over the whole k loop
-// (one vector of w shared by four rows per step), the bias and gelu on each tile right
-// after its reduction.
+// The matmul of the feed-forward layer: per column tile of 16 (the parallel loop), w's panel
+// (768 x 16) is packed contiguously; 4 x 16 tiles of the output accumulate over the whole k
+// loop (one vector of the panel shared by four rows per step), the bias and gelu on each tile
+// right after its reduction.
 
 // FFN-LABEL: loop.func @fused_matmul_add_gelu
-// FFN-NOT:     loop.alloc
 // FFN:         loop.for %[[JT:.*]] = %c0 to %c3072 step %c16 parallel {
-// FFN-NEXT:      loop.for %[[IT:.*]] = %c0 to %c128 step %c4 {
-// FFN:             loop.for %[[K:.*]] = %c0 to %c768 step %c1 {
+// FFN-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<768x16xf32>
+// FFN:           loop.for %[[IT:.*]] = %c0 to %c128 step %c4 {
+// FFN-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x16xf32>
+// FFN:             loop.for %[[K:.*]] = %c0 to %c768 step %c1 attributes {fusion.rolled} {
 // FFN-NEXT:          loop.for %[[JJ:.*]] = %c0 to %c16 step %c1 vectorized {
-// FFN-NEXT:            %[[J:.*]] = arith.addi %[[JT]], %[[JJ]]
+// FFN-NEXT:            memref.load %[[PANEL]][%[[K]], %[[JJ]]]
 // FFN-NEXT:            memref.load %x[%[[IT]], %[[K]]]
-// FFN-NEXT:            memref.load %w[%[[K]], %[[J]]]
 // FFN-COUNT-4:         arith.mulf
 // FFN-NOT:             arith.mulf
 // FFN:             loop.for %{{.*}} = %c0 to %c16 step %c1 vectorized {

@@ -1,0 +1,343 @@
+"""Every distinct convolution and matmul of the zoo, and BERT-base's: ours against onnxruntime.
+
+    python bench/layers.py [--threads 1] [--runs 9] [--only NAME ...] [--match TEXT ...]
+                           [--models resnet50,vgg19] [--no-zoo] [--no-bert] [--baseline]
+                           [--peak GFLOPS] [--list] [--markdown FILE]
+
+Shapes: every `Conv`, `Gemm` and `MatMul` node of the nine zoo models (`bench/zoo.py`; the
+ONNX files ship with the onnx wheel), after ONNX shape inference, deduplicated (the `models`
+column says where each occurs, with its count), plus BERT-base's matmuls (128x768x768,
+128x768x3072, 128x3072x768, attention 12x128x64 @ 12x64x128). Each shape becomes one graph
+function, as in the model after fusion: conv2d + bias + relu, matmul + bias (a Gemm with
+`transB` is measured as the matmul of the same sizes with B already K x N: a constant
+weight's transpose is folded at compile time). Weights are inputs of the function, so our
+kernel packs them per call.
+
+Both sides run on the same thread count (`--threads`, default 1), alternately (ours, ort,
+ours, ...) after a warm-up each, and the medians are printed: ms, GFLOP/s (2 flops per
+multiply-add of the contraction), % of this core's FMA peak (`--peak` or measured here by
+`fma_peak.py`, times the thread count), and the ratio ort time / our time (>= 1: ours is at
+least as fast), of the medians and of the fastest runs ("best": robust to a loaded machine,
+where being descheduled slows a run by whole multiples). Our output is checked against onnxruntime's (max abs error printed).
+`--baseline` compiles with schedule-kernels' `contractions=false` (before register tiling).
+The machine may be shared: read the ratios, run a surprising row again, and say the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from xdsl.dialects import func  # noqa: E402
+from xdsl.dialects.builtin import ModuleOp  # noqa: E402
+from xdsl.ir import Block, Region  # noqa: E402
+
+from fusion_compiler.dialects import graph  # noqa: E402
+from fusion_compiler.dialects.graph.base import tensor_type  # noqa: E402
+from fusion_compiler.driver import FUSION_PIPELINE, compile_module  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Conv:
+    """conv2d (N=1, NCHW) + bias + relu."""
+
+    c: int
+    h: int
+    w: int
+    o: int
+    kh: int
+    kw: int
+    stride: tuple[int, int] = (1, 1)
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """(top, left, bottom, right)"""
+    dilation: tuple[int, int] = (1, 1)
+    groups: int = 1
+
+    @property
+    def output(self) -> tuple[int, int]:
+        (sh, sw), (dh, dw), (t, left, b, r) = self.stride, self.dilation, self.pads
+        oh = (self.h + t + b - dh * (self.kh - 1) - 1) // sh + 1
+        ow = (self.w + left + r - dw * (self.kw - 1) - 1) // sw + 1
+        return oh, ow
+
+    @property
+    def name(self) -> str:
+        text = f"conv{self.kh}x{self.kw}_{self.c}x{self.h}x{self.w}_o{self.o}"
+        if self.stride != (1, 1):
+            text += f"_s{self.stride[0]}" + (
+                "" if len(set(self.stride)) == 1 else f"x{self.stride[1]}"
+            )
+        if any(self.pads) and set(self.pads) != {(self.kh - 1) // 2}:
+            text += "_p" + "-".join(map(str, self.pads))
+        if self.dilation != (1, 1):
+            text += f"_d{self.dilation[0]}"
+        if self.groups > 1:
+            text += "_dw" if self.groups == self.c == self.o else f"_g{self.groups}"
+        return text
+
+    @property
+    def flops(self) -> float:
+        oh, ow = self.output
+        return 2.0 * self.o * oh * ow * (self.c // self.groups) * self.kh * self.kw
+
+    def module(self) -> ModuleOp:
+        shapes = [(1, self.c, self.h, self.w), (self.o, self.c // self.groups, self.kh, self.kw)]
+        block = Block(arg_types=[tensor_type(s) for s in [*shapes, (1, self.o, 1, 1)]])
+        conv = graph.Conv2DOp(
+            block.args[0], block.args[1], self.stride, self.pads, self.dilation, self.groups
+        )
+        add = graph.AddOp(conv.result, block.args[2])
+        relu = graph.ReluOp(add.result)
+        block.add_ops([conv, add, relu, func.ReturnOp(relu.result)])
+        return _module(block, relu.result.type)
+
+
+@dataclass(frozen=True)
+class Matmul:
+    """(batched) matmul + bias: [b,] m x k @ [b,] k x n."""
+
+    b: int
+    m: int
+    k: int
+    n: int
+
+    @property
+    def name(self) -> str:
+        lead = f"{self.b}x" if self.b > 1 else ""
+        return f"matmul_{lead}{self.m}x{self.k}x{self.n}"
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.b * self.m * self.k * self.n
+
+    def module(self) -> ModuleOp:
+        lead = (self.b,) if self.b > 1 else ()
+        shapes = [(*lead, self.m, self.k), (*lead, self.k, self.n), (self.n,)]
+        block = Block(arg_types=[tensor_type(shape) for shape in shapes])
+        mm = graph.MatmulOp(block.args[0], block.args[1])
+        add = graph.AddOp(mm.result, block.args[2])
+        block.add_ops([mm, add, func.ReturnOp(add.result)])
+        return _module(block, add.result.type)
+
+
+def _module(block: Block, result_type) -> ModuleOp:
+    signature = ([arg.type for arg in block.args], [result_type])
+    return ModuleOp([func.FuncOp("main", signature, Region(block))])
+
+
+BERT = {
+    Matmul(1, 128, 768, 768): "bert(qkv,out)",
+    Matmul(1, 128, 768, 3072): "bert(ffn1)",
+    Matmul(1, 128, 3072, 768): "bert(ffn2)",
+    Matmul(12, 128, 64, 128): "bert(attention)",
+}
+
+
+@dataclass
+class Layer:
+    shape: Conv | Matmul
+    where: dict[str, int] = field(default_factory=dict)
+    """model -> occurrences"""
+
+    @property
+    def models(self) -> str:
+        return ",".join(f"{m}x{n}" if n > 1 else m for m, n in self.where.items())
+
+
+def _node_shape(node, shapes: dict[str, list[int]]) -> Conv | Matmul | None:
+    from onnx import helper
+
+    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    operands = [shapes.get(name) for name in node.input]
+    if any(s is None or 0 in s for s in operands[:2]):
+        return None
+    if node.op_type == "Conv":
+        (_, c, h, w), (o, _, kh, kw) = operands[0], operands[1]
+        pads = attributes.get("pads", [0, 0, 0, 0])
+        return Conv(
+            c,
+            h,
+            w,
+            o,
+            kh,
+            kw,
+            tuple(attributes.get("strides", (1, 1))),
+            (pads[0], pads[1], pads[2], pads[3]),
+            tuple(attributes.get("dilations", (1, 1))),
+            attributes.get("group", 1),
+        )
+    a, b = operands[0], operands[1]
+    if node.op_type == "Gemm":
+        m, k = (a[1], a[0]) if attributes.get("transA") else (a[0], a[1])
+        n = b[0] if attributes.get("transB") else b[1]
+        return Matmul(1, m, k, n)
+    if len(a) == 2 and len(b) == 2:  # MatMul
+        return Matmul(1, a[0], a[1], b[1])
+    return None
+
+
+def zoo_layers(models) -> dict[Conv | Matmul, Layer]:
+    """The distinct contractions of `models`, in order of first appearance."""
+    import zoo
+    from onnx import shape_inference
+
+    layers: dict[Conv | Matmul, Layer] = {}
+    for name in models:
+        model = shape_inference.infer_shapes(zoo.load(name))
+        values = [*model.graph.value_info, *model.graph.input, *model.graph.output]
+        shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in values}
+        shapes |= {i.name: list(i.dims) for i in model.graph.initializer}
+        for node in model.graph.node:
+            if node.op_type not in ("Conv", "Gemm", "MatMul"):
+                continue
+            shape = _node_shape(node, shapes)
+            if shape is not None:
+                where = layers.setdefault(shape, Layer(shape)).where
+                where[name] = where.get(name, 0) + 1
+    return layers
+
+
+def all_layers(args: argparse.Namespace) -> list[Layer]:
+    layers = zoo_layers(args.models) if args.zoo else {}
+    if args.bert:
+        for shape, where in BERT.items():
+            layers.setdefault(shape, Layer(shape)).where[where] = 1
+    chosen = list(layers.values())
+    if args.only:
+        known = {layer.shape.name: layer for layer in chosen}
+        missing = [name for name in args.only if name not in known]
+        if missing:
+            raise SystemExit(f"layers.py: unknown shape(s) {', '.join(missing)} (see --list)")
+        chosen = [known[name] for name in args.only]
+    if args.match:
+        chosen = [x for x in chosen if any(text in x.shape.name for text in args.match)]
+    return chosen
+
+
+def ort_runner(module: ModuleOp, inputs, threads: int):
+    import onnxruntime as ort
+    from onnx_export import export_function
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    model = export_function(module).SerializeToString()
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    feeds = {arg.name: x for arg, x in zip(session.get_inputs(), inputs, strict=True)}
+    return lambda: session.run(None, feeds)[0]
+
+
+def paired_times(runs: dict, count: int) -> dict[str, list[float]]:
+    """Seconds of each runner, run alternately `count` times after one warm-up each."""
+    for run in runs.values():
+        run()
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(count):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def inputs_of(module: ModuleOp) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    args = module.body.block.first_op.body.block.args
+    return [rng.standard_normal(arg.type.get_shape(), dtype=np.float32) for arg in args]
+
+
+def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
+    module = layer.shape.module()
+    inputs = inputs_of(module)
+    pipeline = f"{FUSION_PIPELINE},schedule-kernels" + (
+        "{contractions=false}" if args.baseline else ""
+    )
+    model = compile_module(module, pipeline, cache=False)
+    model.set_num_threads(args.threads)
+    ort = ort_runner(module, inputs, args.threads)
+    (ours,) = model.run("main", *inputs)
+    error = float(np.max(np.abs(ours - ort())))
+    runs = max(3, min(args.runs, int(2.0 / max(layer.shape.flops / 20e9, 1e-6))))
+    times = paired_times({"ours": lambda: model.run("main", *inputs), "ort": ort}, runs)
+    ours_s, ort_s = (statistics.median(times[name]) for name in ("ours", "ort"))
+    best = min(times["ort"]) / min(times["ours"])
+    flops = layer.shape.flops
+    cells = [layer.shape.name, layer.models]
+    for s in (ours_s, ort_s):
+        cells += [f"{s * 1e3:.3f}", f"{flops / s / 1e9:.1f}", f"{100 * flops / s / peak:.0f}"]
+    cells += [f"{ort_s / ours_s:.2f}", f"{best:.2f}", f"{error:.1e}"]
+    return "| " + " | ".join(cells) + " |"
+
+
+HEADER = (
+    "| shape | models | ours ms | ours GFLOP/s | ours % peak | ort ms | ort GFLOP/s | "
+    "ort % peak | ort/ours | best ort/ours | max abs diff |"
+)
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    import zoo
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=9, help="most paired runs per shape")
+    parser.add_argument("--only", nargs="*", default=[], help="shape names (see --list)")
+    parser.add_argument("--match", nargs="*", default=[], help="shapes whose name contains any")
+    parser.add_argument("--models", default=",".join(zoo.MODELS))
+    parser.add_argument("--no-zoo", dest="zoo", action="store_false")
+    parser.add_argument("--no-bert", dest="bert", action="store_false")
+    parser.add_argument("--baseline", action="store_true")
+    parser.add_argument("--peak", type=float, default=0.0, help="FMA peak GFLOP/s of one core")
+    parser.add_argument("--list", action="store_true", help="print the shapes and exit")
+    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    args = parser.parse_args(argv)
+    args.models = [m for m in args.models.split(",") if m]
+    unknown = [m for m in args.models if m not in zoo.MODELS]
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(zoo.MODELS)}")
+    if args.threads < 1 or args.runs < 1:
+        parser.error("--threads and --runs must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    layers = all_layers(args)
+    if args.list:
+        for layer in layers:
+            print(f"{layer.shape.name}  {layer.models}  {layer.shape.flops / 1e6:.1f} MFLOP")
+        return 0
+    from fma_peak import fma_peak_gflops
+
+    peak = (args.peak or fma_peak_gflops()) * args.threads * 1e9
+    load = os.getloadavg()[0]
+    lines = [
+        f"threads={args.threads}, medians of up to {args.runs} paired runs, FMA peak "
+        f"{peak / 1e9:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}"
+        + (", baseline (contractions=false)" if args.baseline else ""),
+        "",
+        HEADER,
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    print("\n".join(lines), flush=True)
+    for layer in layers:
+        lines.append(measure(layer, args, peak))
+        print(lines[-1], flush=True)
+    if args.markdown:
+        args.markdown.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""Recognise a contraction whose vector operand is packed into panels: the read-only half of
+the packed-panel schedule (`contraction_pack_schedule.py`).
+
+A contraction nest (`contraction_match.match_nest`) qualifies when two of its spatial loops
+can be chosen so that:
+
+- the column loop `J` (the vectorised one) is read by exactly one operand of the update, the
+  panel `P`, in any layout (`W[o, c, kh, kw]` of an NCHW convolution: stride `C*KH*KW` in
+  the output channel `o`; `B[k, j]` of a matmul), and every other operand but the
+  accumulator is invariant in `J` (a broadcast: `X[c, oh + kh, ow + kw]`, `A[i, k]`);
+- the row loop `I` is one on which the accumulator depends and the panel does not (the
+  output pixels along a row of a convolution, the rows of a matmul);
+- the reduction loops count from 0 by 1 (they index the packed panel), the panel's
+  subscripts are computed by pure ops from the loops' induction variables, and nothing in
+  the nest writes the panel's buffer (packing it ahead reads the same values).
+
+The accumulator need not be contiguous in `J`: the schedule accumulates in a local tile.
+The column dimension may also be two adjacent spatial loops collapsed into one (legal like
+any order of the spatial iterations): a convolution's output rows and pixels, `oh * OW + ow`,
+so that a deep layer's 7 x 7 pixels make one column dimension of 49 and its input (small
+there) is the panel, an im2col of one column tile, rather than its weights (large there).
+Among the candidates, those whose panel depends on the fewest other spatial loops come first (the panel is packed once per column tile, not once per such iteration),
+then the cheapest by the tile model (`contraction_tiles`: the grid of register tiles plus
+the packing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import memref
+from xdsl.ir import Operation, SSAValue
+
+from fusion_compiler.dialects.loop import ForOp
+from fusion_compiler.passes.analysis.loop_access import (
+    depends_on,
+    is_invariant,
+    loop_range,
+    memory_accesses,
+    same_subscripts,
+)
+from fusion_compiler.passes.schedule.contraction_match import Nest, is_pure, match_nest
+
+
+@dataclass(frozen=True)
+class PackedContraction:
+    """A contraction nest with its packed operand (module docstring)."""
+
+    nest: Nest
+    rows: ForOp
+    cols: tuple[ForOp, ...]
+    """The column loops: one, or two adjacent spatial loops (outer first) collapsed into one
+    column dimension (a convolution's output rows and pixels: `oh * OW + ow`)."""
+    panel: memref.LoadOp
+    """The update's load of the packed operand."""
+    panel_slice: tuple[Operation, ...]
+    """The update's pure ops that compute the panel's subscripts, in order."""
+
+    @property
+    def others(self) -> tuple[ForOp, ...]:
+        """The spatial loops other than the rows and the columns, outermost first."""
+        return tuple(
+            loop for loop in self.nest.spatial if loop is not self.rows and loop not in self.cols
+        )
+
+    @property
+    def cols_extent(self) -> int:
+        count = 1
+        for loop in self.cols:
+            bounds = loop_range(loop)
+            assert bounds is not None
+            count *= bounds[1] - bounds[0]
+        return count
+
+    @property
+    def pack_depth(self) -> int:
+        """How many of `others` (outermost first) the packing runs inside: up to the last
+        one the panel depends on."""
+        uses = [i for i, loop in enumerate(self.others) if self.panel_depends_on(loop)]
+        return uses[-1] + 1 if uses else 0
+
+    def panel_depends_on(self, loop: ForOp) -> bool:
+        return any(depends_on(index, loop.induction_var) for index in self.panel.indices)
+
+    def is_accumulator(self, op: Operation) -> bool:
+        """Whether `op` loads or stores the accumulator element."""
+        store = self.nest.accumulator
+        return (
+            isinstance(op, memref.LoadOp | memref.StoreOp)
+            and op.memref is store.memref
+            and same_subscripts(op.indices, store.indices)
+        )
+
+
+def _slice(update: list[Operation], values: list[SSAValue]) -> list[Operation] | None:
+    """The ops of `update` that `values` are computed from, in order; None if one is not pure."""
+    needed: set[Operation] = set()
+    stack = [v.owner for v in values if isinstance(v.owner, Operation) and v.owner in update]
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        if not is_pure(op):
+            return None
+        needed.add(op)
+        stack.extend(o.owner for o in op.operands if o.owner in update)
+    return [op for op in update if op in needed]
+
+
+def _counts_from_zero(loop: ForOp) -> bool:
+    bounds = loop_range(loop)
+    return bounds is not None and bounds[0] == 0 and bounds[2] == 1
+
+
+def _writes(nest: Nest, buffer: SSAValue) -> bool:
+    ops = [*nest.init, *nest.epilogue, *nest.update]
+    return any(isinstance(a, memref.StoreOp) and a.memref is buffer for a in memory_accesses(ops))
+
+
+def _panel_of(nest: Nest, cols: tuple[ForOp, ...]) -> memref.LoadOp | None:
+    """The only load of the update but the accumulator's that depends on `cols`, if every
+    other access is invariant in them."""
+    store = nest.accumulator
+    dependent = [
+        a
+        for a in memory_accesses(nest.update)
+        if a.memref is not store.memref
+        and not all(is_invariant(a, loop.induction_var) for loop in cols)
+    ]
+    if len(dependent) != 1 or not isinstance(dependent[0], memref.LoadOp):
+        return None
+    return dependent[0]
+
+
+def _row_loop(nest: Nest, cols: tuple[ForOp, ...], panel: memref.LoadOp) -> ForOp | None:
+    store = nest.accumulator
+    for loop in reversed(nest.spatial):
+        iv = loop.induction_var
+        if loop in cols or any(depends_on(index, iv) for index in panel.indices):
+            continue
+        if any(depends_on(index, iv) for index in store.indices):
+            return loop
+    return None
+
+
+def packed_candidates(root: ForOp) -> list[PackedContraction]:
+    """Every way of packing the contraction nest rooted at `root` (module docstring)."""
+    nest = match_nest(root)
+    if nest is None or not all(_counts_from_zero(loop) for loop in nest.reduction):
+        return []
+    found = []
+    spatial = nest.spatial
+    singles = [(loop,) for loop in reversed(spatial)]
+    pairs = [(spatial[i], spatial[i + 1]) for i in range(len(spatial) - 1)]
+    for cols in [*singles, *pairs]:
+        stored = nest.accumulator.indices
+        if not all(any(depends_on(i, c.induction_var) for i in stored) for c in cols):
+            continue
+        panel = _panel_of(nest, cols)
+        if panel is None or _writes(nest, panel.memref):
+            continue
+        rows = _row_loop(nest, cols, panel)
+        panel_slice = _slice(nest.update, list(panel.indices))
+        if rows is None or panel_slice is None:
+            continue
+        found.append(PackedContraction(nest, rows, cols, panel, tuple(panel_slice)))
+    return found

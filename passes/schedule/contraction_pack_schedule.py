@@ -1,0 +1,319 @@
+"""The packed-panel schedule of a contraction: an `R x T` register tile of accumulators in a
+local buffer, vectorised along any output dimension, its operand packed per column tile.
+
+For a contraction matched by `contraction_pack_match.py` (column loop `J`, row loop `I`, the
+panel operand `P` read with `J`, the reduction loops `k...`), the nest becomes
+
+```
+loop.for %jt = 0 to NJ step T {                   column tiles (last one: NJ % T wide, padded
+  %pk = loop.alloc : memref<K0 x ... x T>          to whole vectors with zeros)
+  loop.for %k... { loop.for %jj < T {              pack: the panel of this column tile,
+    %pk[%k..., %jj] = P[... J = %jt + %jj ...] } }   contiguous in `jj`
+  loop.for %s... {                                 the other spatial loops, in order (the
+    loop.for %it = 0 to NI step R {                  packing goes inside those `P` reads)
+      %acc = loop.alloc : memref<R x T>
+      init:      %acc[%r, %jj] = init(C[it + r, jt + jj])       for r < R, jj < T
+      reduction: loop.for %k... { loop.for %jj < T {            vectorised along jj
+                   %p = %pk[%k..., %jj]
+                   %acc[0, %jj] += A(it + 0, k) * %p   ...   (R copies, one per row)
+                   %acc[R-1, %jj] += A(it + R-1, k) * %p } }
+      epilogue:  C[it + r, jt + jj] = %acc[%r, %jj]; epilogue(C[it + r, jt + jj])
+    }                                                 (rows innermost if C is contiguous
+  }                                                    along I, as NCHW pixels)
+}
+```
+
+So a convolution is vectorised along its output channels (the weights `W[o, c, kh, kw]`
+packed as `O/T x C x KH x KW x T` panels), whatever its kernel size, stride, padding or
+dilation: the input pixels are broadcasts. A matmul packs `B`'s column panel `K x T`
+(contiguous: no L1 set conflicts between rows of `B` 12 KB apart). LLVM keeps the local
+accumulator tile in registers across the reduction (R x T/W vectors); the epilogue runs on
+the tile before the single store of each output element.
+
+Parallelism: the outermost emitted loop with at least two iterations is marked `parallel`.
+The accumulator tile is allocated inside every tile (the LLVM lowering hoists allocations
+to the entry of the function that holds them: per thread inside a parallel loop); the
+panel buffer where it is packed (per thread when the column tiles are the parallel loop,
+else filled before the parallel loop starts).
+
+Results: each accumulator element receives its init value, then the same updates (the same
+`mulf`/`addf` pairs, contracted to the same FMAs) in the same order, with the same operand
+values (the panel holds copies), then the same epilogue: the same bits as the unscheduled
+nest. Padded lanes compute on zeros and are never stored.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import FloatAttr, MemRefType, UnitAttr
+from xdsl.ir import Operation, SSAValue
+
+from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, ROLLED_LOOP_ATTR
+from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range, trip_count
+from fusion_compiler.passes.schedule.contraction_emit import Emitter
+from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
+from fusion_compiler.passes.schedule.contraction_tiles import Tile
+from fusion_compiler.passes.schedule.loop_transforms import index_constant
+
+
+def _extent(loop: ForOp) -> int:
+    bounds = loop_range(loop)
+    assert bounds is not None
+    return bounds[1] - bounds[0]
+
+
+class PackedBuilder:
+    """Builds the packed-panel nest of one contraction (module docstring) before its root."""
+
+    def __init__(self, match: PackedContraction, tile: Tile, vector_width: int):
+        self.match = match
+        self.nest = match.nest
+        self.tile = tile
+        self.width = vector_width
+        self.shared = [op for op in self.nest.init if not op.regions and _pure(op)]
+        self.rows_inner = is_unit_stride(self.nest.accumulator, match.rows.induction_var)
+        self.element = self.nest.accumulator.value.type
+
+    def const(self, value: int) -> SSAValue:
+        return index_constant(value, self.nest.spatial[0])
+
+    def build(self) -> None:
+        root = self.nest.spatial[0]
+        parent = root.parent_block()
+        assert parent is not None
+        extent = self.match.cols_extent
+        self._split_range(Emitter(parent, root), 0, extent, self.tile.cols, "jt", self._column)
+        root.detach()
+        root.erase()
+
+    def _loop(self, emitter: Emitter, lb: int | SSAValue, ub, step, name: str, top=False) -> ForOp:
+        """A loop; a `top` one (over tiles or spatial iterations) is parallel if it has two
+        iterations or more and no loop around it has."""
+        values = [self.const(v) if isinstance(v, int) else v for v in (lb, ub, step)]
+        new = emitter.loop(*values, name)
+        if top and (trip_count(new) or 0) >= 2 and not _inside_repeated_loop(new):
+            new.kind = LoopKindAttr(LoopKind.PARALLEL)
+        return new
+
+    def _split(self, emitter, loop: ForOp, size: int, name: str, inner, *args) -> None:
+        bounds = loop_range(loop)
+        assert bounds is not None
+        self._split_range(emitter, bounds[0], bounds[1], size, name, inner, *args)
+
+    def _split_range(self, emitter, lb: int, ub: int, size: int, name: str, inner, *args) -> None:
+        """Tiles of `size` over `lb..ub`, then one remainder tile; `inner(emitter, base,
+        count, *args)` fills each."""
+        main = (ub - lb) - (ub - lb) % size
+        if main == size:  # one tile: no loop (nor a parallel loop of one iteration)
+            inner(emitter, self.const(lb), size, *args)
+        elif main:
+            tiles = self._loop(emitter, lb, lb + main, size, name, top=True)
+            inner(Emitter.into(tiles), tiles.induction_var, size, *args)
+        if (ub - lb) % size:
+            inner(emitter, self.const(lb + main), (ub - lb) % size, *args)
+
+    # --- one column tile ----------------------------------------------------------------------
+
+    def _column(self, emitter: Emitter, j_base: SSAValue, cols: int) -> None:
+        padded = -(-cols // self.width) * self.width
+        mapping: dict[SSAValue, SSAValue] = {}
+        others = self.match.others
+        depth = self.match.pack_depth
+        for loop in others[:depth]:
+            emitter = self._enter(emitter, loop, mapping)
+        packed = self._pack(emitter, j_base, cols, padded, mapping)
+        for loop in others[depth:]:
+            emitter = self._enter(emitter, loop, mapping)
+        tile = (j_base, cols, padded, packed)
+        self._split(emitter, self.match.rows, self.tile.rows, "it", self._tile, tile, mapping)
+
+    def _enter(self, emitter: Emitter, loop: ForOp, mapping) -> Emitter:
+        name = loop.induction_var.name_hint or "s"
+        new = self._loop(emitter, loop.lb, loop.ub, loop.step, name, top=True)
+        mapping[loop.induction_var] = new.induction_var
+        return Emitter.into(new)
+
+    @staticmethod
+    def _private(emitter: Emitter, buffer_type: MemRefType, name: str) -> SSAValue:
+        """A local buffer that each iteration around it fills before reading it
+        (`PRIVATE_BUFFER_ATTR`: a parallel loop around it may run on threads)."""
+        alloc = emitter.emit(AllocOp(buffer_type))
+        alloc.attributes[PRIVATE_BUFFER_ATTR] = UnitAttr()
+        alloc.results[0].name_hint = name
+        return alloc.results[0]
+
+    def _reduction_loops(
+        self, emitter: Emitter, mapping, rolled: bool = False
+    ) -> tuple[Emitter, list[SSAValue]]:
+        """Copies of the reduction loops; `rolled`: marked for LLVM not to unroll them
+        (`ROLLED_LOOP_ATTR`)."""
+        ivs = []
+        for loop in self.nest.reduction:
+            name = loop.induction_var.name_hint or "k"
+            new = self._loop(emitter, loop.lb, loop.ub, loop.step, name)
+            if rolled:
+                new.attributes[ROLLED_LOOP_ATTR] = UnitAttr()
+            mapping[loop.induction_var] = new.induction_var
+            ivs.append(new.induction_var)
+            emitter = Emitter.into(new)
+        return emitter, ivs
+
+    def _pack(self, emitter: Emitter, j_base, cols: int, padded: int, mapping) -> SSAValue:
+        """The panel of one column tile, `padded` wide (zeros beyond `cols`)."""
+        shape = [_extent(loop) for loop in self.nest.reduction] + [padded]
+        buffer = self._private(emitter, MemRefType(self.element, shape), "panel")
+        mapping = dict(mapping)
+        inner, ivs = self._reduction_loops(emitter, mapping)
+        jj = self._loop(inner, 0, cols, 1, "jj")
+        jj.kind = LoopKindAttr(LoopKind.VECTORIZED)  # a gather where P is strided in `jj`
+        body = Emitter.into(jj)
+        mapping.update(self._columns(body, body.add(j_base, jj.induction_var)))
+        ops = [*self.match.panel_slice, self.match.panel]
+        for op in ops:
+            body.emit(op.clone(value_mapper=mapping))
+        value = mapping[self.match.panel.res]
+        body.emit(memref.StoreOp.get(value, buffer, [*ivs, jj.induction_var]))
+        if padded > cols:
+            pad = Emitter.into(self._loop(inner, cols, padded, 1, "jj"))
+            zero = pad.emit(arith.ConstantOp(FloatAttr(0.0, self.element))).results[0]
+            pad_iv = pad.block.parent_op().induction_var  # type: ignore[union-attr]
+            pad.emit(memref.StoreOp.get(zero, buffer, [*ivs, pad_iv]))
+        return buffer
+
+    # --- one register tile --------------------------------------------------------------------
+
+    def _tile(self, emitter: Emitter, i_base, rows: int, tile, mapping) -> None:
+        j_base, cols, padded, packed = tile
+        acc_type = MemRefType(self.element, [rows, padded])
+        acc = self._private(emitter, acc_type, "acc")
+        frame = _Frame(i_base, j_base, acc, packed)
+        self._over_tile(emitter, frame, rows, cols, mapping, self._init)
+        if padded > cols:
+            self._zero_lanes(emitter, frame, rows, cols, padded)
+        self._reduction(emitter, frame, rows, padded, mapping)
+        self._over_tile(emitter, frame, rows, cols, mapping, self._finish)
+
+    def _point(self, emitter: Emitter, frame, r, jj, mapping) -> dict[SSAValue, SSAValue]:
+        """The mapping of element (r, jj) of the tile, the shared pure init ops recomputed."""
+        i_value = emitter.add(frame.i_base, r)
+        return self._point_at(emitter, i_value, emitter.add(frame.j_base, jj), mapping)
+
+    def _point_at(self, emitter: Emitter, i_value, j_value, mapping) -> dict[SSAValue, SSAValue]:
+        point = dict(mapping)
+        point[self.match.rows.induction_var] = i_value
+        point.update(self._columns(emitter, j_value))
+        for op in self.shared:
+            emitter.emit(op.clone(value_mapper=point))
+        return point
+
+    def _columns(self, emitter: Emitter, j_value: SSAValue) -> dict[SSAValue, SSAValue]:
+        """The values of the column loops' induction variables at column `j_value` (one loop:
+        its lower bound + `j`; two collapsed: `j / inner extent` and `j % inner extent`)."""
+        loops = self.match.cols
+        ranges = [loop_range(loop) for loop in loops]
+        assert all(r is not None for r in ranges)
+        if len(loops) == 1:
+            lb = ranges[0][0]  # type: ignore[index]
+            return {loops[0].induction_var: emitter.add(j_value, self.const(lb)) if lb else j_value}
+        (outer_lb, _, _), (inner_lb, inner_ub, _) = ranges  # type: ignore[misc]
+        inner_extent = self.const(inner_ub - inner_lb)
+        outer = emitter.emit(arith.DivUIOp(j_value, inner_extent)).results[0]
+        inner = emitter.emit(arith.RemUIOp(j_value, inner_extent)).results[0]
+        values = []
+        for value, lb in ((outer, outer_lb), (inner, inner_lb)):
+            values.append(emitter.add(value, self.const(lb)) if lb else value)
+        return dict(zip((loop.induction_var for loop in loops), values, strict=True))
+
+    def _over_tile(self, emitter: Emitter, frame, rows: int, cols: int, mapping, body) -> None:
+        """`body(emitter, frame, r, jj, mapping)` for every element of the tile; the loop over
+        the accumulator's contiguous dimension innermost."""
+        outer_count, inner_count = (cols, rows) if self.rows_inner else (rows, cols)
+        outer = self._loop(emitter, 0, outer_count, 1, "jj" if self.rows_inner else "r")
+        inner = self._loop(Emitter.into(outer), 0, inner_count, 1, "r" if self.rows_inner else "jj")
+        r, jj = outer.induction_var, inner.induction_var
+        if self.rows_inner:
+            r, jj = jj, r
+        body(Emitter.into(inner), frame, r, jj, mapping)
+
+    def _init(self, emitter: Emitter, frame, r, jj, mapping) -> None:
+        point = self._point(emitter, frame, r, jj, mapping)
+        init = [op for op in self.nest.init if op not in self.shared]
+        self._clone(emitter, init, point, frame.acc, [r, jj])
+
+    def _zero_lanes(self, emitter: Emitter, frame, rows: int, cols: int, padded: int) -> None:
+        r_loop = self._loop(emitter, 0, rows, 1, "r")
+        jj_loop = self._loop(Emitter.into(r_loop), cols, padded, 1, "jj")
+        inner = Emitter.into(jj_loop)
+        zero = inner.emit(arith.ConstantOp(FloatAttr(0.0, self.element))).results[0]
+        indices = [r_loop.induction_var, jj_loop.induction_var]
+        inner.emit(memref.StoreOp.get(zero, frame.acc, indices))
+
+    def _reduction(self, emitter: Emitter, frame, rows: int, padded: int, mapping) -> None:
+        mapping = dict(mapping)
+        inner, ivs = self._reduction_loops(emitter, mapping, rolled=True)
+        jj_loop = self._loop(inner, 0, padded, 1, "jj")
+        body = Emitter.into(jj_loop)
+        jj = jj_loop.induction_var
+        panel = body.emit(memref.LoadOp.get(frame.packed, [*ivs, jj])).results[0]
+        skipped = set(self.match.panel_slice) - set(_used_outside(self.match))
+        update = [op for op in self.nest.update if op is not self.match.panel and op not in skipped]
+        j_value = body.add(frame.j_base, jj)
+        for row in range(rows):
+            i_value = body.add(frame.i_base, self.const(row)) if row else frame.i_base
+            point = self._point_at(body, i_value, j_value, mapping)
+            point[self.match.panel.res] = panel
+            self._clone(body, update, point, frame.acc, [self.const(row), jj])
+
+    def _finish(self, emitter: Emitter, frame, r, jj, mapping) -> None:
+        """The accumulator to the output element, then the epilogue on it."""
+        point = self._point(emitter, frame, r, jj, mapping)
+        value = emitter.emit(memref.LoadOp.get(frame.acc, [r, jj])).results[0]
+        store = self.nest.accumulator
+        indices = [point.get(index, index) for index in store.indices]
+        emitter.emit(memref.StoreOp.get(value, store.memref, indices))
+        epilogue = [op for op in self.nest.epilogue if op not in self.shared]
+        self._clone(emitter, epilogue, point, frame.acc, [r, jj])
+
+    def _clone(self, emitter: Emitter, ops, mapping, acc: SSAValue, acc_indices) -> None:
+        """Clones `ops`, their accesses to the accumulator element redirected to `acc`."""
+        for op in ops:
+            if not self.match.is_accumulator(op) or op in self.nest.epilogue:
+                emitter.emit(op.clone(value_mapper=mapping))
+            elif isinstance(op, memref.LoadOp):
+                new = emitter.emit(memref.LoadOp.get(acc, acc_indices))
+                mapping[op.res] = new.results[0]
+            else:
+                assert isinstance(op, memref.StoreOp)
+                emitter.emit(memref.StoreOp.get(mapping.get(op.value, op.value), acc, acc_indices))
+
+
+class _Frame:
+    """The values one register tile is built from."""
+
+    def __init__(self, i_base: SSAValue, j_base: SSAValue, acc: SSAValue, packed: SSAValue):
+        self.i_base, self.j_base, self.acc, self.packed = i_base, j_base, acc, packed
+
+
+def _inside_repeated_loop(loop: ForOp) -> bool:
+    """Whether a loop around `loop` runs two iterations or more."""
+    parent = loop.parent_op()
+    while parent is not None:
+        if isinstance(parent, ForOp) and (trip_count(parent) or 0) >= 2:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _pure(op: Operation) -> bool:
+    return not isinstance(op, memref.StoreOp | memref.LoadOp | ForOp)
+
+
+def _used_outside(match: PackedContraction) -> list[Operation]:
+    """The ops of the panel's subscript slice that the rest of the update also uses."""
+    inside = {*match.panel_slice, match.panel}
+    return [
+        op
+        for op in match.panel_slice
+        if any(use.operation not in inside for result in op.results for use in result.uses)
+    ]
