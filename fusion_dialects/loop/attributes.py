@@ -59,3 +59,10 @@ WIDE_VECTORS_ATTR = "fusion.wide_vectors"
 """Discardable attribute of a kernel whose register tiles are sized for the full vector width
 of the host (schedule-contractions sets it; the JIT lets LLVM vectorise such a kernel 512 bits
 wide on AVX-512 hosts)."""
+
+
+REGISTER_TILED_ATTR = "fusion.register_tiled"
+"""Discardable attribute of a kernel whose contraction nests are register-tiled
+(schedule-contractions sets it): the kernel's loop order is final, so the loop-order stages
+that run after it (reorder-reductions, unroll-reductions, unroll-jam-reductions and the
+re-fusion and clean-up between them) leave such a kernel alone."""

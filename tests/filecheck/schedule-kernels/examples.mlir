@@ -9,7 +9,7 @@
 // whole (c, ky, kx) reduction; the row's last 8 pixels are a 4 x 8 tile; rows run parallel.
 
 // CONV-LABEL: loop.func @fused_conv2d_add_relu
-// CONV-SAME:    attributes {fusion.wide_vectors}
+// CONV-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled}
 // CONV:         %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
 // CONV-NOT:     loop.alloc
 // CONV:         memref.store %{{.*}}, %[[PAD]]
