@@ -34,7 +34,9 @@ from fusion_compiler.dialects.reference._erf import erf as erf_f64
 Value = Any
 """A runtime value: numpy array, numpy scalar or Python int."""
 
-OpSemantics = Callable[[Operation, list[Value]], Value]
+OpSemantics = Callable[[Any, list[Value]], Value]
+"""The semantics of one op class (the tables dispatch on the class, so each function takes its
+own op class)."""
 
 
 class KernelError(ValueError):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import string
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import memref
@@ -182,7 +183,7 @@ class _Interpreter:
         self.env: dict[SSAValue, Value] = {}
         self.active: list[tuple[SSAValue, int, int]] = []
         self.rank = 0
-        self.handlers: dict[type[Operation], Callable[[Operation], None]] = {
+        self.handlers: dict[type[Operation], Callable[[Any], None]] = {
             ForOp: self._run_loop,
             memref.LoadOp: self._load,
             memref.StoreOp: self._store,

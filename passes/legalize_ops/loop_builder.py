@@ -28,6 +28,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType, f32
@@ -56,7 +57,7 @@ def _contract_product(value: SSAValue) -> bool:
 
 """The scalar op that folds a reduction term into its accumulator."""
 
-Legalization = Callable[[Operation, "KernelBuilder"], None]
+Legalization = Callable[[Any, "KernelBuilder"], None]
 """Writes the body of the kernel of one graph op (its buffers are already the arguments)."""
 
 NEG_INF = float("-inf")

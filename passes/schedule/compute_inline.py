@@ -249,10 +249,10 @@ def inline_producers(func: FuncOp, into_reductions: bool = False) -> bool:
         if producer is None or not is_cheap(producer):
             continue
         loads = [use.operation for use in alloc.result.uses if use.operation is not producer.store]
-        if not into_reductions and any(in_reduction(load) for load in loads):  # type: ignore[arg-type]
+        if not into_reductions and any(in_reduction(load) for load in loads):
             continue
         for load in loads:
-            inline_at(producer, load)  # type: ignore[arg-type]
+            inline_at(producer, load)
         changed = True
     return changed
 

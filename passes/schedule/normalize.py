@@ -20,7 +20,7 @@ None of them changes what the kernel computes.
 from __future__ import annotations
 
 import struct
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
@@ -98,7 +98,7 @@ SCALAR_OPS: frozenset[type[Operation]] = frozenset({*arith.Arith.operations, *ma
 """Ops without memory effects: scalar and index arithmetic."""
 
 
-_INDEX_FOLDS = {
+_INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int]] = {
     arith.AddiOp: lambda a, b: a + b,
     arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b,
@@ -112,10 +112,11 @@ def fold_index_constants(func: FuncOp) -> None:
     for op in [op for op in func.body.walk() if type(op) in _INDEX_FOLDS]:
         lhs, rhs = (constant_index(operand) for operand in op.operands)
         if lhs is not None and rhs is not None:
-            folded = arith.ConstantOp(IntegerAttr(_INDEX_FOLDS[type(op)](lhs, rhs), op.result.type))
+            value = _INDEX_FOLDS[type(op)](lhs, rhs)
+            folded = arith.ConstantOp(IntegerAttr(value, op.results[0].type))
             _replace(op, folded)
         elif rhs == 0 and not isinstance(op, arith.MuliOp):
-            op.result.replace_all_uses_with(op.operands[0])
+            op.results[0].replace_all_uses_with(op.operands[0])
             op.detach()
             op.erase()
 
