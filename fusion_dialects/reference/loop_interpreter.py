@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
+from fusion_compiler.dialects.loop.queries import loop_range
 from fusion_compiler.dialects.reference._loop_ops import (
     KernelError,
     Value,
@@ -55,7 +56,6 @@ from fusion_compiler.dialects.reference._loop_plan import (
     LoopPlan,
     Reduction,
     ReductionKind,
-    constant_bounds,
     plan_kernel,
 )
 
@@ -236,7 +236,9 @@ class _Interpreter:
             self._run_block(loop.body.block)
 
     def _run_vectorized(self, loop: ForOp, plan: LoopPlan) -> None:
-        lb, _, step = constant_bounds(loop)
+        bounds = loop_range(loop)
+        assert bounds is not None  # planned as vectorized: constant bounds
+        lb, _, step = bounds
         if plan.nest_rank:
             self.rank = plan.nest_rank
         shape = [1] * self.rank

@@ -22,11 +22,12 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Hashable
 
-from xdsl.dialects import arith, math, memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Block, Operation
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.dialects.loop.queries import SCALAR_OPS
 from fusion_compiler.passes.analysis.loop_access import body_ops, constant_index, trip_count
 
 
@@ -92,10 +93,6 @@ def remove_unit_loops(func: FuncOp) -> None:
         elif count == 0:
             loop.detach()
             loop.erase()
-
-
-SCALAR_OPS: frozenset[type[Operation]] = frozenset({*arith.Arith.operations, *math.Math.operations})
-"""Ops without memory effects: scalar and index arithmetic."""
 
 
 _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int]] = {
