@@ -97,7 +97,11 @@ def available_passes() -> dict[str, PassFactory]:
 
 # --- the named pipelines ----------------------------------------------------------------------
 
-FUSION_PIPELINE = "legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
+ANNOTATE_PIPELINE = "legalize-ops,annotate-pattern"
+"""Graph ops to kernels, each with its pattern kind: what fuse-ops sees (fusion-report
+partitions the annotated module itself)."""
+
+FUSION_PIPELINE = f"{ANNOTATE_PIPELINE},fuse-ops,fuse-tir"
 """TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
 `graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
 

@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import CallLoopOp
-from fusion_compiler.driver import PassManager
+from fusion_compiler.driver import ANNOTATE_PIPELINE, PassManager
 from fusion_compiler.passes.analysis.function_graph import build_function_graph
 from fusion_compiler.passes.analysis.graph_partition import Partition, partition
 from fusion_compiler.passes.fuse_ops import (
@@ -140,7 +140,7 @@ def _entry_function(module: ModuleOp, entry: str) -> func.FuncOp:
 def build_report(module: ModuleOp, source: str, entry: str, pipeline: str) -> FusionReport:
     """The report of `entry` when `module` (graph level) is compiled with `pipeline`."""
     module = module.clone()
-    PassManager("legalize-ops,annotate-pattern").run(module)
+    PassManager(ANNOTATE_PIPELINE).run(module)
     function = _entry_function(module, entry)
     options = _fuse_ops_options(pipeline)
     info = build_function_graph(function)
