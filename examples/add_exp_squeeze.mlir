@@ -1,4 +1,4 @@
-// Elementwise chain ending in a squeeze (FUSION_RULES.md, table row 3).
+// Elementwise chain ending in a squeeze (row 3 of the fusion table in tests/test_examples.py).
 //
 //   y = squeeze(exp(x + c), axis 1)
 //

@@ -1,4 +1,4 @@
-// Conv block (FUSION_RULES.md, table row 1; the example of DESIGN.md in the custom syntax).
+// Conv block (row 1 of the fusion table in tests/test_examples.py).
 //
 //   y = relu(conv2d(x, w, padding 1) + b)
 //

@@ -1,4 +1,4 @@
-// Diamond after a convolution (FUSION_RULES.md, table row 4).
+// Diamond after a convolution (row 4 of the fusion table in tests/test_examples.py).
 //
 //            x, w
 //              |

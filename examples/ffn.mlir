@@ -1,4 +1,4 @@
-// Feed-forward layer (FUSION_RULES.md, table row 2).
+// Feed-forward layer (row 2 of the fusion table in tests/test_examples.py).
 //
 //   y = gelu(x @ w + b)
 //

@@ -1,4 +1,4 @@
-// Layer normalisation spelled out op by op (FUSION_RULES.md, table row 6).
+// Layer normalisation spelled out op by op (row 6 of the fusion table in tests/test_examples.py).
 //
 //   m = reduce_mean(x, axes [1], keepdims)      512x1
 //   d = x - m                                   512x768

@@ -1,4 +1,4 @@
-// Three-layer MLP (FUSION_RULES.md, table row 5).
+// Three-layer MLP (row 5 of the fusion table in tests/test_examples.py).
 //
 //   h1 = relu(x  @ w1 + b1)
 //   h2 = relu(h1 @ w2 + b2)

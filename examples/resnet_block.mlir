@@ -1,4 +1,4 @@
-// ResNet basic block, batch norm in inference form (FUSION_RULES.md, table row 7).
+// ResNet basic block, batch norm in inference form (row 7 of the fusion table in tests/test_examples.py).
 //
 //   h = relu(batch_norm(conv2d(x, w1, pad 1), bn1))
 //   y = relu(batch_norm(conv2d(h, w2, pad 1), bn2) + x)

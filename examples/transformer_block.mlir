@@ -1,4 +1,4 @@
-// Transformer encoder block (FUSION_RULES.md, table row 8): sequence S = 128, hidden 256,
+// Transformer encoder block (row 8 of the fusion table in tests/test_examples.py): sequence S = 128, hidden 256,
 // 4 heads of D = 64, feed-forward width 1024, post-layer-norm.
 //
 //   q = reshape(x @ wq + bq, [128, 4, 64]) -> transpose [1, 0, 2]   4x128x64

@@ -21,6 +21,7 @@ any pass.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
 from fusion_compiler.errors import PassOptionError
 from fusion_compiler.instruments import PassInstrument
+from fusion_compiler.passes.pipeline_pass import PipelinePass
 
 if TYPE_CHECKING:
     from fusion_compiler.lowering.compile_cache import NativeCode
@@ -46,79 +48,42 @@ PassFactory = Callable[[], type[ModulePass]]
 # --- the pass registry ------------------------------------------------------------------------
 
 
-def _fold_constants() -> type[ModulePass]:
-    from fusion_compiler.passes.fold_constants import FoldConstantsPass
+def _lazy(module: str, name: str) -> PassFactory:
+    """A factory that imports the pass class `name` of `fusion_compiler.<module>` on first use."""
 
-    return FoldConstantsPass
+    def factory() -> type[ModulePass]:
+        pass_class: type[ModulePass] = getattr(import_module(f"fusion_compiler.{module}"), name)
+        return pass_class
 
-
-def _legalize_ops() -> type[ModulePass]:
-    from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
-
-    return LegalizeOpsPass
-
-
-def _annotate_pattern() -> type[ModulePass]:
-    from fusion_compiler.passes.annotate_pattern import AnnotatePatternPass
-
-    return AnnotatePatternPass
+    factory.__qualname__ = factory.__name__ = f"load_{name}"
+    return factory
 
 
-def _fuse_ops() -> type[ModulePass]:
-    from fusion_compiler.passes.fuse_ops import FuseOpsPass
-
-    return FuseOpsPass
-
-
-def _fuse_ops_by_pattern() -> type[ModulePass]:
-    from fusion_compiler.passes.fuse_ops_by_pattern import FuseOpsByPatternPass
-
-    return FuseOpsByPatternPass
-
-
-def _fuse_tir() -> type[ModulePass]:
-    from fusion_compiler.passes.fuse_tir import FuseTIRPass
-
-    return FuseTIRPass
-
-
-def _schedule_kernels() -> type[ModulePass]:
-    from fusion_compiler.passes.schedule.schedule_kernels import ScheduleKernelsPass
-
-    return ScheduleKernelsPass
-
-
-def _schedule_contractions() -> type[ModulePass]:
-    from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
-
-    return ScheduleContractionsPass
-
-
-def _lower_graph() -> type[ModulePass]:
-    from fusion_compiler.lowering.lower_graph import LowerGraphPass
-
-    return LowerGraphPass
-
-
-def _convert_loop_to_llvm() -> type[ModulePass]:
-    from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
-
-    return ConvertLoopToLLVMPass
-
+_SCHEDULE = "passes.schedule"
 
 PASSES: dict[str, PassFactory] = {
-    "fold-constants": _fold_constants,
-    "fuse-ops-by-pattern": _fuse_ops_by_pattern,
-    "legalize-ops": _legalize_ops,
-    "annotate-pattern": _annotate_pattern,
-    "fuse-ops": _fuse_ops,
-    "fuse-tir": _fuse_tir,
-    "schedule-kernels": _schedule_kernels,
-    "schedule-contractions": _schedule_contractions,
-    "lower-graph": _lower_graph,
-    "convert-loop-to-llvm": _convert_loop_to_llvm,
+    "fold-constants": _lazy("passes.fold_constants", "FoldConstantsPass"),
+    "fuse-ops-by-pattern": _lazy("passes.fuse_ops_by_pattern", "FuseOpsByPatternPass"),
+    "legalize-ops": _lazy("passes.legalize_ops", "LegalizeOpsPass"),
+    "annotate-pattern": _lazy("passes.annotate_pattern", "AnnotatePatternPass"),
+    "fuse-ops": _lazy("passes.fuse_ops", "FuseOpsPass"),
+    "fuse-tir": _lazy("passes.fuse_tir", "FuseTIRPass"),
+    "schedule-kernels": _lazy(f"{_SCHEDULE}.schedule_kernels", "ScheduleKernelsPass"),
+    "normalize-kernels": _lazy(f"{_SCHEDULE}.normalize_kernels", "NormalizeKernelsPass"),
+    "compute-inline": _lazy(f"{_SCHEDULE}.compute_inline", "ComputeInlinePass"),
+    "reuse-outputs": _lazy(f"{_SCHEDULE}.reuse_outputs", "ReuseOutputsPass"),
+    "fuse-loops": _lazy(f"{_SCHEDULE}.fuse_loops", "FuseLoopsPass"),
+    "clean-up-kernels": _lazy(f"{_SCHEDULE}.clean_up_kernels", "CleanUpKernelsPass"),
+    "schedule-contractions": _lazy(f"{_SCHEDULE}.contraction_schedule", "ScheduleContractionsPass"),
+    "reorder-reductions": _lazy(f"{_SCHEDULE}.reorder_reductions", "ReorderReductionsPass"),
+    "unroll-reductions": _lazy(f"{_SCHEDULE}.unroll_reductions", "UnrollReductionsPass"),
+    "unroll-jam-reductions": _lazy(f"{_SCHEDULE}.unroll_jam_reductions", "UnrollJamReductionsPass"),
+    "mark-loop-kinds": _lazy(f"{_SCHEDULE}.mark_loop_kinds", "MarkLoopKindsPass"),
+    "lower-graph": _lazy("lowering.lower_graph", "LowerGraphPass"),
+    "convert-loop-to-llvm": _lazy("lowering.convert_loop_to_llvm", "ConvertLoopToLLVMPass"),
 }
-"""The project's passes in pipeline order; each factory imports its pass on first use."""
+"""The project's passes in pipeline order (`schedule-kernels` is the pipeline of the stage passes
+that follow it); each factory imports its pass on first use."""
 
 
 def available_passes() -> dict[str, PassFactory]:
@@ -136,12 +101,16 @@ def available_passes() -> dict[str, PassFactory]:
 FOLD_PIPELINE = "fold-constants"
 """Compile-time constant folding (TVM's FoldConstant): first in every named pipeline."""
 
-FUSION_PIPELINE = f"{FOLD_PIPELINE},legalize-ops,annotate-pattern,fuse-ops,fuse-tir"
+ANNOTATE_PIPELINE = "legalize-ops,annotate-pattern"
+"""Graph ops to kernels, each with its pattern kind: what fuse-ops sees (fusion-report
+partitions the annotated module itself)."""
+
+FUSION_PIPELINE = f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops,fuse-tir"
 """TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
 `graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
 
 UNFUSED_FUSION_PIPELINE = (
-    f"{FOLD_PIPELINE},legalize-ops,annotate-pattern,fuse-ops{{opt-level=0}},fuse-tir"
+    f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops{{opt-level=0}},fuse-tir"
 )
 """The fusion pipeline with fusion switched off: one kernel per graph op."""
 
@@ -223,8 +192,9 @@ def make_pipeline(*, fuse: bool = True, schedule: str | None = "") -> str:
 def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
     """The passes of a pipeline string such as `"legalize-ops,fuse-ops{max-depth=8}"`.
 
-    An unknown pass, a syntax error or an option of the wrong type raises `CompileError`; an
-    option value out of its range raises the pass's `PassOptionError`.
+    A pipeline pass (`schedule-kernels`) stands for its stage passes, which are returned in its
+    place. An unknown pass, a syntax error or an option of the wrong type raises
+    `CompileError`; an option value out of its range raises the pass's `PassOptionError`.
     """
     try:
         specs = tuple(split_pipeline(spec))
@@ -234,7 +204,14 @@ def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
     unknown = [s.name for s in specs if s.name not in passes]
     if unknown:
         raise CompileError(f"invalid pass pipeline '{spec}': Unrecognized passes: {unknown}")
-    return tuple(_build_pass(passes[s.name], s, spec) for s in specs)
+    return tuple(stage for s in specs for stage in _expand(_build_pass(passes[s.name], s, spec)))
+
+
+def _expand(pass_: ModulePass) -> tuple[ModulePass, ...]:
+    """A pass, or the stages of a pipeline pass (`schedule-kernels`), recursively."""
+    if not isinstance(pass_, PipelinePass):
+        return (pass_,)
+    return tuple(stage for inner in pass_.stages() for stage in _expand(inner))
 
 
 def _build_pass(factory: PassFactory, pass_spec: ArgSpec, spec: str) -> ModulePass:
@@ -265,7 +242,11 @@ class PassManager:
         instruments: Sequence[PassInstrument] = (),
         ctx: Context | None = None,
     ):
-        self.passes = parse_pipeline(pipeline) if isinstance(pipeline, str) else tuple(pipeline)
+        self.passes = (
+            parse_pipeline(pipeline)
+            if isinstance(pipeline, str)
+            else tuple(stage for pass_ in pipeline for stage in _expand(pass_))
+        )
         self.verify_each = verify_each
         self.instruments = tuple(instruments)
         self.ctx = ctx or make_context()

@@ -131,15 +131,25 @@ def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -
     `dense_resource` constants are resolved to their blobs (`fusion_compiler.dialects.resources`)."""
     from fusion_compiler.dialects.resources import isolated_resources, resolve_resources
 
+    parser = LocatedParser(ctx, text, filename, line_offset)
     try:
         with isolated_resources() as in_file_blobs:
-            module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+            module = parser.parse_module()
         resolve_resources(module, filename, in_file_blobs)
         return module
     except ParseError as err:
         where = err.span.get_location()
         position = SourcePosition(filename, where.line + line_offset, where.col)
         raise CompileError(_parse_message(err, text), position=position) from None
+    except VerifyException as err:  # an op built while parsing (a type of the wrong kind)
+        end = len(text[: parser.pos].rstrip())  # the last character of the op's type
+        line_start = text.rfind("\n", 0, end) + 1
+        line, column = (
+            text.count("\n", 0, end) + 1,
+            text[line_start:end].find(text[line_start:end].strip()) + 1,
+        )
+        position = SourcePosition(filename, line + line_offset, column)
+        raise CompileError(_one_line(err), position=position) from None
 
 
 def _parse_message(err: ParseError, text: str) -> str:

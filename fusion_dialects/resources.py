@@ -119,7 +119,7 @@ def _dense(resource: DenseResourceAttr, data: bytes, op) -> DenseIntOrFPElements
     if not isinstance(typ, TensorType):
         raise CompileError(f"dense_resource must have a tensor type, got {typ}", op)
     element_size = typ.element_type.compile_time_size
-    count = int(np.prod(typ.get_shape(), dtype=np.int64))
+    count = typ.element_count()
     if len(data) != count * element_size:
         handle = resource.resource_handle.data
         raise CompileError(

@@ -46,10 +46,10 @@ from fusion_compiler.dialects.graph import (
     is_external_function,
     shape_of,
 )
+from fusion_compiler.dialects.loop.builder import KernelBuilder
 from fusion_compiler.lowering import blas_library
 from fusion_compiler.passes.fuse_tir import inline_kernel
 from fusion_compiler.passes.legalize_ops.kernels import build_kernel
-from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 from fusion_compiler.passes.patterns.blas import MatrixView, contiguous_strides, matrix_view
 
 Backend = Callable[[func.FuncOp, str], loop.FuncOp]

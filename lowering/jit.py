@@ -27,16 +27,13 @@ import llvmlite.binding as llvm
 import numpy as np
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import (
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FunctionType,
-    IntegerType,
     MemRefType,
     ModuleOp,
 )
 from xdsl.ir import Attribute
 
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering import blas_library
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
@@ -110,22 +107,6 @@ def runtime_globals_object() -> bytes:
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
     return machine.emit_object(module)
-
-
-_NUMPY_DTYPES: dict[type[Attribute], Callable[[Attribute], np.dtype]] = {
-    Float32Type: lambda _: np.dtype(np.float32),
-    Float64Type: lambda _: np.dtype(np.float64),
-    Float16Type: lambda _: np.dtype(np.float16),
-    IntegerType: lambda t: np.dtype(f"int{max(8, t.bitwidth)}"),  # type: ignore[attr-defined]
-}
-
-
-def numpy_dtype(element_type: Attribute) -> np.dtype:
-    """The numpy dtype of buffer (or tensor) elements of `element_type`."""
-    to_dtype = _NUMPY_DTYPES.get(type(element_type))
-    if to_dtype is None:
-        raise TypeError(f"no numpy dtype for {element_type}")
-    return to_dtype(element_type)
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.queries import trip_count
 from fusion_compiler.lowering.jit import numpy_dtype
-from fusion_compiler.passes.analysis.loop_access import trip_count
 
 _ONE_FLOP_ARITH: tuple[type[Operation], ...] = (
     arith.AddfOp,

@@ -9,9 +9,10 @@ would get a single declaration for both.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -25,7 +26,7 @@ def constant(value: int | float, builtin_type: Attribute) -> llvm.ConstantOp:
     """`llvm.mlir.constant` of a scalar; `index` constants become `i64`."""
     lowered = llvm_type(builtin_type)
     if is_float(lowered):
-        return llvm.ConstantOp(FloatAttr(float(value), lowered), lowered)  # type: ignore[arg-type]
+        return llvm.ConstantOp(FloatAttr(float(value), cast(AnyFloat, lowered)), lowered)
     assert isinstance(lowered, IntegerType)
     return llvm.ConstantOp(IntegerAttr(int(value), lowered, truncate_bits=True), lowered)
 

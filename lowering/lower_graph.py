@@ -45,11 +45,10 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
 from fusion_compiler.dialects.graph.preconditions import require_legalized
+from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
 from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 from fusion_compiler.lowering.profiling import instrument_entry
-from fusion_compiler.passes.fuse_tir import buffer_type
-from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
 BOUND_CONSTANTS_ATTR = "loop.bound_constants"
 """On a lowered entry: how many of its trailing inputs are bound constants."""
@@ -63,10 +62,7 @@ def bound_constants(function: func.FuncOp) -> list[ConstantOp]:
 
 def _element_count(value: SSAValue) -> int:
     assert isinstance(value.type, TensorType)
-    count = 1
-    for dim in value.type.get_shape():
-        count *= dim
-    return count
+    return value.type.element_count()
 
 
 @dataclass
@@ -85,8 +81,8 @@ class _EntryBuilder:
         inputs = [*block.args, *(c.result for c in constants)]
         entry = loop.FuncOp(
             self.function.sym_name.data,
-            [buffer_type(v.type) for v in inputs],
-            [buffer_type(v.type) for v in ret.arguments],
+            [tensor_buffer_type(v.type) for v in inputs],
+            [tensor_buffer_type(v.type) for v in ret.arguments],
         )
         entry.attributes[BOUND_CONSTANTS_ATTR] = IntegerAttr(len(constants), i64)
         entry.location = self.function.location
@@ -148,7 +144,7 @@ class _EntryBuilder:
             self.body.insert_op_before(alloc, self.body.last_op)
             slots.append(alloc.result)
         for value, slot in zip(values, plan.slot_of, strict=True):
-            view = loop.ViewOp(slots[slot], buffer_type(value.type))
+            view = loop.ViewOp(slots[slot], tensor_buffer_type(value.type))
             view.result.name_hint = value.name_hint
             self._emit(view, value.owner)
             self.buffer_of[value] = view.result

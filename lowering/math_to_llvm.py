@@ -17,9 +17,11 @@ not vectorised. The JIT resolves libm from the process (`fusion_compiler.lowerin
 
 from __future__ import annotations
 
+from typing import cast
+
 from xdsl.dialects import arith, llvm, math
-from xdsl.dialects.builtin import Float32Type, Float64Type, FloatAttr, UnitAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, FloatAttr, UnitAttr
+from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -71,7 +73,8 @@ LIBM_FUNCTIONS: dict[type[Operation], str] = {
 }
 """Math ops without an LLVM intrinsic: a call of the C function (with an `f` suffix for f32)."""
 
-_LIBM_SUFFIX: dict[type[Operation], str] = {Float32Type: "f", Float64Type: ""}
+_LIBM_SUFFIX: dict[type[Attribute], str] = {Float32Type: "f", Float64Type: ""}
+"""The C function suffix of each float type (`erff` for f32, `erf` for f64)."""
 
 
 EXPANDED_MATH_ATTR = "fusion.expanded_math"
@@ -119,7 +122,7 @@ class LowerRsqrtPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: math.RsqrtOp, rewriter: PatternRewriter, /) -> None:
-        one = arith.ConstantOp(FloatAttr(1.0, op.result.type))  # type: ignore[arg-type]
+        one = arith.ConstantOp(FloatAttr(1.0, cast(AnyFloat, op.result.type)))
         root = math.SqrtOp(op.operand)
         quotient = arith.DivfOp(one, root)
         rewriter.replace(op, [one, root, quotient])

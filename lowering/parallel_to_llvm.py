@@ -70,10 +70,10 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
+from fusion_compiler.dialects.loop.queries import defined_outside, trip_count
 from fusion_compiler.lowering.llvm_builders import call_function, constant, enclosing_module
 from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
-from fusion_compiler.passes.analysis.loop_access import defined_outside, trip_count
 
 PARALLEL_THRESHOLD = 2**14
 """The fewest innermost iterations one launch must run to be worth a team of threads.

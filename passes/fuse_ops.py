@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import io
 import re
 import sys
 from collections.abc import Sequence
@@ -118,22 +119,9 @@ def structural_key(function: func.FuncOp) -> str:
             for block in region.blocks:
                 for arg in block.args:
                     arg.name_hint = None
-    printer_stream = _StringSink()
-    Printer(stream=printer_stream, print_generic_format=True).print_op(clone)
-    return printer_stream.text
-
-
-class _StringSink:
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return len(text)
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
+    stream = io.StringIO()
+    Printer(stream=stream, print_generic_format=True).print_op(clone)
+    return stream.getvalue()
 
 
 def schedule_units(units: Sequence[tuple[Operation, ...]]) -> list[int]:

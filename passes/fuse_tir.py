@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -39,11 +39,7 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, is_external_function
 from fusion_compiler.dialects.graph.preconditions import require_legalized
-
-
-def buffer_type(tensor: TensorType) -> MemRefType:
-    """The buffer that holds a tensor of this type."""
-    return MemRefType(tensor.element_type, tensor.get_shape())
+from fusion_compiler.dialects.loop.builder import tensor_buffer_type
 
 
 def is_primitive(op: Operation) -> bool:
@@ -99,8 +95,8 @@ def inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.Func
 def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
     """The `loop.func` that computes the primitive function `function`."""
     calls, ret = _member_calls(function)
-    input_types = [buffer_type(t) for t in function.function_type.inputs.data]
-    output_types = [buffer_type(t) for t in function.function_type.outputs.data]
+    input_types = [tensor_buffer_type(t) for t in function.function_type.inputs.data]
+    output_types = [tensor_buffer_type(t) for t in function.function_type.outputs.data]
     fused = loop.FuncOp(function.sym_name.data, input_types, output_types)
     fused.location = function.location
     block = fused.body.block
@@ -132,7 +128,7 @@ def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
 def _local_buffer(fused: loop.FuncOp, value: SSAValue) -> SSAValue:
     """A kernel-local buffer for the intermediate `value`, allocated at the top of `fused`."""
     assert isinstance(value.type, TensorType)
-    alloc = loop.AllocOp(buffer_type(value.type))
+    alloc = loop.AllocOp(tensor_buffer_type(value.type))
     if value.name_hint:
         alloc.result.name_hint = value.name_hint
     block = fused.body.block

@@ -23,3 +23,10 @@ def test_lit_suite():
     )
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
     assert "Passed" in result.stdout, result.stdout
+
+
+def test_every_pass_has_its_lit_directory():
+    from fusion_compiler.driver import PASSES
+
+    missing = [name for name in PASSES if not (LIT_ROOT / name).is_dir()]
+    assert not missing, f"passes without tests/filecheck/<pass-name>/: {missing}"

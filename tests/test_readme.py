@@ -17,6 +17,8 @@ BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re
 def test_readme_python_block_runs(code):
     if "BLAS_PIPELINE" in code and importlib.util.find_spec("scipy_openblas32") is None:
         pytest.skip("the blas extra (scipy-openblas32) is not installed")
+    if "import onnx" in code:
+        pytest.importorskip("onnx")  # the optional extra
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
     )

@@ -71,7 +71,7 @@ class FusionOptMain(xDSLOptMain):
         except FusionError as err:
             self.pipeline_error = err
 
-    def run(self) -> int:  # type: ignore[override]
+    def run(self) -> int:
         if self.pipeline_error is not None:
             print(format_error(self.pipeline_error), file=sys.stderr)
             return 2

@@ -43,6 +43,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from fusion_compiler.dialects.loop.attributes import (
+    REGISTER_TILED_ATTR,
     WIDE_VECTORS_ATTR,
     LoopKind,
     LoopKindAttr,
@@ -63,6 +64,7 @@ __all__ = [
     "LoopKind",
     "LoopKindAttr",
     "PatternKindAttr",
+    "REGISTER_TILED_ATTR",
     "ReturnOp",
     "WIDE_VECTORS_ATTR",
     "ViewOp",

@@ -76,3 +76,10 @@ to another (schedule-contractions' accumulator tiles and packed panels). A paral
 holding such a buffer may still run on threads, each with its own copy (the LLVM lowering
 allocates it at the entry of the outlined body); any other local buffer in a loop keeps the
 loop serial."""
+
+
+REGISTER_TILED_ATTR = "fusion.register_tiled"
+"""Discardable attribute of a kernel whose contraction nests are register-tiled
+(schedule-contractions sets it): the kernel's loop order is final, so the loop-order stages
+that run after it (reorder-reductions, unroll-reductions, unroll-jam-reductions and the
+re-fusion and clean-up between them) leave such a kernel alone."""

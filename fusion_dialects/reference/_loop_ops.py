@@ -19,9 +19,6 @@ import numpy as np
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -29,34 +26,34 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from fusion_compiler.dialects.loop.queries import numpy_dtype as element_dtype
 from fusion_compiler.dialects.reference._erf import erf as erf_f64
 
 Value = Any
 """A runtime value: numpy array, numpy scalar or Python int."""
 
-OpSemantics = Callable[[Operation, list[Value]], Value]
+OpSemantics = Callable[[Any, list[Value]], Value]
+"""The semantics of one op class (the tables dispatch on the class, so each function takes its
+own op class)."""
 
 
 class KernelError(ValueError):
     """A kernel the interpreter cannot run (unknown op, out-of-bounds access, bad buffers)."""
 
 
-_FLOAT_DTYPES: dict[type[Attribute], type[np.floating]] = {
-    Float16Type: np.float16,
-    Float32Type: np.float32,
-    Float64Type: np.float64,
-}
-
-
 def numpy_dtype(typ: Attribute) -> np.dtype:
-    """The numpy dtype of an element type (f16/f32/f64, integers and index)."""
-    if type(typ) in _FLOAT_DTYPES:
-        return np.dtype(_FLOAT_DTYPES[type(typ)])
-    if isinstance(typ, IntegerType) and typ.width.data == 1:
-        return np.dtype(np.bool_)
-    if isinstance(typ, IndexType | IntegerType):
+    """The dtype the interpreter holds values of `typ` in: the buffer dtype of the loop
+    dialect's one table (`queries.numpy_dtype`: f16/f32/f64, `i1` as bool) for floats and
+    `i1`; int64 for wider integers and index, whose arithmetic the interpreter does in 64 bits
+    and wraps at the type's width (`_unsigned`)."""
+    if isinstance(typ, IndexType | IntegerType) and not (
+        isinstance(typ, IntegerType) and typ.width.data == 1
+    ):
         return np.dtype(np.int64)
-    raise KernelError(f"no numpy dtype for element type {typ}")
+    try:
+        return element_dtype(typ)
+    except TypeError:
+        raise KernelError(f"no numpy dtype for element type {typ}") from None
 
 
 def _width(typ: Attribute) -> int:

@@ -25,7 +25,7 @@ loops it depends on are strip-mined into chunks (each chunk is a vectorised run 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -33,6 +33,7 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp, YieldOp
+from fusion_compiler.dialects.loop.queries import loop_range, same_subscripts, trip_count
 from fusion_compiler.dialects.reference._loop_ops import SCALAR_OPS
 
 MAX_ELEMENTS = 1 << 23
@@ -122,36 +123,7 @@ def reads_memory(value: SSAValue) -> bool:
     return isinstance(value.op, memref.LoadOp) or any(reads_memory(v) for v in value.op.operands)
 
 
-def constant_int(value: SSAValue) -> int | None:
-    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
-        attr = value.op.value
-        if hasattr(attr, "value") and isinstance(attr.value.data, int):
-            return attr.value.data
-    return None
-
-
-def constant_bounds(loop: ForOp) -> tuple[int, int, int] | None:
-    bounds = tuple(constant_int(v) for v in (loop.lb, loop.ub, loop.step))
-    if any(b is None for b in bounds) or bounds[2] <= 0:
-        return None
-    return bounds
-
-
-def trip_count(bounds: tuple[int, int, int]) -> int:
-    lb, ub, step = bounds
-    return max(0, -(-(ub - lb) // step))
-
-
 # --- reductions ----------------------------------------------------------------------------------
-
-
-def _same_subscripts(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b, strict=True):
-        if x is not y and (constant_int(x) is None or constant_int(x) != constant_int(y)):
-            return False
-    return True
 
 
 def _product_term(kind: ReductionKind, term: SSAValue) -> arith.MulfOp | None:
@@ -177,7 +149,7 @@ def match_reduction(store: memref.StoreOp) -> Reduction | None:
             isinstance(load, memref.LoadOp)
             and load.memref is store.memref
             and old.has_one_use()
-            and _same_subscripts(load.indices, store.indices)
+            and same_subscripts(load.indices, store.indices)
         ):
             return Reduction(kind, value.op, load, term, _product_term(kind, term))
     return None
@@ -228,7 +200,7 @@ def can_vectorize(
     loop: ForOp, reductions: dict[memref.StoreOp, Reduction], deps: IvDependence
 ) -> bool:
     """Whether running all iterations of `loop` at once preserves its sequential semantics."""
-    if constant_bounds(loop) is None:
+    if loop_range(loop) is None:
         return False
     body = [op for op in loop.body.walk()]
     if not all(_vectorizable_op(op) for op in body):
@@ -302,8 +274,7 @@ def plan_kernel(kernel: FuncOp) -> KernelPlan:
                     plan.deferred.add(reduction.product)
     for op in kernel.walk():
         if isinstance(op, ForOp):
-            bounds = constant_bounds(op)
-            extent = trip_count(bounds) if bounds else 0
+            extent = trip_count(op) or 0
             plan.loops[op] = LoopPlan(can_vectorize(op, plan.reductions, deps), extent)
     _assign_axes(kernel.body.block, plan.loops, 0)
     for loop, loop_plan in plan.loops.items():

@@ -20,6 +20,7 @@ from fusion_compiler.dialects.reference._precision import (
     check_pair,
     to_f32,
 )
+from fusion_compiler.dialects.shape_rules import window_output
 
 
 def matmul(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
@@ -28,11 +29,6 @@ def matmul(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
     if a64.ndim < 2 or b64.ndim < 2:
         raise ValueError(f"matmul operands must have rank >= 2, got {a64.shape} and {b64.shape}")
     return to_f32(np.matmul(a64, b64))
-
-
-def conv_output_size(size: int, kernel: int, stride: int, pad: int, dilation: int = 1) -> int:
-    """Spatial output extent of a convolution or pooling window (floor mode)."""
-    return (size + pad - dilation * (kernel - 1) - 1) // stride + 1
 
 
 def pad_hw(x: F64Array, padding: Sequence[int], value: float) -> F64Array:
@@ -102,10 +98,8 @@ def conv2d(
     _check_conv_shapes(x64, w64, groups)
     n, c, h, wd = x64.shape
     o, cg, kh, kw = w64.shape
-    oh = conv_output_size(h, kh, strides[0], padding[0] + padding[2], dilation[0])
-    ow = conv_output_size(wd, kw, strides[1], padding[1] + padding[3], dilation[1])
-    if oh < 1 or ow < 1:
-        raise ValueError(f"conv2d output would be empty ({oh}x{ow})")
+    oh = window_output(h, kh, strides[0], padding[0], padding[2], dilation[0])
+    ow = window_output(wd, kw, strides[1], padding[1], padding[3], dilation[1])
     taps = window_taps(pad_hw(x64, padding, 0.0), (kh, kw), strides, dilation, (oh, ow))
     # cols[n, g, (c, kh, kw), (i, j)] matches weights[g, o, (c, kh, kw)].
     cols = np.stack(taps, axis=2).reshape(n, groups, cg * kh * kw, oh * ow)

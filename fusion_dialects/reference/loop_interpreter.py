@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import string
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import memref
@@ -42,6 +43,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
+from fusion_compiler.dialects.loop.queries import loop_range
 from fusion_compiler.dialects.reference._loop_ops import (
     KernelError,
     Value,
@@ -54,7 +56,6 @@ from fusion_compiler.dialects.reference._loop_plan import (
     LoopPlan,
     Reduction,
     ReductionKind,
-    constant_bounds,
     plan_kernel,
 )
 
@@ -182,7 +183,7 @@ class _Interpreter:
         self.env: dict[SSAValue, Value] = {}
         self.active: list[tuple[SSAValue, int, int]] = []
         self.rank = 0
-        self.handlers: dict[type[Operation], Callable[[Operation], None]] = {
+        self.handlers: dict[type[Operation], Callable[[Any], None]] = {
             ForOp: self._run_loop,
             memref.LoadOp: self._load,
             memref.StoreOp: self._store,
@@ -235,7 +236,9 @@ class _Interpreter:
             self._run_block(loop.body.block)
 
     def _run_vectorized(self, loop: ForOp, plan: LoopPlan) -> None:
-        lb, _, step = constant_bounds(loop)
+        bounds = loop_range(loop)
+        assert bounds is not None  # planned as vectorized: constant bounds
+        lb, _, step = bounds
         if plan.nest_rank:
             self.rank = plan.nest_rank
         shape = [1] * self.rank

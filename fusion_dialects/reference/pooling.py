@@ -19,7 +19,8 @@ from fusion_compiler.dialects.reference._precision import (
     check_pair,
     to_f32,
 )
-from fusion_compiler.dialects.reference.linalg import conv_output_size, pad_hw, window_taps
+from fusion_compiler.dialects.reference.linalg import pad_hw, window_taps
+from fusion_compiler.dialects.shape_rules import window_output
 
 
 def _pool_taps(
@@ -35,10 +36,8 @@ def _pool_taps(
     check_pair("kernel", kernel, 1)
     check_pair("strides", strides, 1)
     check_padding(padding)
-    oh = conv_output_size(x.shape[2], kernel[0], strides[0], padding[0] + padding[2])
-    ow = conv_output_size(x.shape[3], kernel[1], strides[1], padding[1] + padding[3])
-    if oh < 1 or ow < 1:
-        raise ValueError(f"pooling output would be empty ({oh}x{ow})")
+    oh = window_output(x.shape[2], kernel[0], strides[0], padding[0], padding[2])
+    ow = window_output(x.shape[3], kernel[1], strides[1], padding[1], padding[3])
     padded = pad_hw(x, padding, pad_value)
     return window_taps(padded, kernel, strides, (1, 1), (oh, ow))
 

@@ -22,26 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, math, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
-from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.dialects.loop.queries import KERNEL_OPS as KERNEL_OPS
 from fusion_compiler.passes.analysis.index_expr import IndexExpr, IndexExprBuilder
-
-KERNEL_OPS: frozenset[type[Operation]] = frozenset(
-    {
-        ForOp,
-        YieldOp,
-        ReturnOp,
-        AllocOp,
-        memref.LoadOp,
-        memref.StoreOp,
-        *arith.Arith.operations,
-        *math.Math.operations,
-    }
-)
-"""The ops a kernel body may contain; anything else makes the kernel opaque."""
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import OpResult, SSAValue
+
+from fusion_compiler.dialects.loop.queries import constant_index as constant_index
 
 MAX_DEPTH = 32
 """Deeper expressions are cut off: the value at that depth becomes an atom."""
@@ -53,15 +54,6 @@ class LinearForm:
     def same_terms(self, other: LinearForm) -> bool:
         """Whether both have the same atoms with the same coefficients (constants may differ)."""
         return dict(self.terms) == dict(other.terms)
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The value of an integer `arith.constant`, or None."""
-    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
-        attr = value.op.value
-        if isinstance(attr, IntegerAttr):
-            return attr.value.data
-    return None
 
 
 def linear_form(value: SSAValue, depth: int = 0) -> LinearForm:

@@ -35,49 +35,26 @@ from collections.abc import Iterable, Sequence
 
 from xdsl.dialects import math, memref
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp
+from fusion_compiler.dialects.loop.queries import (  # noqa: F401 - the loop facts, re-exported
+    constant_index,
+    defined_outside,
+    loop_range,
+    same_subscripts,
+    trip_count,
+)
 from fusion_compiler.passes.analysis.kernel_blocks import KERNEL_OPS
-from fusion_compiler.passes.analysis.linear_index import LinearForm, constant_index, linear_form
+from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
 
 MemoryAccess = memref.LoadOp | memref.StoreOp
-
-
-def loop_range(loop: ForOp) -> tuple[int, int, int] | None:
-    """The constant `(lb, ub, step)` of `loop` (step > 0), or None."""
-    bounds = (constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step))
-    lb, ub, step = bounds
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return lb, ub, step
-
-
-def trip_count(loop: ForOp) -> int | None:
-    bounds = loop_range(loop)
-    if bounds is None:
-        return None
-    lb, ub, step = bounds
-    return max(0, -(-(ub - lb) // step))
 
 
 def same_range(a: ForOp, b: ForOp) -> bool:
     """Whether two loops run the same constant iterations."""
     range_a = loop_range(a)
     return range_a is not None and range_a == loop_range(b)
-
-
-def same_subscripts(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
-    """Whether two subscript lists are the same values (SSA identity or equal constants)."""
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b, strict=True):
-        if x is y:
-            continue
-        constant = constant_index(x)
-        if constant is None or constant != constant_index(y):
-            return False
-    return True
 
 
 def memory_accesses(ops: Iterable[Operation]) -> list[MemoryAccess]:
@@ -110,13 +87,6 @@ def only_kernel_ops(ops: Iterable[Operation]) -> bool:
         for op in ops
         for inner in op.walk()
     )
-
-
-def defined_outside(value: SSAValue, loop: ForOp) -> bool:
-    """Whether `value` is defined outside `loop` (so it is the same in all its iterations)."""
-    owner = value.owner
-    op = owner.parent_op() if isinstance(owner, Block) else owner
-    return op is None or not loop.is_ancestor(op)
 
 
 def slice_form(index: SSAValue, loop: ForOp, scope: ForOp | None = None) -> LinearForm | None:

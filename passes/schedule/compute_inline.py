@@ -49,6 +49,9 @@ from fusion_compiler.passes.analysis.loop_access import (
     loop_range,
     writes_buffer,
 )
+from fusion_compiler.passes.schedule.kernel_pass import KernelPass
+from fusion_compiler.passes.schedule.normalize import erase_dead_code
+from fusion_compiler.passes.schedule.store_forwarding import erase_dead_buffers
 
 CHEAP_OPS: frozenset[type[Operation]] = frozenset(
     {
@@ -246,9 +249,33 @@ def inline_producers(func: FuncOp, into_reductions: bool = False) -> bool:
         if producer is None or not is_cheap(producer):
             continue
         loads = [use.operation for use in alloc.result.uses if use.operation is not producer.store]
-        if not into_reductions and any(in_reduction(load) for load in loads):  # type: ignore[arg-type]
+        if not into_reductions and any(in_reduction(load) for load in loads):
             continue
         for load in loads:
-            inline_at(producer, load)  # type: ignore[arg-type]
+            inline_at(producer, load)
         changed = True
     return changed
+
+
+@dataclass(frozen=True)
+class ComputeInlinePass(KernelPass):
+    """Recompute cheap data-movement producers (reshape, transpose, broadcast) at their reads.
+
+    Pre-conditions: kernels of loops, buffers, loads, stores and scalar ops (fuse-tir's
+    output, after normalize-kernels).
+    Post-conditions: every local buffer written by one cheap producer nest and only read
+    elsewhere is replaced at each read by the producer's value (`inlinable_producer`,
+    `is_cheap`); the buffers no longer read and the dead code are erased. With
+    `into-reductions=false` (the default) a producer read inside a reduction loop stays, since
+    inlining would recompute it once per reduction step. Same results, bit for bit.
+    Follow-up: reuse-outputs, fuse-loops.
+    """
+
+    name = "compute-inline"
+
+    into_reductions: bool = False
+
+    def schedule(self, kernel: FuncOp) -> None:
+        if inline_producers(kernel, self.into_reductions):
+            erase_dead_buffers(kernel)
+            erase_dead_code(kernel)

@@ -63,7 +63,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
-from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
+from fusion_compiler.dialects.loop.attributes import REGISTER_TILED_ATTR, WIDE_VECTORS_ATTR
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
@@ -316,11 +316,13 @@ class ScheduleContractionsPass(ModulePass):
     """Register-tile the matmul and convolution nests of every `loop.func` kernel.
 
     Pre-conditions: kernels of loops, loads, stores and scalar ops; a contraction nest is
-    recognised as `contraction_match.py` describes (fuse-tir's output, best after
-    schedule-kernels' fusion stage has put the epilogue into the nest; schedule-kernels runs
-    this pass's rewrite at that point). Anything else is left as it is.
+    recognised as `contraction_match.py` describes (fuse-tir's output, best after fuse-loops
+    has put the epilogue into the nest, where schedule-kernels runs it). Anything else is
+    left as it is.
     Post-conditions: each kernel computes the same bits; the IR verifies; deterministic for
-    given options. A kernel with a tiled contraction carries `fusion.wide_vectors`.
+    given options. A kernel with a tiled contraction carries `fusion.wide_vectors` and
+    `fusion.register_tiled` (the later loop-order stages leave it alone).
+    Follow-up: clean-up-kernels{forward-stores=false}.
     Options: `rows`, `cols` (the register tile; 0: from the host model), `vector-width` (f32
     lanes) and `registers` (vector registers) of the host model (0: this host's), `packing`
     (default true: the packed-panel schedule where it applies).
@@ -337,4 +339,5 @@ class ScheduleContractionsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = TileOptions(self.rows, self.cols, self.vector_width, self.registers, self.packing)
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
-            schedule_contractions(kernel, options)
+            if schedule_contractions(kernel, options):
+                kernel.attributes[REGISTER_TILED_ATTR] = UnitAttr()

@@ -5,7 +5,14 @@
   become adjacent siblings, which loop fusion needs, and moved code always sees its constants.
 - `remove_unit_loops`: a loop that runs once is replaced by its body, its induction variable by
   its lower bound (`loop.for %n = %c0 to %c1` of a batch of one).
+- `fold_index_constants`: `addi`/`subi`/`muli` of two constants, `x + 0` and `x - 0` folded.
 - `erase_dead_code`: pure ops and loads whose results are unused, and loops left empty.
+
+The last two are not xDSL's `canonicalize` and `dce` (tried; `clean-up-kernels` does use
+xDSL's `cse`): canonicalize also moves constant operands to the right and folds pairs of float
+constants, and dce also erases unused buffers and loops that only read, earlier than the
+stages expect, so later stages choose differently (the transformer block's attention kernel
+gets another loop order). Either would change the scheduled kernels.
 
 None of them changes what the kernel computes.
 """
@@ -13,13 +20,14 @@ None of them changes what the kernel computes.
 from __future__ import annotations
 
 import struct
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
-from xdsl.dialects import arith, math, memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Block, Operation
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.dialects.loop.queries import SCALAR_OPS
 from fusion_compiler.passes.analysis.loop_access import body_ops, constant_index, trip_count
 
 
@@ -87,11 +95,7 @@ def remove_unit_loops(func: FuncOp) -> None:
             loop.erase()
 
 
-SCALAR_OPS: frozenset[type[Operation]] = frozenset({*arith.Arith.operations, *math.Math.operations})
-"""Ops without memory effects: scalar and index arithmetic."""
-
-
-_INDEX_FOLDS = {
+_INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int]] = {
     arith.AddiOp: lambda a, b: a + b,
     arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b,
@@ -105,10 +109,11 @@ def fold_index_constants(func: FuncOp) -> None:
     for op in [op for op in func.body.walk() if type(op) in _INDEX_FOLDS]:
         lhs, rhs = (constant_index(operand) for operand in op.operands)
         if lhs is not None and rhs is not None:
-            folded = arith.ConstantOp(IntegerAttr(_INDEX_FOLDS[type(op)](lhs, rhs), op.result.type))
+            value = _INDEX_FOLDS[type(op)](lhs, rhs)
+            folded = arith.ConstantOp(IntegerAttr(value, op.results[0].type))
             _replace(op, folded)
         elif rhs == 0 and not isinstance(op, arith.MuliOp):
-            op.result.replace_all_uses_with(op.operands[0])
+            op.results[0].replace_all_uses_with(op.operands[0])
             op.detach()
             op.erase()
 

@@ -2,30 +2,36 @@
 
 fuse-tir leaves each fused kernel as its members' loop nests one after the other, passing
 values through full-size local buffers, with legalize-ops' loop orders (reductions innermost).
-This pass schedules every `loop.func`, in this order:
+`schedule-kernels` is a pipeline of one pass per stage, in this order (each pass's module
+holds its pre- and post-conditions; the transformations themselves are in the modules named
+on the right):
 
 ```
-  normalize          allocs and constants to the top, loops of one iteration inlined
+  normalize-kernels      allocs and constants to the top, loops of one iteration inlined
                                                                            normalize.py
-  inline             cheap data-movement producers (reshape, transpose) recomputed at their
-                     reads                                                 compute_inline.py
-  reuse-outputs      an intermediate whose last reader stores an output at the same element
-                     lives in that output (a matmul accumulates into it)  output_reuse.py
-  fuse               sibling nests fused level by level; a consumer's body runs right after
-                     the producer's final store, the stored value replaces its load, and
-                     intermediates no longer read disappear
-                                                     loop_fusion.py, store_forwarding.py
-  contractions       matmul and convolution nests register-tiled, BLAS-style; the stages
-                     below then leave such a kernel alone      contraction_schedule.py
-  reorder            the spatial loop over the accumulator's contiguous dimension goes below
-                     the reduction loops: matmul (i, j | k) -> (i | k | j)  reduction_order.py
-                     (optionally tiled first: tiling.py)
-  unroll-reductions  reduction steps unrolled into that vector loop: a 3x3 window, 8 steps
-                     of a matmul's k per vector iteration                reduction_unroll.py
-  unroll-jam         the outer loop that shares vector loads is unrolled and jammed (8 rows
-                     of a matmul per vector of B)                          unroll_jam.py
-  loop-kinds         innermost contiguous loops `vectorized`, outermost parallel loops
-                     `parallel`                                            loop_kinds.py
+  compute-inline         cheap data-movement producers (reshape, transpose) recomputed at
+                         their reads                                       compute_inline.py
+  reuse-outputs          an intermediate whose last reader stores an output at the same
+                         element lives in that output (a matmul accumulates into it)
+                                                                           output_reuse.py
+  fuse-loops             sibling nests fused level by level; a consumer's body runs right
+                         after the producer's final store                  loop_fusion.py
+  clean-up-kernels       the stored value replaces its load, intermediates no longer read
+                         disappear; constants, common values, dead code    store_forwarding.py
+  schedule-contractions  matmul and convolution nests register-tiled, BLAS-style; the
+                         stages below then leave such a kernel alone (but mark-loop-kinds)
+                                                                   contraction_schedule.py
+  reorder-reductions     the spatial loop over the accumulator's contiguous dimension goes
+                         below the reduction loops: matmul (i, j | k) -> (i | k | j)
+                         (optionally tiled first: tiling.py)              reduction_order.py
+  unroll-reductions      reduction steps unrolled into that vector loop: a 3x3 window, 8
+                         steps of a matmul's k per vector iteration; then the loops fused
+                         again                                             reduction_unroll.py
+  unroll-jam-reductions  the outer loop that shares vector loads is unrolled and jammed (8
+                         rows of a matmul per vector of B)                 unroll_jam.py
+  clean-up-kernels       as above (without store forwarding when fusion is off)
+  mark-loop-kinds        innermost contiguous loops `vectorized`, outermost parallel loops
+                         `parallel`                                        loop_kinds.py
 ```
 
 Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
@@ -37,68 +43,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.common_subexpression_elimination import cse
 
-from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.errors import check_option_range
-from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
-from fusion_compiler.passes.schedule.compute_inline import inline_producers
-from fusion_compiler.passes.schedule.contraction_schedule import TileOptions, schedule_contractions
-from fusion_compiler.passes.schedule.loop_fusion import fuse_loops
-from fusion_compiler.passes.schedule.loop_kinds import mark_loop_kinds
-from fusion_compiler.passes.schedule.normalize import (
-    erase_dead_code,
-    fold_index_constants,
-    hoist_constants,
-    remove_unit_loops,
-)
-from fusion_compiler.passes.schedule.output_reuse import reuse_outputs
-from fusion_compiler.passes.schedule.reduction_order import reorder_reductions
-from fusion_compiler.passes.schedule.reduction_unroll import unroll_reductions
-from fusion_compiler.passes.schedule.store_forwarding import (
-    erase_dead_buffers,
-    erase_overwritten_stores,
-    forward_stores,
-)
-from fusion_compiler.passes.schedule.unroll_jam import unroll_jam_reductions
-
-
-def clean_up(func: FuncOp, forward: bool) -> None:
-    """Merge constants and common values, drop dead code and the local buffers no longer read;
-    with `forward`, first forward stored and loaded values to later loads."""
-    fold_index_constants(func)
-    hoist_constants(func)
-    cse(func.body)
-    if forward:
-        forward_stores(func)
-        erase_overwritten_stores(func)
-    erase_dead_buffers(func)
-    erase_dead_code(func)
+from fusion_compiler.passes.pipeline_pass import PipelinePass
+from fusion_compiler.passes.schedule.clean_up_kernels import CleanUpKernelsPass
+from fusion_compiler.passes.schedule.compute_inline import ComputeInlinePass
+from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
+from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
+from fusion_compiler.passes.schedule.mark_loop_kinds import MarkLoopKindsPass
+from fusion_compiler.passes.schedule.normalize_kernels import NormalizeKernelsPass
+from fusion_compiler.passes.schedule.reorder_reductions import ReorderReductionsPass
+from fusion_compiler.passes.schedule.reuse_outputs import ReuseOutputsPass
+from fusion_compiler.passes.schedule.unroll_jam_reductions import UnrollJamReductionsPass
+from fusion_compiler.passes.schedule.unroll_reductions import UnrollReductionsPass
 
 
 @dataclass(frozen=True)
-class ScheduleKernelsPass(ModulePass):
-    """Schedule every `loop.func` kernel: inline, fuse, reorder, unroll, mark loop kinds.
+class ScheduleKernelsPass(PipelinePass):
+    """Schedule every `loop.func` kernel: the stage passes above, in order (`stages`).
 
+    A pipeline pass: the driver's pass manager runs the stages as passes of their own (each
+    verified and timed); `apply` runs them in a row (for `xdsl-opt`).
     Pre-conditions: kernels follow the kernel conventions (fuse-tir's output, or any kernel
     of loops, loads, stores and scalar ops); a kernel with any other op (an entry function of
     lower-graph) is left as it is, and so is anything the analyses cannot prove legal.
     Post-conditions: each kernel computes the same values (bit for bit: no reduction is
     reassociated); the IR verifies; output is deterministic.
-    Options: `inline` (cheap producers into their readers), `inline-into-reductions` (also into
-    loads inside reduction loops; off: it recomputes the producer per reduction step),
-    `reuse-outputs` (intermediates kept in the output their last reader writes),
-    `fuse` (loop fusion, store forwarding, dead local buffers), `contractions` (register-tile
-    matmuls and convolutions; `contraction-rows`/`-cols` fix the tile, 0: the host model),
-    `reorder` (reductions with a
-    contiguous innermost spatial loop), `tile` (tile that loop by N first, 0: off, the default),
-    `unroll-reductions` (most reduction steps per vector iteration, default 9),
-    `unroll-jam` (most copies of the outer loop, default 8), `loop-kinds` (mark `vectorized`
-    and `parallel` loops). Unroll factors are the largest divisors of the trip counts within
-    their budget; 0 or 1 switches an unrolling off.
+    Options, each switching a stage off or setting the stage pass's option:
+    `inline` (compute-inline), `inline-into-reductions` (its `into-reductions`),
+    `reuse-outputs`, `fuse` (fuse-loops and store forwarding in the clean-ups; unroll-reductions'
+    `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
+    `rows`/`cols`), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
+    (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
+    8), `loop-kinds` (mark-loop-kinds). Unroll factors are the largest divisors of the trip
+    counts within their budget; 0 or 1 switches an unrolling off.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
 
@@ -125,39 +104,27 @@ class ScheduleKernelsPass(ModulePass):
         ):
             check_option_range(self.name, option, value, 0)
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
-            self.schedule(kernel)
-
-    def schedule(self, kernel: FuncOp) -> None:
-        if unsupported_op(kernel) is not None:
-            return  # an entry function (loop.call) or something the analyses do not know
-        hoist_constants(kernel)
-        remove_unit_loops(kernel)
-        if self.inline and inline_producers(kernel, self.inline_into_reductions):
-            erase_dead_buffers(kernel)
-            erase_dead_code(kernel)
-        if self.reuse_outputs:
-            reuse_outputs(kernel)
-        if self.fuse:
-            fuse_loops(kernel)
-            clean_up(kernel, forward=True)
-        tiles = TileOptions(self.contraction_rows, self.contraction_cols)
-        if self.contractions and schedule_contractions(kernel, tiles):
-            clean_up(kernel, forward=False)
-        elif self._reorder_and_unroll(kernel):
-            clean_up(kernel, self.fuse)
-        if self.loop_kinds:
-            mark_loop_kinds(kernel)
-
-    def _reorder_and_unroll(self, kernel: FuncOp) -> bool:
-        """The loop-order stages; whether any changed the kernel."""
-        changed = self.reorder and reorder_reductions(kernel, self.tile)
-        if self.unroll_reductions > 1 and unroll_reductions(kernel, self.unroll_reductions):
-            changed = True
-            if self.fuse:  # a reduction unrolled completely lets its init and epilogue fuse
-                clean_up(kernel, forward=True)
-                fuse_loops(kernel)
-        if self.unroll_jam > 1:
-            changed |= unroll_jam_reductions(kernel, self.unroll_jam)
-        return changed
+    def stages(self) -> tuple[ModulePass, ...]:
+        """The stage passes this pass runs, in order, with its options."""
+        switched: tuple[tuple[bool, tuple[ModulePass, ...]], ...] = (
+            (True, (NormalizeKernelsPass(),)),
+            (self.inline, (ComputeInlinePass(self.inline_into_reductions),)),
+            (self.reuse_outputs, (ReuseOutputsPass(),)),
+            (self.fuse, (FuseLoopsPass(), CleanUpKernelsPass())),
+            (
+                self.contractions,
+                (
+                    ScheduleContractionsPass(self.contraction_rows, self.contraction_cols),
+                    CleanUpKernelsPass(forward_stores=False),
+                ),
+            ),
+            (self.reorder, (ReorderReductionsPass(self.tile),)),
+            (
+                self.unroll_reductions > 1,
+                (UnrollReductionsPass(self.unroll_reductions, self.fuse),),
+            ),
+            (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam),)),
+            (True, (CleanUpKernelsPass(self.fuse),)),
+            (self.loop_kinds, (MarkLoopKindsPass(),)),
+        )
+        return tuple(stage for on, stages in switched if on for stage in stages)

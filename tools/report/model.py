@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import CallLoopOp
-from fusion_compiler.driver import PassManager, split_graph_passes
+from fusion_compiler.driver import ANNOTATE_PIPELINE, PassManager, split_graph_passes
 from fusion_compiler.passes.analysis.function_graph import build_function_graph
 from fusion_compiler.passes.analysis.graph_partition import Partition, partition
 from fusion_compiler.passes.fuse_ops import (
@@ -142,8 +142,8 @@ def build_report(module: ModuleOp, source: str, entry: str, pipeline: str) -> Fu
     """The report of `entry` when `module` (graph level) is compiled with `pipeline`."""
     module = module.clone()
     graph_passes, _ = split_graph_passes(pipeline)  # the graph as compiled: folded
-    annotate = "legalize-ops,annotate-pattern"
-    PassManager(f"{graph_passes},{annotate}" if graph_passes else annotate).run(module)
+    annotate = f"{graph_passes},{ANNOTATE_PIPELINE}" if graph_passes else ANNOTATE_PIPELINE
+    PassManager(annotate).run(module)
     function = _entry_function(module, entry)
     options = _fuse_ops_options(pipeline)
     info = build_function_graph(function)

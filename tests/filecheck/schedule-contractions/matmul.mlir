@@ -1,6 +1,6 @@
 // RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=4 vector-width=4 registers=16 packing=false}' | filecheck %s
 
-// A matmul with a fused bias + relu epilogue (schedule-kernels' form after its fusion stage):
+// A matmul with a fused bias + relu epilogue (fuse-loops' form):
 // a 2 x 4 accumulator tile over the whole reduction. The tile loops (%jt over columns, %it
 // over rows) replace %j and %i; the outermost is parallel. Per reduction step, one load of B
 // is shared by the two rows' updates (each keeps its own mulf/addf pair, so the same FMA).
@@ -34,7 +34,7 @@ loop.func @matmul_bias_relu(%a: memref<4x6xf32>, %b: memref<6x8xf32>, %bias: mem
 }
 
 // CHECK-LABEL: loop.func @matmul_bias_relu
-// CHECK-SAME:    attributes {fusion.wide_vectors}
+// CHECK-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled}
 // CHECK:         loop.for %[[JT:.*]] = %c0 to %c8 step %c4 parallel {
 // CHECK-NEXT:      loop.for %[[IT:.*]] = %c0 to %c4 step %c2 {
 // CHECK-NEXT:        loop.for %[[R:.*]] = %c0 to %c2 step %c1 {

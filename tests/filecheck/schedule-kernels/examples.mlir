@@ -11,7 +11,7 @@
 // its single store.
 
 // CONV-LABEL: loop.func @fused_conv2d_add_relu
-// CONV-SAME:    attributes {fusion.wide_vectors}
+// CONV-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled}
 // CONV:         %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
 // CONV:         memref.store %{{.*}}, %[[PAD]]
 // CONV:         loop.for %[[OT:.*]] = %c0 to %c64 step %c16 parallel {

@@ -125,7 +125,7 @@ def test_conv2d_resnet_block_size_spot_checks() -> None:
         ((1, 4, 5, 5), (4, 2, 3, 3), {"groups": 3}, "must divide"),
         ((1, 4, 5, 5), (4, 4, 3, 3), {"strides": (0, 1)}, "strides"),
         ((1, 4, 5, 5), (4, 4, 3, 3), {"padding": (1, 1)}, "padding"),
-        ((1, 4, 2, 2), (4, 4, 3, 3), {}, "empty"),
+        ((1, 4, 2, 2), (4, 4, 3, 3), {}, "does not fit"),
         ((4, 5, 5), (4, 4, 3, 3), {}, "rank 4"),
     ],
 )

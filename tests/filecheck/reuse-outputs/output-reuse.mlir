@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{contractions=false inline=false fuse=false reorder=false unroll-reductions=0 unroll-jam=0 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'reuse-outputs' | filecheck %s
 
 // A matmul, a bias add and a relu: the relu stores the output at the element it reads, so the
 // bias add's buffer becomes the output; then the bias add does, so the matmul accumulates

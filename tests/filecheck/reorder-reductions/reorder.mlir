@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{contractions=false reuse-outputs=false unroll-reductions=0 unroll-jam=0 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'fuse-loops,clean-up-kernels,reorder-reductions' | filecheck %s
 
 // A matmul with an epilogue: the column loop is distributed over the init, the reduction and
 // the epilogue, and sunk below the reduction loop `k`, so that the innermost loop reads rows

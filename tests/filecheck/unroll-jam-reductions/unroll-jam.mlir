@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{contractions=false unroll-reductions=0 unroll-jam=2 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'normalize-kernels,fuse-loops,clean-up-kernels,reorder-reductions,unroll-jam-reductions{max-copies=2},clean-up-kernels' | filecheck %s
 
 // After the reorder, the row loop of a matmul is unrolled by two and jammed: both rows use
 // the same load of B in one innermost loop. The initialisation loop, no reduction, is not

@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{inline=false reuse-outputs=false reorder=false unroll-reductions=0 unroll-jam=0 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'fuse-loops,clean-up-kernels' | filecheck %s
 
 // An elementwise chain: the nests fuse, the stored value replaces the load, the
 // intermediate buffer disappears.

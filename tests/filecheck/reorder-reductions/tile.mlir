@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s -p 'schedule-kernels{contractions=false tile=4 unroll-reductions=0 unroll-jam=0 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s -p 'reorder-reductions{tile=4}' | filecheck %s
 
 // With `tile=4`, the 8 columns of a matmul are split into tiles of 4 whose loop goes
 // outermost; the loop in a tile is then reordered below the reduction.

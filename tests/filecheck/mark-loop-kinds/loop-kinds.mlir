@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{contractions=false unroll-reductions=0 unroll-jam=0}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'reorder-reductions,mark-loop-kinds' | filecheck %s
 
 // The outermost parallel loop is `parallel`; innermost loops over contiguous elements are
 // `vectorized`; the reduction loop stays serial.

@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{unroll-jam=0 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'reorder-reductions,unroll-reductions,clean-up-kernels' | filecheck %s
 
 // A 1-D convolution after the reorder, `k { x { acc[x] += in[x + k] * w[k] } }`: the three
 // steps of `k` are unrolled into the `x` loop, in order, and the accumulator's intermediate

@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-kernels{fuse=false reorder=false unroll-reductions=0 unroll-jam=0 loop-kinds=false}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'compute-inline' | filecheck %s
 
 // A transpose of a reshape: the reshape's load is recomputed at the transpose's read, with
 // the producer's induction variables replaced by the read's subscripts; the intermediate

@@ -1,0 +1,113 @@
+"""Facts about loop-level IR that every stage asks: the one home of each.
+
+The scheduling passes (`passes/analysis/loop_access.py` builds its legality analyses on these),
+the LLVM lowering and the reference loop interpreter all ask here:
+
+- `constant_index`: the value of an integer `arith.constant`;
+- `loop_range`, `trip_count`: a `loop.for`'s constant bounds and how often it runs;
+- `defined_outside`: whether a value is the same in every iteration of a loop;
+- `same_subscripts`: whether two accesses touch the same element;
+- `KERNEL_OPS`, `SCALAR_OPS`: the kernel-body vocabulary (loops, buffers, loads, stores and
+  scalar `arith`/`math` ops) and its scalar part;
+- `numpy_dtype`: the numpy dtype of buffer elements of an element type. `i1` is `bool`: one
+  byte holding 0 or 1, which is how LLVM stores an `i1` in memory, and what numpy and ONNX call
+  a boolean tensor; `iN` is `intN` (N >= 8), `index` is `int64`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import arith, math, memref
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+
+from fusion_compiler.dialects.loop.buffers import AllocOp
+from fusion_compiler.dialects.loop.kernel import ReturnOp
+from fusion_compiler.dialects.loop.loops import ForOp, YieldOp
+
+SCALAR_OPS: frozenset[type[Operation]] = frozenset({*arith.Arith.operations, *math.Math.operations})
+"""Ops without memory effects: scalar and index arithmetic."""
+
+KERNEL_OPS: frozenset[type[Operation]] = frozenset(
+    {ForOp, YieldOp, ReturnOp, AllocOp, memref.LoadOp, memref.StoreOp, *SCALAR_OPS}
+)
+"""The ops a kernel body may contain; anything else makes the kernel opaque to the analyses."""
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an integer `arith.constant`, or None."""
+    if isinstance(value, OpResult) and isinstance(value.op, arith.ConstantOp):
+        attr = value.op.value
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+def loop_range(loop: ForOp) -> tuple[int, int, int] | None:
+    """The constant `(lb, ub, step)` of `loop` (step > 0), or None."""
+    lb, ub, step = (constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step))
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return lb, ub, step
+
+
+def trip_count(loop: ForOp) -> int | None:
+    """How many iterations `loop` runs, when its bounds are constants."""
+    bounds = loop_range(loop)
+    if bounds is None:
+        return None
+    lb, ub, step = bounds
+    return max(0, -(-(ub - lb) // step))
+
+
+def defined_outside(value: SSAValue, loop: ForOp) -> bool:
+    """Whether `value` is defined outside `loop` (so it is the same in all its iterations)."""
+    owner = value.owner
+    op = owner.parent_op() if isinstance(owner, Block) else owner
+    return op is None or not loop.is_ancestor(op)
+
+
+def same_subscripts(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
+    """Whether two subscript lists are the same values (SSA identity or equal constants)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        constant = constant_index(x)
+        if constant is None or constant != constant_index(y):
+            return False
+    return True
+
+
+_FLOAT_DTYPES: dict[type[Attribute], np.dtype] = {
+    Float16Type: np.dtype(np.float16),
+    Float32Type: np.dtype(np.float32),
+    Float64Type: np.dtype(np.float64),
+}
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The numpy dtype of buffer (or tensor) elements of `element_type`; `TypeError` for an
+    element type without one."""
+    dtype = _FLOAT_DTYPES.get(type(element_type))
+    if dtype is not None:
+        return dtype
+    if isinstance(element_type, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        if width in (8, 16, 32, 64):
+            return np.dtype(f"int{width}")
+    raise TypeError(f"no numpy dtype for element type {element_type}")

@@ -1,0 +1,35 @@
+"""`unroll-jam-reductions`: the outer loop that shares vector loads unrolled and jammed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.errors import check_option_range
+from fusion_compiler.passes.schedule.kernel_pass import KernelPass
+from fusion_compiler.passes.schedule.unroll_jam import unroll_jam_reductions
+
+
+@dataclass(frozen=True)
+class UnrollJamReductionsPass(KernelPass):
+    """Unroll-and-jam the best outer loop of every vectorised or in-order reduction (8 rows of
+    a matmul per vector of B: `unroll_jam.py`).
+
+    Pre-conditions: kernels of loops, buffers, loads, stores and scalar ops (after
+    unroll-reductions). Register-tiled kernels are left alone.
+    Post-conditions: each chosen loop is unrolled by the largest divisor of its trip count up to
+    `max-copies` (default 8; 0 or 1: off) and its copies jammed into the inner loops; every
+    accumulator still receives its terms in order (same results, bit for bit).
+    Follow-up: clean-up-kernels, mark-loop-kinds.
+    """
+
+    name = "unroll-jam-reductions"
+
+    max_copies: int = 8
+
+    def __post_init__(self) -> None:
+        check_option_range(self.name, "max-copies", self.max_copies, 0)
+
+    def schedule(self, kernel: FuncOp) -> None:
+        if self.max_copies > 1:
+            unroll_jam_reductions(kernel, self.max_copies)

@@ -1,0 +1,70 @@
+// RUN: fusion-opt %s --split-input-file -p clean-up-kernels | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'clean-up-kernels{forward-stores=false}' | filecheck %s --check-prefix=NOFWD
+
+// What unrolling and fusion leave: `0 + 1` subscripts, a value stored and loaded back in the
+// same iteration through a local buffer, the same load twice. The subscript is folded, the
+// load of the intermediate is replaced by the stored value, the buffer (no longer read)
+// disappears with its store, and the two loads of %x become one.
+// Without store forwarding, only the folding, the common load and the dead code go.
+
+loop.func @clean_up(%x: memref<4x2xf32>) outs(%y: memref<4x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = loop.alloc : memref<4x2xf32>
+  loop.for %i = %c0 to %c4 step %c1 {
+    %j = arith.addi %c0, %c1 : index
+    %a = memref.load %x[%i, %j] : memref<4x2xf32>
+    %b = memref.load %x[%i, %j] : memref<4x2xf32>
+    %s = arith.addf %a, %b : f32
+    %unused = arith.mulf %a, %b : f32
+    memref.store %s, %t[%i, %j] : memref<4x2xf32>
+    %v = memref.load %t[%i, %j] : memref<4x2xf32>
+    memref.store %v, %y[%i, %j] : memref<4x2xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @clean_up
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      %[[A:.*]] = memref.load %x[%[[I]], %c1]
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[A]], %[[A]]
+// CHECK-NEXT:      memref.store %[[S]], %y[%[[I]], %c1]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.return
+
+// NOFWD-LABEL: loop.func @clean_up
+// NOFWD:         %t = loop.alloc
+// NOFWD:         loop.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// NOFWD-NEXT:      %[[A:.*]] = memref.load %x[%[[I]], %c1]
+// NOFWD-NEXT:      %[[S:.*]] = arith.addf %[[A]], %[[A]]
+// NOFWD-NEXT:      memref.store %[[S]], %t[%[[I]], %c1]
+// NOFWD-NEXT:      %[[V:.*]] = memref.load %t[%[[I]], %c1]
+// NOFWD-NEXT:      memref.store %[[V]], %y[%[[I]], %c1]
+// NOFWD-NEXT:    }
+// NOFWD-NEXT:    loop.return
+
+// -----
+
+// A register-tiled kernel keeps its stores and loads (they are the tile's accumulators): no
+// forwarding, even with `forward-stores`.
+
+loop.func @tiled(%x: memref<4xf32>) outs(%y: memref<4xf32>) attributes {fusion.register_tiled} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 to %c4 step %c1 {
+    %a = memref.load %x[%i] : memref<4xf32>
+    memref.store %a, %y[%i] : memref<4xf32>
+    %b = memref.load %y[%i] : memref<4xf32>
+    %s = arith.addf %b, %a : f32
+    memref.store %s, %y[%i] : memref<4xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @tiled
+// CHECK:         %[[A:.*]] = memref.load %x
+// CHECK-NEXT:    memref.store %[[A]], %y
+// CHECK-NEXT:    %[[B:.*]] = memref.load %y
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[B]], %[[A]]
+// CHECK-NEXT:    memref.store %[[S]], %y
