@@ -6,7 +6,7 @@ same kernel summed; times and counts are per run, averaged over the runs):
 
 - calls, total ms, and share: the kernel's part of the run's wall time (from the start of its
   first launch to the end of its last, `profiling.py`);
-- FLOPs and compulsory bytes (`kernel_costs`), GFLOP/s and GB/s;
+- FLOPs and compulsory bytes (`fusion_dialects.loop.costs`), GFLOP/s and GB/s;
 - the roof that bounds it: its arithmetic intensity (FLOPs / byte) against the machine balance
   (compute roof / memory roof) — `compute` at or above it, else `memory` — and the percentage
   of that roof reached. The compute roof is the FMA peak of a core times the run's threads,

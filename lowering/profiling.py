@@ -9,7 +9,7 @@ whole run:
     row N (the run):       [nanoseconds, runs, start of the current run, 0]
 
 FLOPs and bytes are those of one launch, computed when the model is compiled
-(`kernel_costs`; -1 when unknown); the runtime adds to the first two cells. Every profiled
+(`fusion_dialects.loop.costs`; -1 when unknown); the runtime adds to the first two cells. Every profiled
 `loop.call` carries `loop.profile_slot = k` and `loop.profile_counters = @<global>`;
 `profile_to_llvm` brackets its `llvm.call` with two reads of `CLOCK_MONOTONIC` (wall time,
 which for a launch on a thread team is the time until the team joins) and adds the
@@ -37,8 +37,8 @@ from xdsl.dialects.builtin import (
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.costs import kernel_cost
 from fusion_compiler.lowering.jit import JitModule
-from fusion_compiler.lowering.kernel_costs import kernel_cost
 
 PROFILE_SLOT_ATTR = "loop.profile_slot"
 """On a profiled `loop.call`: its row in the counters."""

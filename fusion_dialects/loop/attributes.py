@@ -83,3 +83,9 @@ REGISTER_TILED_ATTR = "fusion.register_tiled"
 (schedule-contractions sets it): the kernel's loop order is final, so the loop-order stages
 that run after it (reorder-reductions, unroll-reductions, unroll-jam-reductions and the
 re-fusion and clean-up between them) leave such a kernel alone."""
+
+
+ALGORITHM_FLOPS_ATTR = "fusion.algorithm_flops"
+"""Discardable integer attribute of a kernel: the FLOPs of one launch of its algorithm, recorded
+by a schedule that makes the kernel execute more (schedule-contractions pads remainder tiles
+to whole vectors); the profiler's count (`costs.kernel_flops`) then stays the algorithm's."""

@@ -58,12 +58,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
-from fusion_compiler.dialects.loop.attributes import REGISTER_TILED_ATTR, WIDE_VECTORS_ATTR
+from fusion_compiler.dialects.loop.attributes import (
+    ALGORITHM_FLOPS_ATTR,
+    REGISTER_TILED_ATTR,
+    WIDE_VECTORS_ATTR,
+)
+from fusion_compiler.dialects.loop.costs import counted_flops
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
@@ -320,8 +325,9 @@ class ScheduleContractionsPass(ModulePass):
     has put the epilogue into the nest, where schedule-kernels runs it). Anything else is
     left as it is.
     Post-conditions: each kernel computes the same bits; the IR verifies; deterministic for
-    given options. A kernel with a tiled contraction carries `fusion.wide_vectors` and
-    `fusion.register_tiled` (the later loop-order stages leave it alone).
+    given options. A kernel with a tiled contraction carries `fusion.wide_vectors`,
+    `fusion.register_tiled` (the later loop-order stages, and this pass run again, leave it
+    alone) and `fusion.algorithm_flops` (its FLOPs before padding, for the profiler).
     Follow-up: clean-up-kernels{forward-stores=false}.
     Options: `rows`, `cols` (the register tile; 0: from the host model), `vector-width` (f32
     lanes) and `registers` (vector registers) of the host model (0: this host's), `packing`
@@ -339,5 +345,10 @@ class ScheduleContractionsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = TileOptions(self.rows, self.cols, self.vector_width, self.registers, self.packing)
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
+            if REGISTER_TILED_ATTR in kernel.attributes:
+                continue  # scheduled already: its loop order is final
+            flops = counted_flops(kernel)
             if schedule_contractions(kernel, options):
                 kernel.attributes[REGISTER_TILED_ATTR] = UnitAttr()
+                if flops is not None and ALGORITHM_FLOPS_ATTR not in kernel.attributes:
+                    kernel.attributes[ALGORITHM_FLOPS_ATTR] = IntegerAttr(flops, i64)

@@ -13,7 +13,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
-from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module  # noqa: E402
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module, parse_pipeline  # noqa: E402
 from fusion_compiler.frontend.backend import BackendError, FusionBackend, prepare  # noqa: E402
 from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
 from fusion_compiler.frontend.progress import ProgressBar, compile_progress, import_progress  # noqa: E402
@@ -109,7 +109,7 @@ def test_progress_bars_only_on_a_terminal():
         assert instruments
         compile_module(module, cache=False, instruments=instruments)
     text = terminal.getvalue()
-    steps = len(DEFAULT_PIPELINE.split(",")) + 3  # the passes, 2 lowering passes, LLVM
+    steps = len(parse_pipeline(DEFAULT_PIPELINE)) + 3  # the passes, 2 lowering passes, LLVM
     assert "import m.onnx" in text and "2/2" in text
     assert "compile m.onnx" in text and f"{steps}/{steps}" in text and "llvm" in text
     pipe = io.StringIO()

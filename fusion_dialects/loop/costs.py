@@ -1,7 +1,6 @@
 """The static cost of a kernel: its floating-point operations and its compulsory bytes.
 
-A read-only analysis of `loop.func` kernels as they run (after scheduling), for the profiler
-(`profiling.py`):
+A read-only analysis of `loop.func` kernels, for the profiler (`lowering/profiling.py`):
 
 - **FLOPs**: every floating-point op of the body, weighted by `FLOP_WEIGHTS` and multiplied by
   the trip counts of the loops around it. An add, a subtract, a multiply, a divide, a max or
@@ -10,7 +9,11 @@ A read-only analysis of `loop.func` kernels as they run (after scheduling), for 
   too); every other math function (exp, log, tanh, erf, sqrt, rsqrt, pow, ...) counts 1, as
   profilers and roofline models conventionally do, although its expansion executes a dozen
   or more instructions. Index arithmetic, loads, stores, selects and casts count 0. Padding
-  taps a kernel computes (a multiply by a padded zero) count: they are executed work.
+  taps a convolution computes (a multiply by a padded zero) count. A schedule that executes
+  more than the kernel's algorithm (schedule-contractions pads a remainder tile to whole
+  vectors, so how much depends on the host's vector width) records the algorithm's count on
+  the kernel first (`ALGORITHM_FLOPS_ATTR`), and that count is the kernel's: the FLOPs of a
+  kernel do not depend on the host or the schedule.
 - **Compulsory bytes**: each input buffer read once and each output buffer written once (the
   sizes of the kernel's buffer arguments); kernel-local buffers and re-reads are not counted,
   so bytes / time is a lower bound of the traffic.
@@ -30,12 +33,12 @@ import math as pymath
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.dialects.loop.queries import trip_count
-from fusion_compiler.lowering.jit import numpy_dtype
+from fusion_compiler.dialects.loop.attributes import ALGORITHM_FLOPS_ATTR
+from fusion_compiler.dialects.loop.queries import numpy_dtype, trip_count
 
 _ONE_FLOP_ARITH: tuple[type[Operation], ...] = (
     arith.AddfOp,
@@ -77,7 +80,16 @@ class KernelCost:
 
 
 def kernel_flops(kernel: loop.FuncOp) -> int | None:
-    """The FLOPs of one launch of `kernel`, or None when a trip count is not constant."""
+    """The FLOPs of one launch of `kernel` (its algorithm's, when a schedule recorded them),
+    or None when a trip count is not constant."""
+    recorded = kernel.attributes.get(ALGORITHM_FLOPS_ATTR)
+    if isinstance(recorded, IntegerAttr):
+        return recorded.value.data
+    return counted_flops(kernel)
+
+
+def counted_flops(kernel: loop.FuncOp) -> int | None:
+    """The FLOPs of the ops in `kernel`'s body, weighted and multiplied by their trip counts."""
     total = 0
     for op in kernel.body.walk():
         weight = FLOP_WEIGHTS.get(type(op))
