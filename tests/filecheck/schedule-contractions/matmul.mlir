@@ -34,7 +34,8 @@ loop.func @matmul_bias_relu(%a: memref<4x6xf32>, %b: memref<6x8xf32>, %bias: mem
 }
 
 // CHECK-LABEL: loop.func @matmul_bias_relu
-// CHECK-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled}
+// The FLOPs of the algorithm, recorded for the profiler: 2 * 4 * 6 * 8 + 32 (bias) + 32 (relu).
+// CHECK-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled, fusion.algorithm_flops = 448 : i64}
 // CHECK:         loop.for %[[JT:.*]] = %c0 to %c8 step %c4 parallel {
 // CHECK-NEXT:      loop.for %[[IT:.*]] = %c0 to %c4 step %c2 {
 // CHECK-NEXT:        loop.for %[[R:.*]] = %c0 to %c2 step %c1 {

@@ -34,7 +34,8 @@ loop.func @matmul_packed(%a: memref<5x6xf32>, %b: memref<6x18xf32>, %bias: memre
 }
 
 // CHECK-LABEL: loop.func @matmul_packed
-// CHECK-SAME:    attributes {fusion.wide_vectors}
+// The FLOPs of the algorithm, not of the padded tile: 2 * 5 * 6 * 18 + 90 (bias).
+// CHECK-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled, fusion.algorithm_flops = 1170 : i64}
 // CHECK:         %[[PANEL2:.*]] = loop.alloc {fusion.private} : memref<6x4xf32>
 // CHECK:         loop.for %[[JT:.*]] = %c0 to %c16 step %c8 parallel {
 // CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<6x8xf32>

@@ -11,7 +11,8 @@
 // its single store.
 
 // CONV-LABEL: loop.func @fused_conv2d_add_relu
-// CONV-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled}
+// 2 * 64 * 56 * 56 * 64 * 9 multiply-adds + 2 * 64 * 56 * 56 (bias, relu):
+// CONV-SAME:    attributes {fusion.wide_vectors, fusion.register_tiled, fusion.algorithm_flops = 231612416 : i64}
 // CONV:         %[[PAD:.*]] = loop.alloc : memref<1x64x58x58xf32>
 // CONV:         memref.store %{{.*}}, %[[PAD]]
 // CONV:         loop.for %[[OT:.*]] = %c0 to %c64 step %c16 parallel {
