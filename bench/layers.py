@@ -226,16 +226,9 @@ def all_layers(args: argparse.Namespace) -> list[Layer]:
 
 def ort_runner(module: ModuleOp, inputs, threads: int):
     import onnxruntime as ort
-    from onnx_export import export_function
+    from run_benchmarks import onnxruntime_runner
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    model = export_function(module).SerializeToString()
-    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    feeds = {arg.name: x for arg, x in zip(session.get_inputs(), inputs, strict=True)}
-    return lambda: session.run(None, feeds)[0]
+    return onnxruntime_runner(ort, module, inputs, threads)
 
 
 def paired_times(runs: dict, count: int) -> dict[str, list[float]]:

@@ -86,11 +86,13 @@ def limit_threads(threads: str):
     return limiter, "; ".join(pools) or "none found"
 
 
-def onnxruntime_runner(ort, module, inputs, threads: str):
+def onnxruntime_runner(ort, module, inputs, threads: int):
+    """A call of an onnxruntime session of `module` (exported to ONNX) on `threads` threads,
+    sequential execution, CPU provider: the peer every benchmark measures against."""
     from onnx_export import export_function
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1 if threads == "1" else CORES
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     model = export_function(module).SerializeToString()
@@ -182,7 +184,8 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
     measured = measure_alternately(ours, args.repeats, args.budget)
     setups = {"numpy": lambda: lambda: case.numpy(*inputs)}
     if ort is not None:
-        setups["onnxruntime"] = lambda: onnxruntime_runner(ort, module, inputs, args.threads)
+        threads = 1 if args.threads == "1" else CORES
+        setups["onnxruntime"] = lambda: onnxruntime_runner(ort, module, inputs, threads)
     for label, setup in setups.items():
         measured[label] = measure(setup(), args.repeats, args.budget)
     return {
