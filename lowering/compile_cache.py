@@ -54,6 +54,7 @@ from fusion_compiler.lowering.llvm_codegen import StageTimings
 from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
     compile_units,
+    is_entry,
     split_units,
 )
 from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
@@ -156,7 +157,7 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     """Per entry `loop.func` made by lower-graph, the callees of its `loop.call`s in order."""
     kernels: dict[str, tuple[str, ...]] = {}
     for op in module.ops:
-        if isinstance(op, loop.FuncOp) and "loop.bound_constants" in op.attributes:
+        if is_entry(op):
             calls = [c for c in op.body.block.ops if isinstance(c, loop.CallOp)]
             kernels[op.sym_name.data] = tuple(c.callee.string_value() for c in calls)
     return kernels

@@ -32,6 +32,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
+from typing import TypeGuard
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
@@ -49,7 +50,7 @@ LowerToLLVMDialect = Callable[[ModuleOp], None]
 """Runs convert-loop-to-llvm on a unit, in place (the driver passes it)."""
 
 
-def is_entry(op: Operation) -> bool:
+def is_entry(op: Operation) -> TypeGuard[loop.FuncOp]:
     """Whether `op` is an entry function made by lower-graph (it launches kernels)."""
     return isinstance(op, loop.FuncOp) and "loop.bound_constants" in op.attributes
 
