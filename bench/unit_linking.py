@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _lower(unit) -> None:
-    PassManager("convert-loop-to-llvm", verify_each=False).run(unit)
+    PassManager("convert-loop-to-llvm", verify="off").run(unit)
 
 
 def build(path: Path, linked: bool, jobs: int | None) -> tuple[CompiledModel, float]:

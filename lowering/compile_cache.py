@@ -1,7 +1,8 @@
 """From a graph-level module to native code, through an on-disk compile cache.
 
 The cache key is a hash of the module (printed with every dense constant replaced by the hash
-of its raw bytes, so weights are never turned into text), the pipeline, the host CPU (name and
+of its raw bytes, so weights are never turned into text; a model's key covers the types of its
+`graph.constant` ops and not their elements, see `model_key`), the pipeline, the host CPU (name and
 features), the versions of this package, xDSL and llvmlite, and the source of the compiler
 itself (every module of `fusion_compiler`, `fusion_dialects`, `passes` and `lowering`: an edited
 pass never serves code the previous version compiled). Entries are of two kinds: a unit's
@@ -38,10 +39,10 @@ from pathlib import Path
 
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 
-from fusion_compiler.dialects import loop
+from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.lowering.convert_loop_to_llvm import check_convertible
 from fusion_compiler.lowering.jit import (
@@ -116,29 +117,49 @@ class _HashingStream:
 
 
 class _ConstantHashingPrinter(Printer):
-    """Prints dense elements as the SHA-256 of their raw bytes (and their type)."""
+    """Prints dense elements as the SHA-256 of their raw bytes (and their type); with
+    `weights=False`, the elements of `graph.constant` ops as their type alone."""
+
+    weights = True
+    _in_constant = False
+
+    def print_op(self, op: Operation) -> None:
+        if self.weights or not isinstance(op, graph.ConstantOp):
+            super().print_op(op)
+            return
+        self._in_constant = True
+        try:
+            super().print_op(op)
+        finally:
+            self._in_constant = False
 
     def print_attribute(self, attribute: Attribute) -> None:
         if isinstance(attribute, DenseIntOrFPElementsAttr):
-            digest = hashlib.sha256(attribute.data.data).hexdigest()
-            self.print_string(f"dense_sha256<{digest}> : ")
+            if self._in_constant:
+                self.print_string("weights : ")
+            else:
+                digest = hashlib.sha256(attribute.data.data).hexdigest()
+                self.print_string(f"dense_sha256<{digest}> : ")
             self.print_attribute(attribute.type)
             return
         super().print_attribute(attribute)
 
 
-def module_hash(module: ModuleOp) -> str:
-    """A hash of `module` that reads each constant's raw bytes once and never prints them."""
+def module_hash(module: ModuleOp, *, weights: bool = True) -> str:
+    """A hash of `module` that reads each constant's raw bytes once and never prints them;
+    with `weights=False`, one that covers the types of `graph.constant` ops, not their
+    elements."""
     digest = hashlib.sha256()
     printer = _ConstantHashingPrinter(stream=_HashingStream(digest), print_generic_format=True)
+    printer.weights = weights
     printer.print_op(module)
     return digest.hexdigest()
 
 
-def cache_key(module: ModuleOp, pipeline: str) -> str:
+def cache_key(module: ModuleOp, pipeline: str, *, weights: bool = True) -> str:
     machine = host_target_machine()
     parts = [
-        module_hash(module),
+        module_hash(module, weights=weights),
         pipeline,
         machine.triple,
         llvm.get_host_cpu_name(),
@@ -151,6 +172,18 @@ def cache_key(module: ModuleOp, pipeline: str) -> str:
         ENTRY_FORMAT.decode(),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def model_key(module: ModuleOp, pipeline: str) -> str:
+    """The key of a model's entry: it covers the types of the model's constants but not their
+    elements, because no pass of a pipeline's native part reads them. `lower-graph` binds every
+    `graph.constant` as a buffer argument and `CompiledModel.of` passes the module's own arrays
+    at run time, so a model whose weights changed (retrained, or edited) is a hit. Passes that
+    compute with constants (`fold-constants`) run before the key is taken (the driver's
+    `split_graph_passes`), so the key covers what they made of the weights' structure.
+    `tests/lowering/test_model_key.py` checks the premise on every example: new weights, the
+    same loop-level module."""
+    return cache_key(module, pipeline, weights=False)
 
 
 def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
@@ -190,7 +223,7 @@ def compile_native(
     weights changed, or which shares kernels with a model compiled before, or has one layer
     changed, compiles only the units the cache does not hold."""
     directory = cache_dir() if use_cache else None
-    key = cache_key(module, pipeline) if directory is not None else ""
+    key = model_key(module, pipeline) if directory is not None else ""
     if directory is not None:
         hit = _load_model(directory, key)
         if hit is not None:

@@ -64,7 +64,7 @@ class FusionOptMain(xDSLOptMain):
         try:
             self.pass_manager = PassManager(
                 self.args.passes,
-                verify_each=not self.args.disable_verify,
+                verify="off" if self.args.disable_verify else "each",
                 instruments=instruments,
                 ctx=self.ctx,
             )

@@ -134,7 +134,7 @@ def test_the_compiler_fingerprint_covers_every_pass_and_lowering():
 def test_a_model_whose_weights_changed_reuses_its_compiled_code(cache_dir):
     first = compile_module(_module())
     changed = compile_module(_module(-BIAS))
-    assert not first.from_cache and changed.from_cache  # the loop-level lookup hit
+    assert not first.from_cache and changed.from_cache  # a model hit (`model_key`)
     x, w = _inputs()
     want = evaluate(_module(-BIAS), "main", [x, w])[0]
     np.testing.assert_allclose(changed.run("main", x, w)[0], want, rtol=1e-5, atol=1e-5)

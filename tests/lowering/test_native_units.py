@@ -38,7 +38,7 @@ def _lowered(source: str):
 
 
 def _lower(unit) -> None:
-    PassManager("convert-loop-to-llvm", verify_each=False).run(unit)
+    PassManager("convert-loop-to-llvm", verify="off").run(unit)
 
 
 def _inputs() -> tuple[np.ndarray, np.ndarray]:
