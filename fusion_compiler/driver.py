@@ -20,8 +20,8 @@ any pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 import os
+from collections.abc import Callable, Sequence
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,9 +110,7 @@ FUSION_PIPELINE = f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops,fuse-tir"
 """TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
 `graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
 
-UNFUSED_FUSION_PIPELINE = (
-    f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops{{opt-level=0}},fuse-tir"
-)
+UNFUSED_FUSION_PIPELINE = f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops{{opt-level=0}},fuse-tir"
 """The fusion pipeline with fusion switched off: one kernel per graph op."""
 
 SCHEDULE_PIPELINE = "schedule-kernels"

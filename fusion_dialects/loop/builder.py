@@ -56,7 +56,6 @@ def _contract_product(value: SSAValue) -> bool:
     return False
 
 
-
 Legalization = Callable[[Any, "KernelBuilder"], None]
 """Writes the body of the kernel of one graph op (its buffers are already the arguments)."""
 

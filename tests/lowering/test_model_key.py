@@ -79,7 +79,9 @@ def assert_weight_independent(module: ModuleOp, pipeline: str) -> None:
         assert loop_level(reweighted(module, seed), pipeline) == want
 
 
-EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.mlir") if "graph.constant" in p.read_text())
+EXAMPLES = sorted(
+    p for p in (ROOT / "examples").glob("*.mlir") if "graph.constant" in p.read_text()
+)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
@@ -89,7 +91,9 @@ def test_examples_lower_the_same_whatever_their_weights(path, pipeline):
 
 
 def test_batch_norm_folded_into_a_convolution_lowers_the_same_whatever_its_weights():
-    assert_weight_independent(parse_source(make_context(), CONV_BN, "conv_bn.mlir"), DEFAULT_PIPELINE)
+    assert_weight_independent(
+        parse_source(make_context(), CONV_BN, "conv_bn.mlir"), DEFAULT_PIPELINE
+    )
 
 
 @settings(

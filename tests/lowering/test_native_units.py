@@ -62,7 +62,9 @@ def test_the_entry_unit_declares_the_kernels_it_launches():
     _lower(entries)
     declare_callees(entries)
     declared = {
-        op.sym_name.data: op for op in entries.ops if isinstance(op, llvm.FuncOp) and not op.body.blocks
+        op.sym_name.data: op
+        for op in entries.ops
+        if isinstance(op, llvm.FuncOp) and not op.body.blocks
     }
     assert set(kernels["main"]) <= set(declared)
     for name in kernels["main"]:
