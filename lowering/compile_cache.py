@@ -44,7 +44,6 @@ from xdsl.printer import Printer
 
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.lowering.convert_loop_to_llvm import check_convertible
 from fusion_compiler.lowering.jit import (
     JitModule,
     NativeUnit,
@@ -248,6 +247,9 @@ def compile_native(
 def _check_convertible(units: list[ModuleOp]) -> None:
     """Raises convert-loop-to-llvm's `CompileError` (at the op) here, before any worker
     process starts on the units."""
+    # (imported here: a model hit needs neither the pass nor xDSL's llvm dialect)
+    from fusion_compiler.lowering.convert_loop_to_llvm import check_convertible
+
     try:
         for unit in units:
             check_convertible(unit)
