@@ -6,8 +6,10 @@ A `graph.constant` may hold `dense_resource<handle> : tensor<...>` instead of `d
 - the weights file named by the module's `graph.weights` attribute (a path relative to the
   `.mlir` file), which `fusion-import -o model.mlir` writes as `model.weights` next to it:
   raw little-endian elements, each blob at a 64-byte aligned offset, after a header
-  (`WEIGHTS_MAGIC`, then one JSON line: handle → [offset, bytes]); the IR stays small and
-  readable and parses in milliseconds, whatever the size of the weights; or
+  (`WEIGHTS_MAGIC`, then one JSON line: the pair's tag, and handle → [offset, bytes]); the
+  IR stays small and readable and parses in milliseconds, whatever the size of the weights.
+  The IR's `graph.weights_tag` must equal the file's tag (`pair_tag`), so the weights of
+  another import are refused rather than used; or
 - MLIR's own `{-# dialect_resources: {builtin: {handle: "0x..."}} #-}` section of the file
   (a 4-byte alignment, then the elements, in hex).
 
@@ -20,6 +22,7 @@ blob, a blob of the wrong size or a weights file that is missing or damaged is a
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -38,13 +41,24 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
+from xdsl.printer import Printer
 
 from fusion_compiler.dialects.diagnostics import CompileError
 
 WEIGHTS_ATTR = "graph.weights"
 """The module attribute naming the weights file (relative to the IR file's folder)."""
 
-WEIGHTS_MAGIC = b"fusion-compiler weights 1\n"
+WEIGHTS_TAG_ATTR = "graph.weights_tag"
+"""The module attribute that pairs the IR with its weights file: the same tag is in the file's
+header, and a weights file whose tag differs (written by another import, or the IR of an
+import interrupted between its two files) is refused, never read as this model's weights."""
+
+WEIGHTS_MAGIC = b"fusion-compiler weights 2\n"
+"""The first line of a weights file; a JSON line follows: `{"tag": ..., "blobs": {handle:
+[offset, bytes]}}`."""
+
+WEIGHTS_MAGIC_1 = b"fusion-compiler weights 1\n"
+"""Version 1 (no tag; the JSON line is the blobs' index), still read."""
 
 BLOB_ALIGNMENT = 64
 
@@ -89,6 +103,7 @@ def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) 
     weights = None
     if isinstance(weights_name, StringAttr):
         weights = WeightsFile(Path(filename).parent / weights_name.data)
+        weights.check_tag(module.attributes.get(WEIGHTS_TAG_ATTR), filename)
     for op in resource_constants(module):
         resource = op.properties["value"]
         handle = resource.resource_handle.data
@@ -99,8 +114,9 @@ def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) 
             where = f"in {weights.path.name}" if weights else "(no dialect_resources entry)"
             raise CompileError(f"dense_resource<{handle}> has no blob {where}", op)
         op.properties["value"] = _dense(resource, data, op)
-    if WEIGHTS_ATTR in module.attributes:
-        del module.attributes[WEIGHTS_ATTR]
+    for name in (WEIGHTS_ATTR, WEIGHTS_TAG_ATTR):
+        if name in module.attributes:
+            del module.attributes[name]
 
 
 def _in_file_blob(in_file: dict[str, str], handle: str, op) -> bytes | None:
@@ -142,18 +158,31 @@ class WeightsFile:
         self.index = self._read_index()
 
     def _read_index(self) -> dict[str, list[int]]:
-        """handle → [offset, bytes], offsets made absolute."""
+        """handle → [offset, bytes], offsets made absolute; sets `tag` (None in version 1)."""
         magic = len(WEIGHTS_MAGIC)
         search = bytes(self.data[magic : magic + (1 << 24)])
         end = search.find(b"\n")
-        if bytes(self.data[:magic]) != WEIGHTS_MAGIC or end < 0:
+        version = bytes(self.data[:magic])
+        if version not in (WEIGHTS_MAGIC, WEIGHTS_MAGIC_1) or end < 0:
             raise CompileError(f"{self.path} is not a weights file written by fusion-import")
         try:
-            index = json.loads(search[:end])
+            header = json.loads(search[:end])
+            self.tag = header["tag"] if version == WEIGHTS_MAGIC else None
+            index = header["blobs"] if version == WEIGHTS_MAGIC else header
             start = _aligned(magic + end + 1)
             return {handle: [start + offset, size] for handle, (offset, size) in index.items()}
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, KeyError):
             raise CompileError(f"{self.path}: the index of the weights file is damaged") from None
+
+    def check_tag(self, expected: object, filename: str) -> None:
+        """Refuses a weights file that was not written with the IR of `filename`, whose
+        `graph.weights_tag` is `expected` (IR without a tag is not checked)."""
+        if not isinstance(expected, StringAttr) or expected.data == self.tag:
+            return
+        raise CompileError(
+            f"the weights file {self.path} does not belong to {filename} (it was written with "
+            f"other IR: tag {self.tag}, the IR expects {expected.data}); import the model again"
+        )
 
     def blob(self, handle: str, op) -> bytes | None:
         entry = self.index.get(handle)
@@ -203,20 +232,49 @@ def externalize_constants(module: ModuleOp, weights_path: Path) -> None:
         op.properties["value"] = DenseResourceAttr.from_params(handle, value.type)
     if not blobs:
         return
-    write_weights(weights_path, blobs)
     module.attributes[WEIGHTS_ATTR] = StringAttr(weights_path.name)
+    module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(pair_tag(module, blobs))
+    write_weights(weights_path, blobs, module.attributes[WEIGHTS_TAG_ATTR].data)
 
 
-def write_weights(path: Path, blobs: list[tuple[str, bytes]]) -> None:
+def pair_tag(module: ModuleOp, blobs: list[tuple[str, bytes]]) -> str:
+    """The tag pairing `module` (its constants already handles) with the weights file of
+    `blobs`: a hash of the module's text and of the blobs' handles and sizes (not of their
+    bytes, which would cost a second pass over the weights). Two imports whose IR and index
+    agree may swap weights files harmlessly: the IR is the same, so either file is its
+    weights."""
+    digest = hashlib.sha256()
+    Printer(stream=HashingStream(digest), print_generic_format=True).print_op(module)
+    digest.update(json.dumps([[handle, len(data)] for handle, data in blobs]).encode())
+    return digest.hexdigest()[:32]
+
+
+class HashingStream:
+    """A text stream that feeds what is written to it into a hash (nothing is kept): a
+    printer's output hashed without holding the text."""
+
+    def __init__(self, digest: hashlib._Hash):
+        self.digest = digest
+
+    def write(self, text: str) -> int:
+        self.digest.update(text.encode())
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def write_weights(path: Path, blobs: list[tuple[str, bytes]], tag: str) -> None:
     """Writes a weights file (to a temporary name, renamed when complete): the header line
-    maps each handle to [offset, bytes], offsets counted from the first 64-byte boundary
-    after the header."""
+    holds the pair's `tag` and maps each handle to [offset, bytes], offsets counted from the
+    first 64-byte boundary after the header."""
     index: dict[str, list[int]] = {}
     offset = 0
     for handle, data in blobs:
         index[handle] = [offset, len(data)]
         offset = _aligned(offset + len(data))
-    header = WEIGHTS_MAGIC + json.dumps(index, separators=(",", ":")).encode() + b"\n"
+    fields = {"tag": tag, "blobs": index}
+    header = WEIGHTS_MAGIC + json.dumps(fields, separators=(",", ":")).encode() + b"\n"
     start = _aligned(len(header))
     descriptor, temporary = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"

@@ -44,6 +44,7 @@ from xdsl.printer import Printer
 
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.resources import HashingStream
 from fusion_compiler.lowering.jit import (
     JitModule,
     NativeUnit,
@@ -101,20 +102,6 @@ def compiler_fingerprint() -> str:
     return digest.hexdigest()
 
 
-class _HashingStream:
-    """A text stream that feeds what is written to it into a hash (nothing is kept)."""
-
-    def __init__(self, digest: hashlib._Hash):
-        self.digest = digest
-
-    def write(self, text: str) -> int:
-        self.digest.update(text.encode())
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
 class _ConstantHashingPrinter(Printer):
     """Prints dense elements as the SHA-256 of their raw bytes (and their type); with
     `weights=False`, the elements of `graph.constant` ops as their type alone."""
@@ -149,7 +136,7 @@ def module_hash(module: ModuleOp, *, weights: bool = True) -> str:
     with `weights=False`, one that covers the types of `graph.constant` ops, not their
     elements."""
     digest = hashlib.sha256()
-    printer = _ConstantHashingPrinter(stream=_HashingStream(digest), print_generic_format=True)
+    printer = _ConstantHashingPrinter(stream=HashingStream(digest), print_generic_format=True)
     printer.weights = weights
     printer.print_op(module)
     return digest.hexdigest()

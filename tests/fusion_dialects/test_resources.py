@@ -16,6 +16,8 @@ from fusion_compiler.dialects.reference.evaluator import constant_array, evaluat
 from fusion_compiler.dialects.resources import (
     EXTERNAL_MIN_BYTES,
     WEIGHTS_ATTR,
+    WEIGHTS_MAGIC_1,
+    WEIGHTS_TAG_ATTR,
     externalize_constants,
     write_weights,
 )
@@ -126,9 +128,14 @@ def test_a_handle_without_a_blob_is_an_error_at_its_constant(tmp_path):
     assert caught.value.position is not None and caught.value.position.line == 3
 
 
+def _tag(path: str) -> str:
+    (line,) = [line for line in Path(path).read_text().splitlines() if WEIGHTS_TAG_ATTR in line]
+    return line.split(f'{WEIGHTS_TAG_ATTR} = "')[1].split('"')[0]
+
+
 def test_a_blob_of_the_wrong_size_is_an_error(tmp_path):
     path, _ = _externalized(tmp_path)
-    write_weights(tmp_path / "model.weights", [("w", bytes(100))])
+    write_weights(tmp_path / "model.weights", [("w", bytes(100))], _tag(path))
     with pytest.raises(CompileError, match="holds 100 bytes, but tensor<32x64xf32> needs 8192"):
         parse_source(make_context(), Path(path).read_text(), path)
 
@@ -142,3 +149,36 @@ def test_an_unresolved_resource_does_not_verify():
         graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(typ, [1.0] * 4)).value,
         DenseIntOrFPElementsAttr,
     )
+
+
+def test_the_ir_and_its_weights_file_are_a_pair(tmp_path):
+    """The weights file of another import (here: of other IR, with the same handle and size)
+    is refused, not read as this model's weights: an import interrupted between its two
+    files, or files copied from two imports, never give a model with the wrong weights."""
+    path, _ = _externalized(tmp_path)
+    other = parse_source(make_context(), SOURCE.replace("graph.add", "graph.sub"), "other.mlir")
+    externalize_constants(other, tmp_path / "model.weights")  # the same handle, other IR
+    with pytest.raises(CompileError, match="does not belong to .*model.mlir.*import the model"):
+        parse_source(make_context(), Path(path).read_text(), path)
+
+
+def test_importing_the_same_model_twice_gives_the_same_tag(tmp_path):
+    first, _ = _externalized(tmp_path)
+    (tmp_path / "again").mkdir()
+    second, _ = _externalized(tmp_path / "again")
+    assert _tag(first) == _tag(second)
+    assert Path(first).read_bytes() == Path(second).read_bytes()
+
+
+def test_a_version_1_weights_file_is_still_read(tmp_path):
+    path, inline = _externalized(tmp_path)
+    text = Path(path).read_text()
+    text = text.replace(f', {WEIGHTS_TAG_ATTR} = "{_tag(path)}"', "")
+    assert WEIGHTS_TAG_ATTR not in text
+    header = WEIGHTS_MAGIC_1 + b'{"w":[0,8192]}\n'
+    start = -(-len(header) // 64) * 64
+    data = header + bytes(start - len(header)) + WEIGHTS.astype("<f4").tobytes()
+    (tmp_path / "model.weights").write_bytes(data)
+    module = parse_source(make_context(), text, path)
+    x = np.ones((8, 32), np.float32)
+    np.testing.assert_array_equal(evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0])
