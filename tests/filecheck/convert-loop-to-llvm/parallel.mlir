@@ -70,7 +70,7 @@ loop.func @scale(%a: memref<128x256xf32>, %s: memref<1xf32>) outs(%c: memref<128
 // CHECK-NEXT:  ^[[HEADER]](%[[I:.*]]: i64):
 // CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %[[I]], %[[HI:.*]] : i64
 // CHECK:         llvm.fmul %{{.*}}, %[[BK]] : f32
-// CHECK:         llvm.getelementptr inbounds %[[BC]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         llvm.getelementptr inbounds %[[BC]][%{{.*}}, %{{.*}}] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<256 x f32>
 // CHECK:         llvm.return
 
 // CHECK-DAG:   llvm.func @omp_get_thread_num() -> i32
