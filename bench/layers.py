@@ -29,7 +29,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+from timing import alternating_samples  # noqa: E402
 from xdsl.dialects import func  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 from xdsl.ir import Block, Region  # noqa: E402
@@ -232,16 +232,11 @@ def ort_runner(module: ModuleOp, inputs, threads: int):
 
 
 def paired_times(runs: dict, count: int) -> dict[str, list[float]]:
-    """Seconds of each runner, run alternately `count` times after one warm-up each."""
+    """Seconds of each runner, taking turns `count` times after one warm-up each
+    (`timing.alternating_samples`)."""
     for run in runs.values():
         run()
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(count):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            run()
-            times[name].append(time.perf_counter() - start)
-    return times
+    return dict(zip(runs, alternating_samples(list(runs.values()), count), strict=True))
 
 
 def inputs_of(module: ModuleOp) -> list[np.ndarray]:

@@ -44,6 +44,8 @@ for _path in (str(ROOT), str(BENCH)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
+from timing import alternating_samples  # noqa: E402
+
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "FUSION_NUM_THREADS")
 SLOW_BLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 IMPLEMENTATIONS = ("fused", "unfused", "numpy", "onnxruntime", "blas")
@@ -136,16 +138,12 @@ def measure(run, repeats: int, budget: float) -> tuple[object, float, int]:
 
 
 def measure_alternately(runs: dict, repeats: int, budget: float) -> dict:
-    """`measure` for several implementations whose runs alternate (a, b, a, b, ...), so that
-    a change of the machine's load during the runs hits each of them alike: what a ratio
-    between them needs on a shared machine."""
+    """`measure` for several implementations whose runs take turns
+    (`timing.alternating_samples`): what a ratio between them needs on a shared machine."""
     warm = {label: _timed(run) for label, run in runs.items()}
     count = _run_count(max(seconds for _, seconds in warm.values()), repeats, budget)
-    times: dict = {label: [] for label in runs}
-    for _ in range(count):
-        for label, run in runs.items():
-            times[label].append(_timed(run)[1])
-    return {label: (warm[label][0], statistics.median(times[label]), count) for label in runs}
+    samples = dict(zip(runs, alternating_samples(list(runs.values()), count), strict=True))
+    return {label: (warm[label][0], statistics.median(samples[label]), count) for label in runs}
 
 
 def measure_case(case, args: argparse.Namespace, ort) -> dict:

@@ -46,6 +46,8 @@ if str(ROOT) not in sys.path:
 import onnx  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
+from bench.timing import alternating_samples  # noqa: E402
+
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
 LIGHT = DATA / "light"
 MODELS = (
@@ -224,22 +226,16 @@ def compile_timed(model: onnx.ModelProto, name: str, cache: bool = False):
 
 
 def paired_medians(runs, repeats: int, budget: float) -> list[float]:
-    """The median seconds of each of `runs`, whose runs alternate (a, b, a, b, ...) after a
-    warm-up of each, so that a change of the machine's load hits each alike: up to `repeats`
-    rounds, fewer when a round takes longer than `budget / repeats` (at least one)."""
+    """The median seconds of each of `runs`, which take turns after a warm-up of each
+    (`timing.alternating_samples`): up to `repeats` rounds, fewer when a round takes longer
+    than `budget / repeats` (at least one)."""
     warm_up = 0.0
     for run in runs:
         start = time.perf_counter()
         run()
         warm_up += time.perf_counter() - start
-    rounds = max(1, min(repeats, int(budget / max(warm_up, 1e-9))))
-    times: list[list[float]] = [[] for _ in runs]
-    for _ in range(rounds):
-        for run, samples in zip(runs, times, strict=True):
-            start = time.perf_counter()
-            run()
-            samples.append(time.perf_counter() - start)
-    return [statistics.median(samples) for samples in times]
+    rounds = max(1, min(repeats, int(budget / max(2 * warm_up, 1e-9))))
+    return [statistics.median(times) for times in alternating_samples(runs, rounds)]
 
 
 THREADS = tuple(sorted({1, CORES}))
