@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from timing import alternating_samples  # noqa: E402
+from timing import TURN_CALLS, alternating_samples  # noqa: E402
 from xdsl.dialects import func  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 from xdsl.ir import Block, Region  # noqa: E402
@@ -232,11 +232,12 @@ def ort_runner(module: ModuleOp, inputs, threads: int):
 
 
 def paired_times(runs: dict, count: int) -> dict[str, list[float]]:
-    """Seconds of each runner, taking turns `count` times after one warm-up each
+    """About `count` seconds of each runner, which take turns after one warm-up each
     (`timing.alternating_samples`)."""
     for run in runs.values():
         run()
-    return dict(zip(runs, alternating_samples(list(runs.values()), count), strict=True))
+    rounds = -(-count // TURN_CALLS)
+    return dict(zip(runs, alternating_samples(list(runs.values()), rounds), strict=True))
 
 
 def inputs_of(module: ModuleOp) -> list[np.ndarray]:

@@ -44,7 +44,7 @@ for _path in (str(ROOT), str(BENCH)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from timing import alternating_samples  # noqa: E402
+from timing import TURN_CALLS, alternating_samples  # noqa: E402
 
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "FUSION_NUM_THREADS")
 SLOW_BLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -142,7 +142,8 @@ def measure_alternately(runs: dict, repeats: int, budget: float) -> dict:
     (`timing.alternating_samples`): what a ratio between them needs on a shared machine."""
     warm = {label: _timed(run) for label, run in runs.items()}
     count = _run_count(max(seconds for _, seconds in warm.values()), repeats, budget)
-    samples = dict(zip(runs, alternating_samples(list(runs.values()), count), strict=True))
+    rounds = -(-count // TURN_CALLS)  # about `count` samples of each
+    samples = dict(zip(runs, alternating_samples(list(runs.values()), rounds), strict=True))
     return {label: (warm[label][0], statistics.median(samples[label]), count) for label in runs}
 
 

@@ -3,6 +3,7 @@ samples of several that take turns (what a ratio between them needs on a shared 
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -19,19 +20,38 @@ def median_seconds(run: Callable[[], object], runs: int) -> float:
     return statistics.median(times)
 
 
+SETTLE_CALLS = 2
+"""Untimed calls that start each turn of `alternating_samples` (more until `SETTLE_SECONDS`
+have passed)."""
+
+SETTLE_SECONDS = 0.05
+"""onnxruntime's thread pool spins for about 30 ms after a run."""
+
+TURN_CALLS = 3
+"""Timed calls in each turn of `alternating_samples`."""
+
+
 def alternating_samples(runs: Sequence[Callable[[], object]], rounds: int) -> list[list[float]]:
-    """The seconds of each of `runs` in each of `rounds` rounds in which they take turns
-    (a, b, a, b, ...), so that a change of the machine's load hits each alike. Each timed call
-    follows an untimed call of the same run: the thread pool of the run before it keeps its
-    cores for a while (onnxruntime's spins after every run, libgomp's before it sleeps), and a
-    timed call made right after the other side's would measure that contention, not the run
-    (on 2 threads, resnet50: ours 83.7 ms and onnxruntime 39.8 ms timed back to back, 53.7
-    and 32.3 ms each after an untimed call of its own)."""
+    """The seconds of each of `runs` over `rounds` rounds in which they take turns (a, b, a,
+    b, ...), so that a change of the machine's load hits each alike. A turn is
+    `SETTLE_CALLS` untimed calls (more until `SETTLE_SECONDS` have passed), then
+    `TURN_CALLS` timed ones: the run before keeps the
+    cores busy for a while (onnxruntime's thread pool spins for about 30 ms after a run,
+    libgomp's before it sleeps) and an idle VM's second core wakes slowly, so a call timed
+    right after the other side's measures that, not the run. Measured on 2 threads,
+    everything else paused: shufflenet alone 9.5 ms, timed right after each onnxruntime
+    call 21.5 ms (onnxruntime 3.7 ms alone, 5.4 ms right after ours); squeezenet 10.1 ms
+    after two settling calls, 6.7 ms after 50 ms of them (6.5 ms alone)."""
     samples: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
         for run, times in zip(runs, samples, strict=True):
-            run()
-            start = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - start)
+            settle_until = time.perf_counter() + SETTLE_SECONDS
+            for call in itertools.count():
+                if call >= SETTLE_CALLS and time.perf_counter() >= settle_until:
+                    break
+                run()
+            for _ in range(TURN_CALLS):
+                start = time.perf_counter()
+                run()
+                times.append(time.perf_counter() - start)
     return samples

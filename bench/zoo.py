@@ -46,7 +46,7 @@ if str(ROOT) not in sys.path:
 import onnx  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
-from bench.timing import alternating_samples  # noqa: E402
+from bench.timing import SETTLE_CALLS, TURN_CALLS, alternating_samples  # noqa: E402
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
 LIGHT = DATA / "light"
@@ -234,7 +234,8 @@ def paired_medians(runs, repeats: int, budget: float) -> list[float]:
         start = time.perf_counter()
         run()
         warm_up += time.perf_counter() - start
-    rounds = max(1, min(repeats, int(budget / max(2 * warm_up, 1e-9))))
+    per_round = (SETTLE_CALLS + TURN_CALLS) * warm_up
+    rounds = max(1, min(repeats, int(budget / max(per_round, 1e-9))))
     return [statistics.median(times) for times in alternating_samples(runs, rounds)]
 
 

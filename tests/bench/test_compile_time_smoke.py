@@ -52,6 +52,13 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     hit = run_worker(model, cache, skip_import=True)
     # a hit still folds the constants: the folded weights are what the native code binds
     assert hit["from_cache"] and [name for name, _ in hit["stages"]] == ["parse", "fold-constants"]
-    row = {"model": "tiny", "weights_mb": 0.002, "cold": cold, "hit": hit, "edit": cold, "op edit": cold}
+    row = {
+        "model": "tiny",
+        "weights_mb": 0.002,
+        "cold": cold,
+        "hit": hit,
+        "edit": cold,
+        "op edit": cold,
+    }
     assert markdown_table([row]).splitlines()[2].startswith("| tiny | 0 |")
     assert "tiny cold: total" in stage_line("tiny cold", cold)

@@ -16,19 +16,23 @@ if str(BENCH) not in sys.path:
 
 import zoo  # noqa: E402
 
+from bench import timing as zoo_timing  # noqa: E402  (the timer zoo.py uses)
 
-def test_paired_runs_take_turns_after_a_warm_up_of_each():
+
+def test_paired_runs_take_turns_after_a_warm_up_of_each(monkeypatch):
+    monkeypatch.setattr(zoo_timing, "SETTLE_SECONDS", 0.0)
     calls = []
     medians = zoo.paired_medians([lambda: calls.append("a"), lambda: calls.append("b")], 3, 1e9)
-    # one warm-up round, then three rounds; each timed call follows an untimed one of its own
-    assert calls == ["a", "b"] + ["a", "a", "b", "b"] * 3
+    # one warm-up round, then three rounds of turns: 2 untimed and 3 timed calls of each
+    assert calls == ["a", "b"] + (["a"] * 5 + ["b"] * 5) * 3
     assert len(medians) == 2 and all(m >= 0 for m in medians)
 
 
-def test_the_budget_limits_the_rounds_to_at_least_one():
+def test_the_budget_limits_the_rounds_to_at_least_one(monkeypatch):
+    monkeypatch.setattr(zoo_timing, "SETTLE_SECONDS", 0.0)
     calls = []
     zoo.paired_medians([lambda: calls.append("a")], 100, 0.0)
-    assert calls == ["a", "a", "a"]
+    assert calls == ["a"] * 6
 
 
 def test_each_thread_count_has_ours_theirs_and_their_ratio():
