@@ -96,6 +96,8 @@ class LocatedParser(Parser):
         """(offset, line) of the last op start located: they come in increasing order, so
         each newline is counted once (xDSL's `Span.get_location` counts from the start of
         the text every time: quadratic in the size of the file)."""
+        self.op_start = 0
+        """Where the op being parsed starts (an offset in the text)."""
 
     def _line_and_column(self, offset: int) -> tuple[int, int]:
         counted_to, line = self._counted
@@ -114,6 +116,7 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
+        self.op_start = start
         line, column = self._line_and_column(start)
         try:
             op = super().parse_operation()
@@ -131,17 +134,28 @@ def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -
     `dense_resource` constants are resolved to their blobs (`fusion_compiler.dialects.resources`)."""
     from fusion_compiler.dialects.resources import isolated_resources, resolve_resources
 
-    parser = LocatedParser(ctx, text, filename, line_offset)
+    parser: LocatedParser | None = None
     try:
+        parser = LocatedParser(ctx, text, filename, line_offset)  # (lexes the first token)
         with isolated_resources() as in_file_blobs:
             module = parser.parse_module()
         resolve_resources(module, filename, in_file_blobs)
         return module
+    except MemoryError:  # e.g. a splat xDSL expands to a tensor of 2^32 elements
+        at = getattr(parser, "op_start", 0)  # the op being parsed
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise CompileError(
+            "out of memory while parsing this op: a value of it needs more memory than this "
+            "machine can allocate",
+            position=SourcePosition(filename, line + line_offset, column),
+        ) from None
     except ParseError as err:
         where = err.span.get_location()
         position = SourcePosition(filename, where.line + line_offset, where.col)
         raise CompileError(_parse_message(err, text), position=position) from None
     except VerifyException as err:  # an op built while parsing (a type of the wrong kind)
+        assert parser is not None  # (building the parser verifies nothing)
         end = len(text[: parser.pos].rstrip())  # the last character of the op's type
         line_start = text.rfind("\n", 0, end) + 1
         line, column = (

@@ -29,6 +29,7 @@ import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, cast
 
 import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -233,8 +234,9 @@ def externalize_constants(module: ModuleOp, weights_path: Path) -> None:
     if not blobs:
         return
     module.attributes[WEIGHTS_ATTR] = StringAttr(weights_path.name)
-    module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(pair_tag(module, blobs))
-    write_weights(weights_path, blobs, module.attributes[WEIGHTS_TAG_ATTR].data)
+    tag = pair_tag(module, blobs)
+    module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(tag)
+    write_weights(weights_path, blobs, tag)
 
 
 def pair_tag(module: ModuleOp, blobs: list[tuple[str, bytes]]) -> str:
@@ -244,7 +246,8 @@ def pair_tag(module: ModuleOp, blobs: list[tuple[str, bytes]]) -> str:
     agree may swap weights files harmlessly: the IR is the same, so either file is its
     weights."""
     digest = hashlib.sha256()
-    Printer(stream=HashingStream(digest), print_generic_format=True).print_op(module)
+    stream = cast(IO[str], HashingStream(digest))  # (a text stream in all that Printer uses)
+    Printer(stream=stream, print_generic_format=True).print_op(module)
     digest.update(json.dumps([[handle, len(data)] for handle, data in blobs]).encode())
     return digest.hexdigest()[:32]
 

@@ -38,6 +38,7 @@ from math import prod
 from xdsl.dialects import arith, llvm, memref
 from xdsl.dialects.builtin import (
     IndexType,
+    IntAttr,
     IntegerAttr,
     MemRefType,
     UnrealizedConversionCastOp,
@@ -145,7 +146,7 @@ def element_address(
         casts = [UnrealizedConversionCastOp.get([index], [i64]) for index in indices]
         rows: Attribute = element
         for size in reversed(buffer_type.get_shape()[1:]):
-            rows = llvm.LLVMArrayType(size, rows)
+            rows = llvm.LLVMArrayType(IntAttr(size), rows)
         address = llvm.GEPOp.from_mixed_indices(
             pointer.results[0], [c.results[0] for c in casts], rows, inbounds=True
         )

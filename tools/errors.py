@@ -35,6 +35,14 @@ def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except MemoryError as err:  # a tensor larger than what the machine can give
+        detail = f" ({err})" if str(err) else ""
+        print(
+            f"{program}: error: out of memory{detail}: the input needs more memory than this "
+            "machine can allocate",
+            file=sys.stderr,
+        )
+        return 1
     except Exception as err:
         if os.environ.get(TRACEBACK_VARIABLE) == "1":
             raise
