@@ -72,10 +72,12 @@ from fusion_compiler.dialects.loop.costs import counted_flops
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
+from fusion_compiler.passes.schedule.contraction_groups import group_split, split_groups
 from fusion_compiler.passes.schedule.contraction_match import (
     Contraction,
     is_pure,
     match_contraction,
+    match_nest,
 )
 from fusion_compiler.passes.schedule.contraction_pack_match import (
     PackedContraction,
@@ -290,9 +292,37 @@ def _iterations(loops) -> int:
     return count
 
 
+def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction, Tile] | None:
+    """The packed plan of a grouped convolution's nest at `root`, split at its groups
+    (`contraction_groups.py`) in place of `root`; None (and the kernel left as it was) if it
+    is not one or its groups have no packed plan. The split is tried on a copy."""
+    nest = match_nest(root) if options.packing else None
+    block = root.parent_block()
+    if nest is None or group_split(nest) is None or block is None:
+        return None
+    before = set(block.ops)
+    trial = root.clone()
+    block.insert_op_before(trial, root)
+    split = group_split(match_nest(trial))  # type: ignore[arg-type]  # matches as `root` does
+    assert split is not None
+    is_root = split.loop is trial
+    groups = split_groups(split)
+    new_root = groups if is_root else trial
+    plan = options.packed_plan(new_root)
+    erased = [root] if plan is not None else [new_root]
+    for op in erased:
+        op.detach()
+        op.erase()
+    if plan is None:  # the constants the split made
+        for op in [op for op in block.ops if op not in before and not op.results[0].uses]:
+            op.detach()
+            op.erase()
+    return plan
+
+
 def _schedule_root(root: ForOp, options: TileOptions) -> bool:
     """Tile the contraction nest at `root`, packed if it can be; whether it was one."""
-    plan = options.packed_plan(root)
+    plan = options.packed_plan(root) or _grouped_plan(root, options)
     if plan is not None:
         PackedBuilder(plan[0], plan[1], options.host().vector_width).build()
         return True
