@@ -80,7 +80,9 @@ def group_split(nest: Nest) -> GroupSplit | None:
 
 
 def _loop(extent: int, name: str, anchor: Operation) -> ForOp:
-    new = ForOp(index_constant(0, anchor), index_constant(extent, anchor), index_constant(1, anchor))
+    new = ForOp(
+        index_constant(0, anchor), index_constant(extent, anchor), index_constant(1, anchor)
+    )
     new.induction_var.name_hint = name
     return new
 
