@@ -15,10 +15,12 @@ loop.for %f = 0 to F {                        loop.for %g = 0 to G {
 ```
 
 each group is an ordinary contraction: the weights vary along `%fl` and the input does not
-(a broadcast), so the schedule vectorises along the filters of a group (the weight panel
-`Fg x Cg...` packed once per group) or, for a small plane, along the pixels (the input of
-one group packed). `%g` is parallel: each of its iterations writes its own block of `Fg`
-output channels (`loop_access.blocked_dimension`).
+(a broadcast), so the packed-panel schedule applies per group, vectorised along the pixels
+of a row (the row of the group's input packed, the weights broadcast: shufflenet's 1x1
+layers of 4 groups), along a small plane of pixels (the group's input packed once), or along
+the filters of the group (its weights packed once), whichever the tile model prices lowest
+(`contraction_schedule._grouped_plan`). `%g` is parallel: each of its iterations writes its
+own block of `Fg` output channels (`loop_access.blocked_dimension`).
 
 Legality: `%f` takes the same values in the same order (`%g * Fg + %fl`, `Fg` dividing `F`),
 and `f / Fg` is `%g` for every one of them; nothing else changes. Depthwise convolutions

@@ -122,3 +122,45 @@ loop.func @depthwise_conv(%x: memref<1x4x1x6xf32>, %w: memref<4x1x1x3xf32>) outs
 // CHECK-NEXT:    %c0 = arith.constant 0 : index
 // CHECK-NOT:     loop.for %g
 // CHECK:         loop.for %f = %c0 to %c4 step %c1 {
+
+// -----
+
+// A grouped convolution whose groups are too small to pack (2 filters and 2 pixels a group:
+// each panel would serve one register tile) is tried split and left exactly as it was: no
+// group loop, no constant of the trial left behind.
+
+loop.func @grouped_too_small(%in0: memref<1x4x1x2xf32>, %in1: memref<4x2x1x1xf32>) outs(%out0: memref<1x4x1x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c2 = arith.constant 2 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %i_1 = %c0 to %c2 step %c1 {
+      memref.store %cst, %out0[%c0, %i, %c0, %i_1] : memref<1x4x1x2xf32>
+      loop.for %k = %c0 to %c2 step %c1 {
+        %0 = arith.divui %i, %c2 : index
+        %1 = arith.muli %0, %c2 : index
+        %2 = arith.addi %1, %k : index
+        %3 = memref.load %in0[%c0, %2, %c0, %i_1] : memref<1x4x1x2xf32>
+        %4 = memref.load %in1[%i, %k, %c0, %c0] : memref<4x2x1x1xf32>
+        %5 = arith.mulf %3, %4 fastmath<contract> : f32
+        %6 = memref.load %out0[%c0, %i, %c0, %i_1] : memref<1x4x1x2xf32>
+        %7 = arith.addf %6, %5 fastmath<contract> : f32
+        memref.store %7, %out0[%c0, %i, %c0, %i_1] : memref<1x4x1x2xf32>
+      }
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @grouped_too_small
+// CHECK-NOT:     fusion.register_tiled
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %c1 = arith.constant 1 : index
+// CHECK-NEXT:    %c4 = arith.constant 4 : index
+// CHECK-NEXT:    %c2 = arith.constant 2 : index
+// CHECK-NEXT:    %cst = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    loop.for %i = %c0 to %c4 step %c1 {
+// CHECK:             arith.divui %i, %c2
+// CHECK:         loop.return
