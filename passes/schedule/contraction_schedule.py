@@ -316,14 +316,10 @@ def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction,
     groups = split_groups(split)
     new_root = groups if is_root else trial
     plan = options.packed_plan(new_root, by_cost=True)
-    erased = [root] if plan is not None else [new_root]
-    for op in erased:
+    made = [op for op in block.ops if op not in before and op is not new_root]
+    for op in [root] if plan is not None else [new_root, *made]:  # made: the trial's constants
         op.detach()
         op.erase()
-    if plan is None:  # the constants the split made
-        for op in [op for op in block.ops if op not in before and not op.results[0].uses]:
-            op.detach()
-            op.erase()
     return plan
 
 
