@@ -13,6 +13,10 @@ Read-only analyses of kernel loop nests for the scheduling passes (`passes/sched
   (every buffer stored in its body is sliced by it), so its iterations may run in any order,
   interleaved, or at once. This licenses loop distribution, interchange, unroll-and-jam and a
   `parallel` loop kind.
+- `blocked_dimension(accesses, loop)`: a dimension every access subscripts with `k * iv` plus
+  a common loop-invariant part plus terms of inner loops that spread over less than `k`
+  (`out[g * Fg + fl]`, `fl < Fg`): iteration `iv` touches only its own block of `k` elements
+  (`is_parallel` asks it when no dimension is sliced).
 - `stride(value, iv)`: how an `index` value changes when `iv` grows by one (1 for `iv + k`, 0
   when independent of `iv`), or None when it is not affine in `iv` (`linear_index.py`).
 
@@ -143,7 +147,8 @@ def body_ops(loop: ForOp) -> list[Operation]:
 
 def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
     """Whether the iterations of `loop` are independent: every buffer stored in its body is
-    sliced by its induction variable, and the body holds only kernel ops. With a `scope` (a
+    sliced by its induction variable (or, without a `scope`, blocked by it:
+    `blocked_dimension`), and the body holds only kernel ops. With a `scope` (a
     loop around `loop`), iterations of `loop` in different iterations of the loops from
     `scope` down are independent too (see `sliced_dimension`)."""
     if loop_range(loop) is None:
@@ -154,9 +159,67 @@ def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
     for accesses in accesses_by_buffer(ops).values():
         if not any(isinstance(access, memref.StoreOp) for access in accesses):
             continue
-        if sliced_dimension([(access, loop) for access in accesses], scope) is None:
+        if sliced_dimension([(access, loop) for access in accesses], scope) is not None:
+            continue
+        if scope is not None or blocked_dimension(accesses, loop) is None:
             return False
     return True
+
+
+def _nested_loop(atom: SSAValue, loop: ForOp) -> ForOp | None:
+    """The loop nested in `loop` (strictly) whose induction variable `atom` is, if any."""
+    if not isinstance(atom, BlockArgument):
+        return None
+    owner = atom.owner.parent_op()
+    if not isinstance(owner, ForOp) or owner is loop or atom is not owner.induction_var:
+        return None
+    return owner if loop.is_ancestor(owner) else None
+
+
+def _blocked_part(index: SSAValue, loop: ForOp) -> tuple[int, LinearForm, int, int] | None:
+    """`index` as `k * iv + rest + inner`: `k`, the loop-invariant `rest`, and the least and
+    greatest value of `inner` (the terms of induction variables of constant loops nested in
+    `loop`, plus the constant); None if it has any other term."""
+    form = linear_form(index)
+    iv = loop.induction_var
+    rest: dict[SSAValue, int] = {}
+    low = high = form.constant
+    for atom, coefficient in form.without(iv).terms.items():
+        inner = _nested_loop(atom, loop)
+        bounds = loop_range(inner) if inner is not None else None
+        if inner is None and defined_outside(atom, loop):
+            rest[atom] = coefficient
+            continue
+        if bounds is None or bounds[1] <= bounds[0]:
+            return None
+        first, last = bounds[0], bounds[0] + (bounds[1] - bounds[0] - 1) // bounds[2] * bounds[2]
+        low += min(coefficient * first, coefficient * last)
+        high += max(coefficient * first, coefficient * last)
+    return form.coefficient(iv), LinearForm(rest), low, high
+
+
+def blocked_dimension(accesses: Sequence[MemoryAccess], loop: ForOp) -> int | None:
+    """A dimension that every access subscripts with `k * iv + rest + inner` for the
+    induction variable `iv` of `loop`: one `k > 0` and one loop-invariant `rest` common to
+    all, and `inner` (loops nested in `loop`, constants) spreading over less than `k` times
+    the loop's step; or None. Iteration `iv` then touches only elements of that dimension
+    in its own block `k * iv + rest + [low, high]`: a grouped convolution's output channel
+    `g * Fg + fl` (`fl < Fg`) is blocked by the group loop `g`."""
+    bounds = loop_range(loop)
+    rank = len(accesses[0].indices) if accesses else 0
+    if bounds is None or rank == 0:
+        return None
+    for dim in range(rank):
+        parts = [_blocked_part(access.indices[dim], loop) for access in accesses]
+        if any(part is None for part in parts):
+            continue
+        known = [part for part in parts if part is not None]
+        scale, rest = known[0][0], known[0][1]
+        if scale <= 0 or any(k != scale or not r.same_terms(rest) for k, r, _, _ in known):
+            continue
+        if max(p[3] for p in known) - min(p[2] for p in known) < scale * bounds[2]:
+            return dim
+    return None
 
 
 def is_innermost(loop: ForOp) -> bool:

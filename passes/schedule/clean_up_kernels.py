@@ -14,6 +14,7 @@ from fusion_compiler.passes.schedule.normalize import (
     fold_index_constants,
     hoist_constants,
 )
+from fusion_compiler.passes.schedule.quotient_folding import fold_quotients
 from fusion_compiler.passes.schedule.store_forwarding import (
     erase_dead_buffers,
     erase_overwritten_stores,
@@ -24,6 +25,7 @@ from fusion_compiler.passes.schedule.store_forwarding import (
 def clean_up(func: FuncOp, forward_stores_: bool) -> None:
     """Merge constants and common values, drop dead code and the local buffers no longer read;
     with `forward_stores_`, first forward stored and loaded values to later loads."""
+    fold_quotients(func)
     fold_index_constants(func)
     hoist_constants(func)
     cse(func.body)
@@ -36,7 +38,8 @@ def clean_up(func: FuncOp, forward_stores_: bool) -> None:
 
 @dataclass(frozen=True)
 class CleanUpKernelsPass(KernelPass):
-    """Fold index arithmetic, merge constants and common subexpressions, forward stores,
+    """Fold index arithmetic (quotients and remainders of bounded subscripts too:
+    `quotient_folding.py`), merge constants and common subexpressions, forward stores,
     erase dead stores, buffers and code.
 
     Pre-conditions: kernels of loops, buffers, loads, stores and scalar ops; stores are not

@@ -1,0 +1,54 @@
+"""`loop_access.is_parallel` on blocked subscripts (`blocked_dimension`): iteration `g` of
+`out[g * 4 + fl]`, `fl < 4`, writes its own block of 4 elements, so `g` is parallel; a block
+that reaches into the next one (`fl < 5`, or a read of `out[g * 4 + fl + 1]`) is not."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import memref
+
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.loop_access import blocked_dimension, is_parallel
+
+
+def _group_loop(inner: int, offset: int) -> ForOp:
+    """`out[g * 4 + fl] = in[g] (+ out[g * 4 + fl + offset])` for g < 2, fl < `inner`."""
+    text = f"""
+loop.func @blocked(%in: memref<2xf32>) outs(%out: memref<12xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %cn = arith.constant {inner} : index
+  %co = arith.constant {offset} : index
+  loop.for %g = %c0 to %c2 step %c1 {{
+    loop.for %fl = %c0 to %cn step %c1 {{
+      %base = arith.muli %g, %c4 : index
+      %f = arith.addi %base, %fl : index
+      %read = arith.addi %f, %co : index
+      %v = memref.load %in[%g] : memref<2xf32>
+      %o = memref.load %out[%read] : memref<12xf32>
+      %s = arith.addf %v, %o : f32
+      memref.store %s, %out[%f] : memref<12xf32>
+    }}
+  }}
+  loop.return
+}}"""
+    module = parse_source(make_context(), text, "blocked.mlir")
+    kernel = next(op for op in module.ops if isinstance(op, FuncOp))
+    return next(op for op in kernel.body.block.ops if isinstance(op, ForOp))
+
+
+def test_a_group_loop_over_blocks_of_its_own_is_parallel():
+    loop = _group_loop(4, 0)
+    assert is_parallel(loop)
+    accesses = [op for op in loop.walk() if isinstance(op, memref.LoadOp | memref.StoreOp)]
+    out = [access for access in accesses if access.memref.name_hint == "out"]
+    assert len(out) == 2 and blocked_dimension(out, loop) == 0
+
+
+@pytest.mark.parametrize(("inner", "offset"), [(5, 0), (4, 1), (3, 2)])
+def test_blocks_that_reach_into_the_next_group_are_not_parallel(inner, offset):
+    assert not is_parallel(_group_loop(inner, offset))
