@@ -9,6 +9,7 @@ from xdsl.ir import Dialect
 from fusion_compiler.dialects.graph.elementwise import *  # noqa: F403
 from fusion_compiler.dialects.graph.elementwise import BINARY_OPS, UNARY_OPS
 from fusion_compiler.dialects.graph.logic import *  # noqa: F403
+from fusion_compiler.dialects.graph.logic import COMPARISON_OPS as COMPARISON_OPS
 from fusion_compiler.dialects.graph.logic import LOGIC_OPS
 from fusion_compiler.dialects.graph.nn import *  # noqa: F403
 from fusion_compiler.dialects.graph.nn import NN_OPS

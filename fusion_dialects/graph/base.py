@@ -182,7 +182,7 @@ class GraphOp(IRDLOperation, ABC):
 
     def verify_operand_types(self) -> list[Shape]:
         return [
-            check_tensor(self.name, f"operand #{i}", operand.type, ELEMENT_TYPES)
+            check_tensor(self.name, f"operand #{i}", operand.type, self.ACCEPTED_TYPES)
             for i, operand in enumerate(self.operands)
         ]
 
