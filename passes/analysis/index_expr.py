@@ -43,6 +43,8 @@ class IndexExpr:
     """The value, when the subscript is a constant."""
     understood: bool = field(default=True, compare=False)
     """False when built from an op the analysis does not know."""
+    data_dependent: bool = field(default=False, compare=False)
+    """True when computed from a loaded value (a gather's index)."""
 
     @staticmethod
     def variable(value: SSAValue) -> IndexExpr:
@@ -154,7 +156,7 @@ class IndexExprBuilder:
             return IndexExpr.unknown(load.res)
         loop_vars = frozenset().union(*(subscript.loop_vars for subscript in subscripts))
         key = ("load", load.memref, tuple(subscript.key for subscript in subscripts))
-        return IndexExpr(key, loop_vars)
+        return IndexExpr(key, loop_vars, data_dependent=True)
 
 
 def _constant(value: Attribute, result: SSAValue) -> IndexExpr:
@@ -187,4 +189,5 @@ def _compound(op: Operation, operands: tuple[IndexExpr, ...]) -> IndexExpr:
         (type(op), predicate, tuple(operand.key for operand in operands)),
         loop_vars,
         understood=all(operand.understood for operand in operands),
+        data_dependent=any(operand.data_dependent for operand in operands),
     )
