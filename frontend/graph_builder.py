@@ -20,7 +20,15 @@ from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import BinaryBroadcastOp
 from fusion_compiler.dialects.shape_rules import broadcast, normalize_axes, normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
-from fusion_compiler.frontend.values import Value, dense_f32, exact_f32, shape_of_value, ssa_name
+from fusion_compiler.frontend.values import (
+    INTEGER_ELEMENT_TYPES,
+    Value,
+    dense_f32,
+    dense_integers,
+    exact_f32,
+    shape_of_value,
+    ssa_name,
+)
 
 
 class GraphBuilder:
@@ -56,7 +64,8 @@ class GraphBuilder:
         self._names.setdefault(id(array), (array, name))
 
     def tensor(self, value: Value, what: str = "a constant") -> SSAValue:
-        """`value` as a graph tensor: constants are materialised (once each) as f32."""
+        """`value` as a graph tensor: constants are materialised (once each), int64, int32
+        and bool ones as `i64`, `i32` and `i1` tensors, any other as f32 (if exact)."""
         if isinstance(value, SSAValue):
             return value
         cached = self._constants.get(id(value))
@@ -64,8 +73,11 @@ class GraphBuilder:
             return cached[1]
         named = self._names.get(id(value))
         name = named[1] if named is not None else None
-        array = exact_f32(value, f"constant '{name}'" if name else what)
-        result = self.emit(graph.ConstantOp(dense_f32(array))).results[0]
+        if value.dtype in INTEGER_ELEMENT_TYPES:
+            attr = dense_integers(value)
+        else:
+            attr = dense_f32(exact_f32(value, f"constant '{name}'" if name else what))
+        result = self.emit(graph.ConstantOp(attr)).results[0]
         result.name_hint = ssa_name(name) if name else None
         # The array is kept alive with its tensor, so its id cannot be reused by another array.
         self._constants[id(value)] = (value, result)

@@ -28,8 +28,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, numpy_helper
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32, i1, i32, i64
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from fusion_compiler.dialects.shape_rules import ShapeError
 from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
@@ -47,6 +47,14 @@ _PLACEHOLDER_TYPE = TensorType(f32, [])
 """The block argument type of a graph input that cannot be imported (never printed)."""
 
 SUPPORTED_OPS = tuple(sorted(CONVERTERS))
+
+INPUT_ELEMENT_TYPES: dict[int, Attribute] = {
+    TensorProto.FLOAT: f32,
+    TensorProto.INT64: i64,
+    TensorProto.INT32: i32,
+    TensorProto.BOOL: i1,
+}
+"""The element types of graph inputs the importer accepts (ONNX's enum → the graph's)."""
 """ONNX op types translated into graph ops (more fold when their inputs are constants)."""
 
 
@@ -146,21 +154,27 @@ class _ModelImporter:
     # --- graph inputs ---------------------------------------------------------------------------
 
     def _argument_type(self, info: onnx.ValueInfoProto) -> TensorType | None:
-        """`tensor<...xf32>` of a graph input, or None after reporting its problems."""
+        """The tensor type of a graph input (`f32`, `i64`, `i32` or `i1` elements), or None
+        after reporting its problems."""
         where = f"graph input '{info.name}'"
         if not info.type.HasField("tensor_type"):
             self.report(where, "only tensor inputs are supported")
             return None
         elem_type = info.type.tensor_type.elem_type
-        if elem_type != TensorProto.FLOAT:
+        element = INPUT_ELEMENT_TYPES.get(elem_type)
+        if element is None:
             dtype = TensorProto.DataType.Name(elem_type).lower()
-            self.report(where, f"has element type {dtype}; only float32 inputs are supported")
+            self.report(
+                where,
+                f"has element type {dtype}; only float32, int64, int32 and bool inputs are "
+                "supported",
+            )
         try:
             shape = self._input_shape(info)
         except Unsupported as err:
             self.report(where, err.message)
             return None
-        return TensorType(f32, shape) if elem_type == TensorProto.FLOAT else None
+        return TensorType(element, shape) if element is not None else None
 
     def _input_shape(self, info: onnx.ValueInfoProto) -> list[int]:
         tensor = info.type.tensor_type

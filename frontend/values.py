@@ -2,10 +2,12 @@
 
 Every ONNX value name is bound to a `Value`:
 
-- an `SSAValue` of type `tensor<...xf32>`: a tensor computed at run time by graph ops;
+- an `SSAValue` of type `tensor<...xf32>` (or `xi64`, `xi32`, `xi1`): a tensor computed at run
+  time by graph ops;
 - a numpy array (any dtype): a value known at import time (an initializer, a `Constant`, or
   the folded result of a shape computation). It turns into a `graph.constant` only where a
-  graph op consumes it, cast to f32 if that is exact;
+  graph op consumes it: int64, int32 and bool arrays as `i64`, `i32` and `i1` tensors, any
+  other array cast to f32 if that is exact;
 - `Missing`: an output the importer could not produce (the reason is reported where it is used).
 """
 
@@ -15,8 +17,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32, i1, i32, i64
+from xdsl.ir import Attribute, SSAValue
 
 from fusion_compiler.frontend.errors import Unsupported
 
@@ -70,6 +72,32 @@ def exact_f32(array: np.ndarray, what: str) -> np.ndarray:
             f"{what} is a {array.dtype} constant whose values are not all exactly representable in f32"
         )
     return converted
+
+
+INTEGER_ELEMENT_TYPES: dict[np.dtype, Attribute] = {
+    np.dtype(np.int64): i64,
+    np.dtype(np.int32): i32,
+    np.dtype(np.bool_): i1,
+}
+"""The numpy dtypes that stay integer (or boolean) tensors, and their element types."""
+
+
+def element_type_of_dtype(dtype: np.dtype) -> Attribute | None:
+    """The graph element type of a numpy dtype the importer supports at run time, or None."""
+    if dtype == np.float32:
+        return f32
+    return INTEGER_ELEMENT_TYPES.get(np.dtype(dtype))
+
+
+def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """An int64, int32 or bool array as a dense attribute (`i1` true as the byte -1, as xDSL
+    stores it)."""
+    element = INTEGER_ELEMENT_TYPES[array.dtype]
+    typ = TensorType(element, list(array.shape))
+    storage = np.dtype(element.format)
+    data = _row_major(array)
+    data = np.negative(data.astype(storage)) if array.dtype == np.bool_ else data
+    return DenseIntOrFPElementsAttr(typ, BytesAttr(data.astype(storage, copy=False).tobytes()))
 
 
 def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
