@@ -21,7 +21,7 @@ from fusion_compiler.dialects.graph.base import BinaryBroadcastOp
 from fusion_compiler.dialects.shape_rules import broadcast, normalize_axes, normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.values import (
-    INTEGER_ELEMENT_TYPES,
+    INTEGER_DTYPES,
     Value,
     dense_f32,
     dense_integers,
@@ -73,7 +73,7 @@ class GraphBuilder:
             return cached[1]
         named = self._names.get(id(value))
         name = named[1] if named is not None else None
-        if value.dtype in INTEGER_ELEMENT_TYPES:
+        if value.dtype in INTEGER_DTYPES:
             attr = dense_integers(value)
         else:
             attr = dense_f32(exact_f32(value, f"constant '{name}'" if name else what))

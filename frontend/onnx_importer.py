@@ -28,7 +28,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, numpy_helper
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32, i1, i32, i64
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from fusion_compiler.dialects.shape_rules import ShapeError
@@ -37,7 +37,7 @@ from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
-from fusion_compiler.frontend.values import Missing, Value, ssa_name
+from fusion_compiler.frontend.values import Missing, Value, element_type_of_dtype, ssa_name
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 
@@ -47,14 +47,6 @@ _PLACEHOLDER_TYPE = TensorType(f32, [])
 """The block argument type of a graph input that cannot be imported (never printed)."""
 
 SUPPORTED_OPS = tuple(sorted(CONVERTERS))
-
-INPUT_ELEMENT_TYPES: dict[int, Attribute] = {
-    TensorProto.FLOAT: f32,
-    TensorProto.INT64: i64,
-    TensorProto.INT32: i32,
-    TensorProto.BOOL: i1,
-}
-"""The element types of graph inputs the importer accepts (ONNX's enum → the graph's)."""
 """ONNX op types translated into graph ops (more fold when their inputs are constants)."""
 
 
@@ -161,7 +153,7 @@ class _ModelImporter:
             self.report(where, "only tensor inputs are supported")
             return None
         elem_type = info.type.tensor_type.elem_type
-        element = INPUT_ELEMENT_TYPES.get(elem_type)
+        element = _element_type(elem_type)
         if element is None:
             dtype = TensorProto.DataType.Name(elem_type).lower()
             self.report(
@@ -312,3 +304,12 @@ class _ModelImporter:
 
 def _fix_hint(name: str) -> str:
     return f"fix it with --input-shape {name}=... (or input_shapes={{'{name}': ...}})"
+
+
+def _element_type(elem_type: int) -> Attribute | None:
+    """The graph element type of an ONNX tensor element type the importer accepts."""
+    try:
+        dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return element_type_of_dtype(dtype)

@@ -17,9 +17,11 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32, i1, i32, i64
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
+from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
+from fusion_compiler.dialects.loop.queries import element_type
 from fusion_compiler.frontend.errors import Unsupported
 
 
@@ -74,25 +76,24 @@ def exact_f32(array: np.ndarray, what: str) -> np.ndarray:
     return converted
 
 
-INTEGER_ELEMENT_TYPES: dict[np.dtype, Attribute] = {
-    np.dtype(np.int64): i64,
-    np.dtype(np.int32): i32,
-    np.dtype(np.bool_): i1,
-}
-"""The numpy dtypes that stay integer (or boolean) tensors, and their element types."""
+INTEGER_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.int32, np.bool_))
+"""The numpy dtypes that stay integer (or boolean) tensors: `i64`, `i32`, `i1`."""
 
 
 def element_type_of_dtype(dtype: np.dtype) -> Attribute | None:
-    """The graph element type of a numpy dtype the importer supports at run time, or None."""
-    if dtype == np.float32:
-        return f32
-    return INTEGER_ELEMENT_TYPES.get(np.dtype(dtype))
+    """The graph element type of a numpy dtype the importer supports at run time (float32,
+    int64, int32, bool), or None."""
+    try:
+        typ = element_type(np.dtype(dtype))
+    except TypeError:
+        return None
+    return typ if typ in ELEMENT_TYPES else None
 
 
 def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """An int64, int32 or bool array as a dense attribute (`i1` true as the byte -1, as xDSL
     stores it)."""
-    element = INTEGER_ELEMENT_TYPES[array.dtype]
+    element = element_type(array.dtype)
     typ = TensorType(element, list(array.shape))
     storage = np.dtype(element.format)
     data = _row_major(array)
