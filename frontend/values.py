@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, IntegerType, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
@@ -94,6 +94,7 @@ def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """An int64, int32 or bool array as a dense attribute (`i1` true as the byte -1, as xDSL
     stores it)."""
     element = element_type(array.dtype)
+    assert isinstance(element, IntegerType)
     typ = TensorType(element, list(array.shape))
     storage = np.dtype(element.format)
     data = _row_major(array)

@@ -180,6 +180,7 @@ class KernelBuilder:
 
     def integer(self, value: int, element_type: Attribute) -> SSAValue:
         """The integer (or `i1`) constant `value` of `element_type` (one op per kernel)."""
+        assert isinstance(element_type, IntegerType)
         key = (value, element_type)
         if key not in self._integer_constants:
             constant = arith.ConstantOp(IntegerAttr(value, element_type))

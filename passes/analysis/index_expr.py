@@ -147,7 +147,6 @@ class IndexExprBuilder:
             return folded
         return _compound(op, operands)
 
-
     def _loaded(self, load: memref.LoadOp, depth: int) -> IndexExpr:
         """A value read from a buffer: understood when the load's subscripts are, using
         their induction variables."""

@@ -113,7 +113,7 @@ def legalize_cast(op: Operation, kb: KernelBuilder) -> None:
     _broadcast_block(kb, lambda x: convert(kb, x, source, target))
 
 
-LEGALIZATIONS = {
+LEGALIZATIONS: dict[type[Operation], Callable[[Operation, KernelBuilder], None]] = {
     **dict.fromkeys(_PREDICATES, legalize_comparison),
     **dict.fromkeys(_LOGICAL, legalize_logical),
     LogicalNotOp: legalize_not,
