@@ -76,6 +76,26 @@ def exact_f32(array: np.ndarray, what: str) -> np.ndarray:
     return converted
 
 
+def exact_integers(array: np.ndarray, dtype: np.dtype, what: str) -> np.ndarray:
+    """`array` as int64, int32 or bool `dtype`, if every element converts exactly (a bool
+    from 0 and 1 only); `Unsupported` otherwise."""
+    if array.dtype == dtype:
+        return array
+    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
+        raise Unsupported(f"{what} has element type {array.dtype}, which has no {dtype} equivalent")
+    with np.errstate(invalid="ignore", over="ignore"):
+        converted = array.astype(dtype)
+        exact = np.all(converted.astype(array.dtype) == array)
+    if dtype == np.bool_:
+        exact = exact and bool(np.all((array == 0) | (array == 1)))
+    if not exact:
+        raise Unsupported(
+            f"{what} is a {array.dtype} constant whose values are not all exactly representable "
+            f"as {dtype}"
+        )
+    return converted
+
+
 INTEGER_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.int32, np.bool_))
 """The numpy dtypes that stay integer (or boolean) tensors: `i64`, `i32`, `i1`."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.dialects.builtin import i1
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import graph
@@ -33,7 +34,8 @@ def _unary(op_class: type[Operation]) -> Callable[[NodeContext], Value]:
 
 def convert_where(ctx: NodeContext) -> Value:
     b = ctx.builder
-    condition, x, y = (b.tensor(ctx.value(i), f"input #{i}") for i in range(3))
+    condition = b.tensor(ctx.value(0), "the condition", i1)
+    x, y = b.tensors_alike([ctx.value(1), ctx.value(2)])
     return b.emit(graph.WhereOp(condition, x, y)).results[0]
 
 
