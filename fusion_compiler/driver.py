@@ -20,6 +20,7 @@ any pass.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from pathlib import Path
@@ -109,9 +110,7 @@ FUSION_PIPELINE = f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops,fuse-tir"
 """TVM's fusion pipeline: graph IR in, fused `loop.func` kernels called through
 `graph.call_loop` out (kernels as fuse-tir builds them, unscheduled)."""
 
-UNFUSED_FUSION_PIPELINE = (
-    f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops{{opt-level=0}},fuse-tir"
-)
+UNFUSED_FUSION_PIPELINE = f"{FOLD_PIPELINE},{ANNOTATE_PIPELINE},fuse-ops{{opt-level=0}},fuse-tir"
 """The fusion pipeline with fusion switched off: one kernel per graph op."""
 
 SCHEDULE_PIPELINE = "schedule-kernels"
@@ -226,28 +225,45 @@ def _build_pass(factory: PassFactory, pass_spec: ArgSpec, spec: str) -> ModulePa
 # --- running passes ---------------------------------------------------------------------------
 
 
+VERIFY_EACH_VARIABLE = "FUSION_VERIFY_EACH"
+"""Set to 1, the compile functions verify the IR after every pass (the test suite sets it: the
+test pipeline verifies each pass); otherwise they verify their input and the result of the
+whole pipeline, which saves half the time of a recompile (verifying a module costs as much as
+most passes). `fusion-opt` and a `PassManager` made without `verify=` verify after every pass."""
+
+
+def verify_policy() -> str:
+    """`"each"` when `FUSION_VERIFY_EACH` is 1, else `"end"`: how the compile functions verify."""
+    return "each" if os.environ.get(VERIFY_EACH_VARIABLE, "") == "1" else "end"
+
+
 class PassManager:
-    """Runs a pipeline of module passes, verifying the IR after each one.
+    """Runs a pipeline of module passes, verifying the IR after each one (`verify="each"`),
+    after the last one only (`"end"`), or never (`"off"`: LLVM verifies what it is given).
 
     A `CompileError` (or xDSL `DiagnosticException`) raised by a pass is re-raised as a
     `CompileError` with the pass's name in front of its message: passes do not name
     themselves.
     """
 
+    VERIFY_POLICIES = ("each", "end", "off")
+
     def __init__(
         self,
         pipeline: str | Sequence[ModulePass] = DEFAULT_PIPELINE,
         *,
-        verify_each: bool = True,
+        verify: str = "each",
         instruments: Sequence[PassInstrument] = (),
         ctx: Context | None = None,
     ):
+        if verify not in self.VERIFY_POLICIES:
+            raise ValueError(f"verify must be one of {self.VERIFY_POLICIES}, not {verify!r}")
         self.passes = (
             parse_pipeline(pipeline)
             if isinstance(pipeline, str)
             else tuple(stage for pass_ in pipeline for stage in _expand(pass_))
         )
-        self.verify_each = verify_each
+        self.verify = verify
         self.instruments = tuple(instruments)
         self.ctx = ctx or make_context()
 
@@ -259,8 +275,14 @@ class PassManager:
             self._apply(pass_, module)
             for instrument in self.instruments:
                 instrument.after_pass(pass_, module)
-            if self.verify_each:
-                self._verify_after(pass_, module)
+            if self.verify == "each":
+                self._verify_after(f"pass '{pass_.name}'", module)
+        if self.verify == "end" and self.passes:
+            names = ",".join(pass_.name for pass_ in self.passes)
+            self._verify_after(
+                f"pipeline '{names}' (set {VERIFY_EACH_VARIABLE}=1 to verify after each pass)",
+                module,
+            )
         return module
 
     def _apply(self, pass_: ModulePass, module: ModuleOp) -> None:
@@ -273,13 +295,11 @@ class PassManager:
             raise CompileError(f"{pass_.name}: {err}") from None
 
     @staticmethod
-    def _verify_after(pass_: ModulePass, module: ModuleOp) -> None:
+    def _verify_after(what: str, module: ModuleOp) -> None:
         try:
             verify_module(module)
         except CompileError as err:
-            raise CompileError(
-                f"IR after pass '{pass_.name}' does not verify: {err.message}", err.op
-            ) from None
+            raise CompileError(f"IR after {what} does not verify: {err.message}", err.op) from None
 
 
 # --- compiling to native code -----------------------------------------------------------------
@@ -300,18 +320,8 @@ def lower_to_entries(
 
     lowered = module.clone()
     spec = ",".join(p for p in (pipeline, native_steps(profile)[0]) if p)
-    PassManager(spec, ctx=ctx, instruments=instruments).run(lowered)
+    PassManager(spec, ctx=ctx, instruments=instruments, verify=verify_policy()).run(lowered)
     return lowered, entry_kernels(lowered)
-
-
-def lower_to_llvm_dialect(
-    module: ModuleOp, pipeline: str, instruments: Sequence[PassInstrument] = ()
-) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-    """`lower_to_entries`, then the rest of `NATIVE_PIPELINE`: the module in the LLVM dialect."""
-    ctx = make_context()
-    lowered, kernels = lower_to_entries(module, pipeline, instruments, ctx)
-    PassManager(",".join(NATIVE_PIPELINE[1:]), ctx=ctx, instruments=instruments).run(lowered)
-    return lowered, kernels
 
 
 def compile_native(
@@ -341,7 +351,7 @@ def compile_native(
     def to_llvm_dialect(unit: ModuleOp) -> None:
         # LLVM verifies the translated unit (`llvm_codegen`); xDSL's verifier of the llvm
         # dialect would cost a fifth of the pass's time again.
-        PassManager(unit_pipeline, ctx=ctx, verify_each=False).run(unit)
+        PassManager(unit_pipeline, ctx=ctx, verify="off").run(unit)
 
     return compile_cache.compile_native(
         module,
@@ -373,7 +383,7 @@ def compile_module(
     graph_passes, pipeline = split_graph_passes(pipeline)
     if graph_passes:  # their result is what the native code binds and the cache is keyed by
         module = module.clone()
-        PassManager(graph_passes, instruments=instruments).run(module)
+        PassManager(graph_passes, instruments=instruments, verify=verify_policy()).run(module)
     native = compile_native(
         module, pipeline, cache=cache, instruments=instruments, timings=timings, profile=profile
     )

@@ -39,9 +39,7 @@ def test_regression_graph_matches_the_reference(path: Path) -> None:
     module = parse_source(make_context(), path.read_text(), str(path))
     main = next(op for op in module.ops if getattr(op, "sym_name", None).data == "main")
     rng = np.random.default_rng(0)
-    inputs = [
-        rng.uniform(-1, 1, arg.type.get_shape()).astype(np.float32) for arg in main.args
-    ]
+    inputs = [rng.uniform(-1, 1, arg.type.get_shape()).astype(np.float32) for arg in main.args]
     reference = evaluate(module, "main", inputs)
     for pipeline in (UNFUSED_PIPELINE, DEFAULT_PIPELINE):
         model = compile_module(module, pipeline, cache=False)

@@ -35,7 +35,10 @@ CASES: dict[str, tuple[tuple, tuple, set[int]]] = {
     # name: (argument shapes, (op, params[, result count]), arguments drawn positive)
     **{name: ((X,), (name, ()), {0} if name in POSITIVE else set()) for name in UNARY},
     "clip": ((X,), ("clip", (-0.5, 0.5)), set()),
-    **{name: ((X, (3, 4)), (name, ()), set()) for name in ("add", "sub", "mul", "div", "max", "min")},
+    **{
+        name: ((X, (3, 4)), (name, ()), set())
+        for name in ("add", "sub", "mul", "div", "max", "min")
+    },
     "pow": ((X, (3, 4)), ("pow", ()), {0}),
     "matmul": ((X, (4, 5)), ("matmul", ()), set()),
     "conv2d": ((IMAGE, (3, 2, 3, 3)), ("conv2d", ((1, 1), (1, 1, 1, 1), (1, 1), 1)), set()),

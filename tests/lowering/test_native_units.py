@@ -38,7 +38,7 @@ def _lowered(source: str):
 
 
 def _lower(unit) -> None:
-    PassManager("convert-loop-to-llvm", verify_each=False).run(unit)
+    PassManager("convert-loop-to-llvm", verify="off").run(unit)
 
 
 def _inputs() -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +62,9 @@ def test_the_entry_unit_declares_the_kernels_it_launches():
     _lower(entries)
     declare_callees(entries)
     declared = {
-        op.sym_name.data: op for op in entries.ops if isinstance(op, llvm.FuncOp) and not op.body.blocks
+        op.sym_name.data: op
+        for op in entries.ops
+        if isinstance(op, llvm.FuncOp) and not op.body.blocks
     }
     assert set(kernels["main"]) <= set(declared)
     for name in kernels["main"]:
