@@ -10,7 +10,9 @@ the error its reason describes (the backend refuses it: it never returns a wrong
 by blanks; `name*` stands for `name` and every test whose name continues with `_` (its
 variants: `test_acos*` is `test_acos` and `test_acos_example`). A reason starting with an op
 type names the op whose node the importer reports first. The entries were made from a full
-run of the suite on onnx 1.23 (reasons from the first problem each error reports);
+run of the suite on onnx 1.23 (reasons from the first problem each error reports), and
+those of the tests once excluded for int64, int32 or bool inputs or for comparisons and Where
+on run-time tensors again from a run of each of them once the importer took those types;
 re-run the suite without exclusions when onnx is upgraded or the importer learns an op.
 """
 
