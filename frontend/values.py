@@ -85,7 +85,7 @@ def exact_integers(array: np.ndarray, dtype: np.dtype, what: str) -> np.ndarray:
         raise Unsupported(f"{what} has element type {array.dtype}, which has no {dtype} equivalent")
     with np.errstate(invalid="ignore", over="ignore"):
         converted = array.astype(dtype)
-        exact = np.all(converted.astype(array.dtype) == array)
+        exact = bool(np.all(converted.astype(array.dtype) == array))
     if dtype == np.bool_:
         exact = exact and bool(np.all((array == 0) | (array == 1)))
     if not exact:
