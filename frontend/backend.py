@@ -17,9 +17,9 @@ shapes of the arrays given, once per distinct set of shapes (`input_shapes=` fix
 front instead). Only the CPU is supported.
 
 What the compiler cannot run is refused with an exception, never a wrong answer:
-`ModelImportError` (listing every problem of the model: an unsupported op, a non-float32
-input...) from `prepare`, `BackendError` for inputs that do not fit (a dtype other than
-float32, a wrong count) from `run`.
+`ModelImportError` (listing every problem of the model: an unsupported op, an input that is
+not float32, int64, int32 or bool...) from `prepare`, `BackendError` for inputs that do not
+fit (another dtype than the input's, a wrong count) from `run`.
 """
 
 from __future__ import annotations
@@ -145,11 +145,10 @@ class FusionBackendRep(BackendRep):
                     f"{shape}"
                 )
         compiled = self.compiled_for(tuple(a.shape for a in arrays))
-        for name, array in zip(self.input_names, arrays, strict=True):
-            if array.dtype != np.float32:
-                raise ArgumentError(
-                    f"input '{name}' has dtype {array.dtype}; only float32 is supported"
-                )
+        expected = [p.dtype for p in compiled.functions["main"].parameters]
+        for name, array, dtype in zip(self.input_names, arrays, expected, strict=True):
+            if array.dtype != dtype:
+                raise ArgumentError(f"input '{name}' has dtype {array.dtype}, expected {dtype}")
         outputs = compiled.run("main", *arrays)
         dtypes = self.output_dtypes
         outputs = [_as_declared(o, dtype) for o, dtype in zip(outputs, dtypes, strict=True)]
@@ -189,9 +188,10 @@ def _declared_dtype(info: onnx.ValueInfoProto) -> np.dtype | None:
 
 
 def _as_declared(output: np.ndarray, dtype: np.dtype | None) -> np.ndarray:
-    """A float32 result in its declared dtype. Only a value folded at import time can have
-    another dtype (the importer computes only float32 tensors at run time), and it became a
-    float32 constant only because the conversion is exact: converting back is exact too."""
+    """A result in its declared dtype. Run-time tensors have their declared float32, int64,
+    int32 or bool dtype already; only a value folded at import time can have another, and it
+    became a float32 constant only because the conversion is exact: converting back is exact
+    too."""
     if dtype is None or dtype == output.dtype:
         return output
     if not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):

@@ -12,15 +12,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, f32
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.graph.base import BinaryBroadcastOp
+from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, element_type_of
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.shape_rules import broadcast, normalize_axes, normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
-from fusion_compiler.frontend.values import Value, dense_f32, exact_f32, shape_of_value, ssa_name
+from fusion_compiler.frontend.values import (
+    INTEGER_DTYPES,
+    Value,
+    dense_f32,
+    dense_integers,
+    exact_f32,
+    exact_integers,
+    shape_of_value,
+    ssa_name,
+)
 
 
 class GraphBuilder:
@@ -30,7 +40,7 @@ class GraphBuilder:
         self.block = block
         self.filename = StringAttr(filename)
         self.location: FileLineColLoc | None = None
-        self._constants: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        self._constants: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
         self._names: dict[int, tuple[np.ndarray, str]] = {}
         self._scalars: dict[bytes, SSAValue] = {}
 
@@ -55,21 +65,49 @@ class GraphBuilder:
         """Remember the ONNX name of a constant, for its `graph.constant` and for errors."""
         self._names.setdefault(id(array), (array, name))
 
-    def tensor(self, value: Value, what: str = "a constant") -> SSAValue:
-        """`value` as a graph tensor: constants are materialised (once each) as f32."""
+    def tensor(
+        self, value: Value, what: str = "a constant", like: Attribute | None = None
+    ) -> SSAValue:
+        """`value` as a graph tensor: constants are materialised (once per array and element
+        type) with the element type `like` (that of the run-time operand they meet) when
+        given and exact; else int64, int32 and bool ones as `i64`, `i32` and `i1` tensors
+        and any other as f32 (if exact)."""
         if isinstance(value, SSAValue):
             return value
-        cached = self._constants.get(id(value))
+        target = self._integer_target(value, like)
+        key = (id(value), str(target))
+        cached = self._constants.get(key)
         if cached is not None:
             return cached[1]
         named = self._names.get(id(value))
         name = named[1] if named is not None else None
-        array = exact_f32(value, f"constant '{name}'" if name else what)
-        result = self.emit(graph.ConstantOp(dense_f32(array))).results[0]
+        label = f"constant '{name}'" if name else what
+        if target is None:
+            attr = dense_f32(exact_f32(value, label))
+        else:
+            attr = dense_integers(exact_integers(value, target, label))
+        result = self.emit(graph.ConstantOp(attr)).results[0]
         result.name_hint = ssa_name(name) if name else None
         # The array is kept alive with its tensor, so its id cannot be reused by another array.
-        self._constants[id(value)] = (value, result)
+        self._constants[key] = (value, result)
         return result
+
+    @staticmethod
+    def _integer_target(array: np.ndarray, like: Attribute | None) -> np.dtype | None:
+        """The integer or bool dtype a constant becomes, or None for f32."""
+        target = numpy_dtype(like) if like is not None else array.dtype
+        return target if target in INTEGER_DTYPES else None
+
+    def float_tensor(self, value: Value, what: str = "a constant") -> SSAValue:
+        """`value` as an operand of float math (matmul, conv, normalisations, reductions):
+        a constant becomes f32 whatever its dtype, if that is exact."""
+        return self.tensor(value, what, f32)
+
+    def tensors_alike(self, values: Sequence[Value]) -> list[SSAValue]:
+        """`values` as graph tensors, the constants among them taking the element type of
+        the first run-time tensor (ONNX gives the operands of most ops one type)."""
+        like = next((element_type_of(v) for v in values if isinstance(v, SSAValue)), None)
+        return [self.tensor(v, f"operand #{i}", like) for i, v in enumerate(values)]
 
     def scalar(self, number: float) -> SSAValue:
         """A rank-0 f32 constant, shared by every use of the same value."""
@@ -83,7 +121,7 @@ class GraphBuilder:
         return self.emit(op_class(self.tensor(x))).results[0]
 
     def binary(self, op_class: type[BinaryBroadcastOp], a: Value, b: Value) -> SSAValue:
-        return self.emit(op_class(self.tensor(a), self.tensor(b))).results[0]
+        return self.emit(op_class(*self.tensors_alike([a, b]))).results[0]
 
     def mul_by(self, x: Value, factor: float) -> Value:
         """`x * factor` (folded for a constant `x`; nothing to do for a factor of 1)."""
@@ -144,7 +182,7 @@ class GraphBuilder:
             return np.concatenate(values, axis=axis)
         if len(values) == 1:
             return values[0]
-        tensors = [self.tensor(v) for v in values]
+        tensors = self.tensors_alike(values)
         return self.emit(graph.ConcatOp(tensors, axis)).results[0]
 
     def split(self, x: Value, axis: int, sections: Sequence[int]) -> list[Value]:

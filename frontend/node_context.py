@@ -93,8 +93,13 @@ class NodeContext:
         return isinstance(self.value(index), np.ndarray)
 
     def tensor(self, index: int) -> SSAValue:
-        """Input `index` as a graph tensor (a constant becomes a `graph.constant` of f32)."""
+        """Input `index` as a graph tensor (a constant becomes a `graph.constant` of its own
+        integer type, or f32: `GraphBuilder.tensor`)."""
         return self.builder.tensor(self.value(index), self._input_name(index))
+
+    def float_tensor(self, index: int) -> SSAValue:
+        """Input `index` as an operand of float math (a constant becomes f32, if exact)."""
+        return self.builder.float_tensor(self.value(index), self._input_name(index))
 
     def constant(self, index: int, what: str) -> np.ndarray:
         """Input `index`, which must be known at import time (`what` names it in errors)."""

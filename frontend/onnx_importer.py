@@ -29,7 +29,7 @@ import onnx
 from onnx import TensorProto, numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from fusion_compiler.dialects.shape_rules import ShapeError
 from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
@@ -37,7 +37,7 @@ from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
-from fusion_compiler.frontend.values import Missing, Value, ssa_name
+from fusion_compiler.frontend.values import Missing, Value, element_type_of_dtype, ssa_name
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 
@@ -146,21 +146,27 @@ class _ModelImporter:
     # --- graph inputs ---------------------------------------------------------------------------
 
     def _argument_type(self, info: onnx.ValueInfoProto) -> TensorType | None:
-        """`tensor<...xf32>` of a graph input, or None after reporting its problems."""
+        """The tensor type of a graph input (`f32`, `i64`, `i32` or `i1` elements), or None
+        after reporting its problems."""
         where = f"graph input '{info.name}'"
         if not info.type.HasField("tensor_type"):
             self.report(where, "only tensor inputs are supported")
             return None
         elem_type = info.type.tensor_type.elem_type
-        if elem_type != TensorProto.FLOAT:
+        element = _element_type(elem_type)
+        if element is None:
             dtype = TensorProto.DataType.Name(elem_type).lower()
-            self.report(where, f"has element type {dtype}; only float32 inputs are supported")
+            self.report(
+                where,
+                f"has element type {dtype}; only float32, int64, int32 and bool inputs are "
+                "supported",
+            )
         try:
             shape = self._input_shape(info)
         except Unsupported as err:
             self.report(where, err.message)
             return None
-        return TensorType(f32, shape) if elem_type == TensorProto.FLOAT else None
+        return TensorType(element, shape) if element is not None else None
 
     def _input_shape(self, info: onnx.ValueInfoProto) -> list[int]:
         tensor = info.type.tensor_type
@@ -298,3 +304,12 @@ class _ModelImporter:
 
 def _fix_hint(name: str) -> str:
     return f"fix it with --input-shape {name}=... (or input_shapes={{'{name}': ...}})"
+
+
+def _element_type(elem_type: int) -> Attribute | None:
+    """The graph element type of an ONNX tensor element type the importer accepts."""
+    try:
+        dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return element_type_of_dtype(dtype)

@@ -2,10 +2,12 @@
 
 Every ONNX value name is bound to a `Value`:
 
-- an `SSAValue` of type `tensor<...xf32>`: a tensor computed at run time by graph ops;
+- an `SSAValue` of type `tensor<...xf32>` (or `xi64`, `xi32`, `xi1`): a tensor computed at run
+  time by graph ops;
 - a numpy array (any dtype): a value known at import time (an initializer, a `Constant`, or
   the folded result of a shape computation). It turns into a `graph.constant` only where a
-  graph op consumes it, cast to f32 if that is exact;
+  graph op consumes it: int64, int32 and bool arrays as `i64`, `i32` and `i1` tensors, any
+  other array cast to f32 if that is exact;
 - `Missing`: an output the importer could not produce (the reason is reported where it is used).
 """
 
@@ -15,9 +17,11 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, IntegerType, TensorType, f32
+from xdsl.ir import Attribute, SSAValue
 
+from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
+from fusion_compiler.dialects.loop.queries import element_type
 from fusion_compiler.frontend.errors import Unsupported
 
 
@@ -70,6 +74,52 @@ def exact_f32(array: np.ndarray, what: str) -> np.ndarray:
             f"{what} is a {array.dtype} constant whose values are not all exactly representable in f32"
         )
     return converted
+
+
+def exact_integers(array: np.ndarray, dtype: np.dtype, what: str) -> np.ndarray:
+    """`array` as int64, int32 or bool `dtype`, if every element converts exactly (a bool
+    from 0 and 1 only); `Unsupported` otherwise."""
+    if array.dtype == dtype:
+        return array
+    if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
+        raise Unsupported(f"{what} has element type {array.dtype}, which has no {dtype} equivalent")
+    with np.errstate(invalid="ignore", over="ignore"):
+        converted = array.astype(dtype)
+        exact = bool(np.all(converted.astype(array.dtype) == array))
+    if dtype == np.bool_:
+        exact = exact and bool(np.all((array == 0) | (array == 1)))
+    if not exact:
+        raise Unsupported(
+            f"{what} is a {array.dtype} constant whose values are not all exactly representable "
+            f"as {dtype}"
+        )
+    return converted
+
+
+INTEGER_DTYPES = frozenset(np.dtype(t) for t in (np.int64, np.int32, np.bool_))
+"""The numpy dtypes that stay integer (or boolean) tensors: `i64`, `i32`, `i1`."""
+
+
+def element_type_of_dtype(dtype: np.dtype) -> Attribute | None:
+    """The graph element type of a numpy dtype the importer supports at run time (float32,
+    int64, int32, bool), or None."""
+    try:
+        typ = element_type(np.dtype(dtype))
+    except TypeError:
+        return None
+    return typ if typ in ELEMENT_TYPES else None
+
+
+def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
+    """An int64, int32 or bool array as a dense attribute (`i1` true as the byte -1, as xDSL
+    stores it)."""
+    element = element_type(array.dtype)
+    assert isinstance(element, IntegerType)
+    typ = TensorType(element, list(array.shape))
+    storage = np.dtype(element.format)
+    data = _row_major(array)
+    data = np.negative(data.astype(storage)) if array.dtype == np.bool_ else data
+    return DenseIntOrFPElementsAttr(typ, BytesAttr(data.astype(storage, copy=False).tobytes()))
 
 
 def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:

@@ -261,6 +261,24 @@ def slice_(x: Shape, starts: Sequence[int], ends: Sequence[int], steps: Sequence
     return tuple(len(slice_bounds(*args)) for args in zip(x, starts, ends, steps, strict=True))
 
 
+def broadcast_all(shapes: Sequence[Shape]) -> Shape:
+    """numpy broadcasting of any number of shapes (`graph.where`'s three operands)."""
+    result: Shape = ()
+    for shape in shapes:
+        result = broadcast(result, shape)
+    return result
+
+
+def gather(data: Shape, indices: Shape, axis: int) -> Shape:
+    """`take(data, indices, axis)`: `data[:axis] + indices + data[axis+1:]` (ONNX Gather)."""
+    if not data:
+        raise ShapeError("gather needs data of rank >= 1, got a scalar")
+    ax = normalize_axis(axis, len(data))
+    if data[ax] == 0:
+        raise ShapeError(f"gather along axis {ax} of size 0")
+    return (*data[:ax], *indices, *data[ax + 1 :])
+
+
 def _count(shape: Shape) -> int:
     count = 1
     for d in shape:

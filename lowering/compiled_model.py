@@ -41,6 +41,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.compile_cache import NativeCode
@@ -55,6 +56,8 @@ from fusion_compiler.lowering.profiling import BYTES, CALLS, FLOPS, NANOSECONDS,
 class Parameter:
     name: str
     shape: tuple[int, ...]
+    dtype: np.dtype = np.dtype(np.float32)
+    """The numpy dtype of its elements (`queries.numpy_dtype` of the tensor's element type)."""
 
 
 @dataclass
@@ -64,6 +67,7 @@ class CompiledFunction:
     name: str
     parameters: tuple[Parameter, ...]
     results: tuple[tuple[int, ...], ...]
+    result_dtypes: tuple[np.dtype, ...]
     constants: tuple[np.ndarray, ...]
     kernels: tuple[str, ...]
     """The kernels the entry launches, in order."""
@@ -76,7 +80,7 @@ class CompiledFunction:
                 f"@{self.name} takes {len(self.parameters)} arguments, got {len(arrays)}"
             )
         for index, (array, parameter) in enumerate(zip(arrays, self.parameters, strict=True)):
-            problem = array_problem(array, BufferSpec(parameter.shape, np.dtype(np.float32)))
+            problem = array_problem(array, BufferSpec(parameter.shape, parameter.dtype))
             if problem is not None:
                 raise ArgumentError(
                     f"@{self.name}: argument #{index} (%{parameter.name}): {problem}"
@@ -84,7 +88,10 @@ class CompiledFunction:
 
     def __call__(self, *arrays: np.ndarray) -> list[np.ndarray]:
         self.check(arrays)
-        outputs = [aligned_empty(shape) for shape in self.results]
+        outputs = [
+            aligned_empty(shape, dtype)
+            for shape, dtype in zip(self.results, self.result_dtypes, strict=True)
+        ]
         assert self._native is not None
         self._native(*(a.ctypes.data for a in (*arrays, *self.constants, *outputs)))
         return outputs
@@ -198,19 +205,25 @@ def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
 
 def _describe_function(function: func.FuncOp, kernels: tuple[str, ...]) -> CompiledFunction:
     parameters = tuple(
-        Parameter(arg.name_hint or f"arg{arg.index}", tuple(_tensor(arg.type).get_shape()))
+        Parameter(
+            arg.name_hint or f"arg{arg.index}",
+            tuple(_tensor(arg.type).get_shape()),
+            numpy_dtype(_tensor(arg.type).element_type),
+        )
         for arg in function.body.block.args
     )
-    results = tuple(tuple(_tensor(t).get_shape()) for t in function.function_type.outputs.data)
+    outputs = [_tensor(t) for t in function.function_type.outputs.data]
+    results = tuple(tuple(t.get_shape()) for t in outputs)
+    dtypes = tuple(numpy_dtype(t.element_type) for t in outputs)
     constants = tuple(_bound_array(op.value) for op in bound_constants(function))
-    return CompiledFunction(function.sym_name.data, parameters, results, constants, kernels)
+    return CompiledFunction(function.sym_name.data, parameters, results, dtypes, constants, kernels)
 
 
 def _bound_array(value) -> np.ndarray:
-    """The elements of a constant as a new 64-byte aligned float32 array, copied once from
-    the attribute's raw bytes (splats and other element types through `constant_array`)."""
+    """The elements of a constant as a new 64-byte aligned array of its dtype, copied once
+    from the attribute's raw bytes (splats and other element types through `constant_array`)."""
     shape = tuple(value.get_shape())
-    copy = aligned_empty(shape)
+    copy = aligned_empty(shape, numpy_dtype(value.get_element_type()))
     raw = np.frombuffer(value.data.data, dtype=np.uint8)
     if isinstance(value.get_element_type(), Float32Type) and raw.size == copy.nbytes:
         copy.reshape(-1).view(np.uint8)[...] = raw

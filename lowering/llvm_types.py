@@ -6,6 +6,7 @@
 | `iN` (signless, si, ui)       | `iN`                   | LLVM integers are signless            |
 | `f16` `f32` `f64`             | same                   |                                       |
 | `memref<...>`                 | `!llvm.ptr`            | a bare pointer to the first element   |
+| `i1` in memory                | `i8`                   | `memory_type`: one byte, 0 or 1       |
 | `!llvm.*`                     | same                   | already converted                     |
 
 A statically shaped memref is lowered to a bare pointer: shape, strides and offset are
@@ -55,6 +56,16 @@ def llvm_type(builtin_type: Attribute) -> Attribute:
     if convert is None:
         raise DiagnosticException(f"unsupported type {builtin_type}")
     return convert(builtin_type)
+
+
+def memory_type(element_type: Attribute) -> Attribute:
+    """The LLVM type a buffer element is loaded and stored as: `i8` for `i1` (a byte holding 0
+    or 1, numpy's `bool`; loaded with a `trunc`, stored with a `zext`), so that a vectorised
+    loop reads bytes rather than LLVM's bit-packed `<N x i1>` vectors; `llvm_type` otherwise."""
+    lowered = llvm_type(element_type)
+    if isinstance(lowered, IntegerType) and lowered.bitwidth == 1:
+        return IntegerType(8)
+    return lowered
 
 
 def bitwidth(builtin_type: Attribute) -> int:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType, f32, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -58,6 +58,11 @@ def bound_constants(function: func.FuncOp) -> list[ConstantOp]:
     """The constants of a graph-level function, in the order lower-graph turns them into
     trailing input buffers of the entry."""
     return [op for op in function.body.block.ops if isinstance(op, ConstantOp)]
+
+
+def _element_type(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, TensorType)
+    return value.type.element_type
 
 
 def _element_count(value: SSAValue) -> int:
@@ -129,18 +134,34 @@ class _EntryBuilder:
         return copies
 
     def _plan_intermediates(self, calls: list[CallLoopOp], ret: func.ReturnOp) -> None:
-        step_of = {call: step for step, call in enumerate(calls)}
+        """One memory plan per element type (a slot is a flat buffer of one element type;
+        f32 first, then the others in order of first definition)."""
         values = [v for call in calls for v in call.outputs if v not in self.buffer_of]
+        by_type: dict[Attribute, list[SSAValue]] = {f32: []}
+        for value in values:
+            by_type.setdefault(_element_type(value), []).append(value)
+        step_of = {call: step for step, call in enumerate(calls)}
+        for element_type, group in by_type.items():
+            self._plan_group(element_type, group, step_of, len(calls))
+
+    def _plan_group(
+        self,
+        element_type: Attribute,
+        values: list[SSAValue],
+        step_of: dict[Operation, int],
+        end: int,
+    ) -> None:
         lifetimes = []
         for value in values:
             defined = step_of[value.owner]
-            uses = [step_of.get(use.operation, len(calls)) for use in value.uses]
+            uses = [step_of.get(use.operation, end) for use in value.uses]
             lifetimes.append(Lifetime(_element_count(value), defined, max([defined, *uses])))
         plan = plan_memory(lifetimes)
         slots = []
+        suffix = "" if element_type == f32 else f"_{element_type}"
         for index, size in enumerate(plan.slot_sizes):
-            alloc = loop.AllocOp(MemRefType(f32, [size]))
-            alloc.result.name_hint = f"slot{index}"
+            alloc = loop.AllocOp(MemRefType(element_type, [size]))
+            alloc.result.name_hint = f"slot{index}{suffix}"
             self.body.insert_op_before(alloc, self.body.last_op)
             slots.append(alloc.result)
         for value, slot in zip(values, plan.slot_of, strict=True):
@@ -155,19 +176,23 @@ class _EntryBuilder:
 
     def _emit_copy(self, source: SSAValue, target: SSAValue) -> None:
         assert isinstance(source.type, TensorType)
-        kernel = _copy_kernel(self.module, tuple(source.type.get_shape()))
+        kernel = _copy_kernel(self.module, tensor_buffer_type(source.type))
         self.body.insert_op_before(
             loop.CallOp(kernel.sym_name.data, [self.buffer_of[source], target]), self.body.last_op
         )
 
 
-def _copy_kernel(module: ModuleOp, shape: tuple[int, ...]) -> loop.FuncOp:
-    """The kernel that copies a buffer of `shape` (created once per shape)."""
+def _copy_kernel(module: ModuleOp, buffer: MemRefType) -> loop.FuncOp:
+    """The kernel that copies a buffer of this type (created once per type): `copy_4x8`
+    for f32, `copy_4x8_i64` for other element types."""
+    shape = tuple(buffer.get_shape())
     name = "copy_" + ("x".join(str(d) for d in shape) or "scalar")
+    if buffer.element_type != f32:
+        name += f"_{buffer.element_type}"
     for op in module.ops:
         if isinstance(op, loop.FuncOp) and op.sym_name.data == name:
             return op
-    builder = KernelBuilder(name, [shape], [shape])
+    builder = KernelBuilder(name, [buffer], [buffer])
     with builder.nest_indices(shape) as indices:
         builder.store(builder.load(builder.inputs[0], indices), builder.outputs[0], indices)
     kernel = builder.finish()

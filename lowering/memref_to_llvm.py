@@ -55,7 +55,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.lowering.llvm_builders import call_function, constant
-from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
+from fusion_compiler.lowering.llvm_types import llvm_type, memory_type, storage_bytes
 
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""
@@ -141,7 +141,7 @@ def element_address(
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     pointer = UnrealizedConversionCastOp.get([buffer], [llvm.LLVMPointerType()])
-    element = llvm_type(buffer_type.element_type)
+    element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if len(indices) > 1 and row_major(buffer_type):
         casts = [UnrealizedConversionCastOp.get([index], [i64]) for index in indices]
         rows: Attribute = element
@@ -169,8 +169,13 @@ class LowerLoadPattern(RewritePattern):
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter, /) -> None:
         address_ops, address = element_address(op.memref, tuple(op.indices))
         element_type = op.res.type
-        load = llvm.LoadOp(address, llvm_type(element_type), alignment=storage_bytes(element_type))
-        rewriter.replace(op, [*address_ops, load], [load.dereferenced_value])
+        stored = memory_type(element_type)
+        load = llvm.LoadOp(address, stored, alignment=storage_bytes(element_type))
+        if stored == llvm_type(element_type):
+            rewriter.replace(op, [*address_ops, load], [load.dereferenced_value])
+            return
+        narrow = llvm.TruncOp(load.dereferenced_value, llvm_type(element_type))
+        rewriter.replace(op, [*address_ops, load, narrow], [narrow.res])
 
 
 class LowerStorePattern(RewritePattern):
@@ -179,8 +184,13 @@ class LowerStorePattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter, /) -> None:
         address_ops, address = element_address(op.memref, tuple(op.indices))
-        store = llvm.StoreOp(op.value, address, alignment=storage_bytes(op.value.type))
-        rewriter.replace(op, [*address_ops, store], [])
+        value, widen = op.value, []
+        stored = memory_type(value.type)
+        if stored != llvm_type(value.type):
+            widen = [llvm.ZExtOp(value, stored)]
+            value = widen[0].res
+        store = llvm.StoreOp(value, address, alignment=storage_bytes(op.value.type))
+        rewriter.replace(op, [*address_ops, *widen, store], [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,5 +257,7 @@ class LowerAllocPattern(RewritePattern):
 
 def _stack_buffer(count: int, buffer_type: MemRefType) -> tuple[list[Operation], SSAValue]:
     length = constant(count, i64)
-    alloca = llvm.AllocaOp(length, llvm_type(buffer_type.element_type), alignment=BUFFER_ALIGNMENT)
+    alloca = llvm.AllocaOp(
+        length, memory_type(buffer_type.element_type), alignment=BUFFER_ALIGNMENT
+    )
     return [length, alloca], alloca.results[0]

@@ -6,6 +6,8 @@ An output passes when
 - every other element is within `atol + rtol x |ref|` of the reference, with `rtol` =
   `CHECK_RTOL` and `atol` = `CHECK_ATOL_SCALE` x the largest finite |ref| of that output.
 
+Integer and boolean outputs must equal the reference exactly (and have its dtype).
+
 The verdict line says what it is based on: the largest absolute error, the tolerance, how
 close the worst element came to its own tolerance, and the special values compared.
 """
@@ -91,11 +93,38 @@ def compare(got: np.ndarray, want: np.ndarray) -> OutputCheck:
     )
 
 
+@dataclass(frozen=True)
+class ExactCheck:
+    """The comparison of an integer or boolean output with its reference: equal or not."""
+
+    dtype: str
+    mismatches: int
+    """Elements that differ from the reference (all of them for another dtype or shape)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"OK: {self.dtype}, equal to the reference"
+        return f"MISMATCH: {self.dtype}, {self.mismatches} elements differ from the reference"
+
+
+def compare_exact(got: np.ndarray, want: np.ndarray) -> ExactCheck:
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return ExactCheck(f"{got.dtype} (reference {want.dtype})", max(want.size, 1))
+    return ExactCheck(str(got.dtype), int(np.count_nonzero(got != want)))
+
+
 def check(results: list[np.ndarray], reference: list[np.ndarray]) -> bool:
     """Print the verdict of each result against the reference; whether all pass."""
     ok = True
     for index, (got, want) in enumerate(zip(results, reference, strict=True)):
-        outcome = compare(got, want)
+        exact = want.dtype.kind in "biu"
+        outcome: OutputCheck | ExactCheck = (
+            compare_exact(got, want) if exact else compare(got, want)
+        )
         ok &= outcome.ok
         print(f"check out{index}: {outcome.describe()}")
     return ok

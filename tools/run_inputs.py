@@ -143,15 +143,23 @@ def _restriction(value: SSAValue) -> str | None:
     return None
 
 
+INTEGER_RANGE = (-10, 10)
+"""Where integer arguments are drawn (uniformly; `high` excluded)."""
+
+
 def random_inputs(
     function: func.FuncOp, specs: list[ArgumentSpec], seed: int
 ) -> tuple[list[np.ndarray], list[str]]:
     """Standard-normal arrays, except for arguments feeding a domain-restricted operand,
-    which are drawn from `POSITIVE_RANGE`; and a note for each of those."""
+    which are drawn from `POSITIVE_RANGE`; and a note for each of those. Integer arguments
+    are drawn uniformly from `INTEGER_RANGE`, booleans are fair coin flips."""
     rng = np.random.default_rng(seed)
     arrays, notes = [], []
     for spec, arg in zip(specs, function.body.block.args, strict=True):
         assert isinstance(arg, BlockArgument)
+        if spec.dtype.kind in "biu":
+            arrays.append(_random_integers(rng, spec))
+            continue
         reason = _restriction(arg)
         if reason is None:
             arrays.append(rng.standard_normal(spec.shape).astype(spec.dtype))
@@ -160,3 +168,9 @@ def random_inputs(
         arrays.append(rng.uniform(low, high, spec.shape).astype(spec.dtype))
         notes.append(f"{spec.describe()} feeds {reason}: drawn uniformly from [{low}, {high})")
     return arrays, notes
+
+
+def _random_integers(rng: np.random.Generator, spec: ArgumentSpec) -> np.ndarray:
+    if spec.dtype == np.bool_:
+        return rng.random(spec.shape) < 0.5
+    return rng.integers(*INTEGER_RANGE, spec.shape).astype(spec.dtype)

@@ -15,6 +15,7 @@ from fusion_compiler.frontend.onnx_ops.conv_pool import CONVERTERS as CONV_POOL
 from fusion_compiler.frontend.onnx_ops.elementwise import CONVERTERS as ELEMENTWISE
 from fusion_compiler.frontend.onnx_ops.indexing import CONVERTERS as INDEXING
 from fusion_compiler.frontend.onnx_ops.linalg import CONVERTERS as LINALG
+from fusion_compiler.frontend.onnx_ops.logic import CONVERTERS as LOGIC
 from fusion_compiler.frontend.onnx_ops.normalization import CONVERTERS as NORMALIZATION
 from fusion_compiler.frontend.onnx_ops.reduction import CONVERTERS as REDUCTION
 from fusion_compiler.frontend.onnx_ops.shape import CONVERTERS as SHAPE
@@ -30,5 +31,6 @@ CONVERTERS: dict[str, Converter] = {
     **REDUCTION,
     **SHAPE,
     **INDEXING,
+    **LOGIC,
 }
 """Every ONNX op type (default domain) the importer translates into graph ops."""

@@ -74,7 +74,9 @@ def convert_conv(ctx: NodeContext) -> Value:
         strides, dilations = [1, *strides], [1, *dilations]
         begins, ends = [0, *begins], [0, *ends]
     groups = int(ctx.attr("group", 1))
-    conv = graph.Conv2DOp(b.tensor(x), b.tensor(w), strides, [*begins, *ends], dilations, groups)
+    conv = graph.Conv2DOp(
+        b.float_tensor(x), b.float_tensor(w), strides, [*begins, *ends], dilations, groups
+    )
     y: Value = b.emit(conv).results[0]
     if ctx.has_input(2):
         bias = b.reshape(ctx.value(2), [1, ctx.shape(1)[0], 1, 1])
@@ -128,7 +130,7 @@ def _pool(ctx: NodeContext, make_op: Callable[..., graph.Pool2DOp], window) -> V
     b = ctx.builder
     one_d = ctx.rank(0) == 3
     x = b.expand_dims(ctx.value(0), [2]) if one_d else ctx.value(0)
-    y = b.emit(make_op(b.tensor(x), *window)).results[0]
+    y = b.emit(make_op(b.float_tensor(x), *window)).results[0]
     return b.squeeze(y, [2]) if one_d else y
 
 
@@ -151,8 +153,8 @@ def _global_pool(reduction: type[graph.ReductionOp]) -> Callable[[NodeContext], 
         if rank < 3:
             raise Unsupported(f"needs an input with spatial axes, got rank {rank}")
         if rank == 4 and reduction is graph.ReduceMeanOp:
-            return ctx.builder.emit(graph.GlobalAvgPool2DOp(ctx.tensor(0))).results[0]
-        op = reduction(ctx.tensor(0), list(range(2, rank)), keepdims=True)
+            return ctx.builder.emit(graph.GlobalAvgPool2DOp(ctx.float_tensor(0))).results[0]
+        op = reduction(ctx.float_tensor(0), list(range(2, rank)), keepdims=True)
         return ctx.builder.emit(op).results[0]
 
     return convert

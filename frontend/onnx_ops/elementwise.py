@@ -177,7 +177,7 @@ def convert_clip(ctx: NodeContext) -> Value:
     b, x = ctx.builder, ctx.value(0)
     low, high = _clip_bounds(ctx)
     if low is not None and high is not None:
-        return b.emit(graph.ClipOp(b.tensor(x), low, high)).results[0]
+        return b.emit(graph.ClipOp(b.float_tensor(x), low, high)).results[0]
     if low is not None:
         return b.binary(graph.MaxOp, x, b.scalar(low))
     if high is not None:

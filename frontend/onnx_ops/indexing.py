@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.shape_rules import normalize_axes, normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
@@ -113,7 +114,13 @@ def index_runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
 
 
 def convert_gather(ctx: NodeContext) -> Value:
+    """Constant indices: slices of the data (folded on constant data); indices computed at
+    run time: `graph.gather` (negative indices wrap, as in ONNX; out-of-range ones clamp)."""
     b, x = ctx.builder, ctx.value(0)
+    if not ctx.is_constant(1):
+        data, ids = b.tensor(x, "the data"), ctx.tensor(1)
+        axis = int(ctx.attr("axis", 0))
+        return b.emit(graph.GatherOp(data, ids, axis)).results[0]
     indices = ctx.constant(1, "the indices")
     if not np.issubdtype(indices.dtype, np.integer):
         raise Unsupported(f"the indices must be integers, got {indices.dtype}")

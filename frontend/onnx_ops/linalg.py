@@ -18,7 +18,7 @@ def matmul(ctx: NodeContext, a: Value, b: Value) -> Value:
         a = builder.expand_dims(a, [0])
     if b_vector:
         b = builder.expand_dims(b, [1])
-    op = graph.MatmulOp(builder.tensor(a), builder.tensor(b))
+    op = graph.MatmulOp(builder.float_tensor(a), builder.float_tensor(b))
     y: Value = builder.emit(op).results[0]
     dropped = ([-2] if a_vector else []) + ([-1] if b_vector else [])
     return builder.squeeze(y, dropped)

@@ -22,7 +22,7 @@ def convert_batch_norm(ctx: NodeContext) -> Value:
         raise Unsupported("spatial=0 is not supported")
     if ctx.rank(0) < 2:
         raise Unsupported(f"needs an input with a channel axis, got rank {ctx.rank(0)}")
-    x, scale, bias, mean, var = (ctx.tensor(i) for i in range(5))
+    x, scale, bias, mean, var = (ctx.float_tensor(i) for i in range(5))
     for what, index in (("scale", 1), ("bias", 2), ("mean", 3), ("var", 4)):
         channel_parameter(ctx.shape(0), ctx.shape(index), what)
     epsilon = float(ctx.attr("epsilon", 1e-5))
@@ -32,7 +32,9 @@ def convert_batch_norm(ctx: NodeContext) -> Value:
 def _layer_norm(ctx: NodeContext, x: Value, scale: Value, bias: Value, axis: int) -> Value:
     b = ctx.builder
     epsilon = float(ctx.attr("epsilon", 1e-5))
-    op = graph.LayerNormOp(b.tensor(x), b.tensor(scale), b.tensor(bias), axis, epsilon)
+    op = graph.LayerNormOp(
+        b.float_tensor(x), b.float_tensor(scale), b.float_tensor(bias), axis, epsilon
+    )
     return b.emit(op).results[0]
 
 
@@ -73,13 +75,15 @@ def convert_lrn(ctx: NodeContext) -> Value:
     alpha = float(ctx.attr("alpha", 1e-4))
     beta = float(ctx.attr("beta", 0.75))
     bias = float(ctx.attr("bias", 1.0))
-    return ctx.builder.emit(graph.LrnOp(ctx.tensor(0), int(size), alpha, beta, bias)).results[0]
+    return ctx.builder.emit(graph.LrnOp(ctx.float_tensor(0), int(size), alpha, beta, bias)).results[
+        0
+    ]
 
 
 def _log_softmax(ctx: NodeContext, x: Value, axis: int) -> Value:
     """`x - max - log(sum(exp(x - max)))` along `axis`."""
     b = ctx.builder
-    peak = b.emit(graph.ReduceMaxOp(b.tensor(x), [axis], keepdims=True)).results[0]
+    peak = b.emit(graph.ReduceMaxOp(b.float_tensor(x), [axis], keepdims=True)).results[0]
     shifted = b.binary(graph.SubOp, x, peak)
     exp = b.unary(graph.ExpOp, shifted)
     total = b.emit(graph.ReduceSumOp(exp, [axis], keepdims=True)).results[0]
@@ -87,7 +91,7 @@ def _log_softmax(ctx: NodeContext, x: Value, axis: int) -> Value:
 
 
 def _softmax(ctx: NodeContext, x: Value, axis: int) -> Value:
-    return ctx.builder.emit(graph.SoftmaxOp(ctx.builder.tensor(x), axis)).results[0]
+    return ctx.builder.emit(graph.SoftmaxOp(ctx.builder.float_tensor(x), axis)).results[0]
 
 
 def _softmax_family(

@@ -40,7 +40,7 @@ def _reduction(
         if before is not None:
             x = before(ctx, x)
         keepdims = bool(ctx.attr("keepdims", 1))
-        y = b.emit(op_class(b.tensor(x), axes, keepdims)).results[0]
+        y = b.emit(op_class(b.float_tensor(x), axes, keepdims)).results[0]
         return y if after is None else after(ctx, y)
 
     return convert

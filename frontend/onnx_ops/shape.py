@@ -1,5 +1,5 @@
 """Shape-changing ONNX ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Expand, the
-pass-throughs (Identity, Dropout, Cast to float), DepthToSpace and SpaceToDepth.
+pass-throughs (Identity, Dropout), Cast (graph.cast), DepthToSpace and SpaceToDepth, DepthToSpace and SpaceToDepth.
 
 On constants they compute with numpy (the builder folds them); on run-time tensors they become
 graph.reshape / transpose / squeeze / expand_dims / broadcast_to, or nothing at all.
@@ -13,10 +13,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from onnx import TensorProto, helper
 
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import element_type_of
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.shape_rules import fmt, normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
-from fusion_compiler.frontend.values import Value
+from fusion_compiler.frontend.values import Value, element_type_of_dtype
 
 
 def reshape_target(source: Sequence[int], shape: Sequence[int], allowzero: bool) -> list[int]:
@@ -100,11 +103,19 @@ def convert_dropout(ctx: NodeContext) -> Value:
 
 
 def _cast(ctx: NodeContext, value: Value, dtype: np.dtype) -> Value:
+    """`value` as `dtype`: numpy on a constant, `graph.cast` on a tensor (to float32, int64,
+    int32 or bool; nothing to do when it has that element type already)."""
     if isinstance(value, np.ndarray):
         return value.astype(dtype)
-    if dtype != np.float32:
-        raise Unsupported(f"a run-time tensor cannot be cast to {dtype} (only f32 is supported)")
-    return value
+    target = element_type_of_dtype(dtype)
+    if target is None:
+        raise Unsupported(
+            f"a run-time tensor cannot be cast to {dtype} (only float32, int64, int32 and bool "
+            "are supported)"
+        )
+    if element_type_of(value) == target:
+        return value
+    return ctx.builder.emit(graph.CastOp(value, target)).results[0]
 
 
 def convert_cast(ctx: NodeContext) -> Value:
@@ -116,7 +127,8 @@ def convert_cast(ctx: NodeContext) -> Value:
 
 def convert_cast_like(ctx: NodeContext) -> Value:
     target = ctx.value(1)
-    dtype = target.dtype if isinstance(target, np.ndarray) else np.dtype(np.float32)
+    like = target if isinstance(target, np.ndarray) else None
+    dtype = like.dtype if like is not None else numpy_dtype(element_type_of(target))
     return _cast(ctx, ctx.value(0), dtype)
 
 

@@ -1,8 +1,13 @@
 """Shared bases of the graph ops: typing helpers, property helpers and abstract op families.
 
-Every graph op works on statically shaped `tensor<...xf32>` values. The abstract bases here
-carry the operand/result definitions, the custom syntax and the verifier of a whole family,
-so that each concrete op is a few lines. Result shapes come from `fusion_compiler.dialects.shape_rules`.
+Every graph op works on statically shaped tensors whose elements are one of `ELEMENT_TYPES`
+(`f32`, `i64`, `i32`, `i1`); each op class names the element types it accepts in
+`ACCEPTED_TYPES` (float math only `f32`; integer arithmetic `f32`/`i64`/`i32`; data movement
+all four), and by default all its operands and results share one element type (ops that
+change it, such as comparisons or `cast`, override `verify_element_types`). The abstract bases
+here carry the operand/result definitions, the custom syntax and the verifier of a whole
+family, so that each concrete op is a few lines. Result shapes come from
+`fusion_compiler.dialects.shape_rules`.
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ from xdsl.dialects.builtin import (
     I64,
     BoolAttr,
     DenseArrayBase,
-    Float32Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
     TensorType,
     f32,
+    i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -45,9 +51,38 @@ from fusion_compiler.dialects.shape_rules import Shape, ShapeError, fmt
 # ---------------------------------------------------------------------------------------------
 
 
-def tensor_type(shape: Sequence[int]) -> TensorType:
-    """`tensor<shape x f32>`."""
-    return TensorType(f32, list(shape))
+ElementTypes = tuple[Attribute, ...]
+"""The element types an op accepts."""
+
+FLOAT_TYPES: ElementTypes = (f32,)
+"""Element types of float math (exp, matmul, conv2d, normalisations, reductions, ...)."""
+
+INTEGER_TYPES: ElementTypes = (i64, i32)
+"""Signed integer element types (two's complement, wrapping arithmetic as numpy's)."""
+
+NUMERIC_TYPES: ElementTypes = (*FLOAT_TYPES, *INTEGER_TYPES)
+"""Element types of arithmetic that integers support exactly (add, sub, mul, max, ...)."""
+
+ELEMENT_TYPES: ElementTypes = (*NUMERIC_TYPES, i1)
+"""Every element type a graph tensor may have; `i1` is a boolean (numpy `bool`)."""
+
+
+def tensor_type(shape: Sequence[int], element_type: Attribute = f32) -> TensorType:
+    """`tensor<shape x element_type>` (f32 unless given)."""
+    return TensorType(element_type, list(shape))
+
+
+def element_type_of(value: SSAValue | Attribute) -> Attribute:
+    """The element type of a tensor value or type."""
+    typ = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(typ, TensorType)
+    return typ.element_type
+
+
+def type_names(types: Sequence[Attribute]) -> str:
+    """`f32, i64 or i32`: the element types an op accepts, for diagnostics."""
+    names = [str(t) for t in types]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def shape_of(value: SSAValue | Attribute) -> Shape:
@@ -57,8 +92,11 @@ def shape_of(value: SSAValue | Attribute) -> Shape:
     return tuple(typ.get_shape())
 
 
-def check_tensor(op_name: str, what: str, typ: Attribute) -> Shape:
-    """`typ` as a static f32 tensor shape, or a `VerifyException` saying why not."""
+def check_tensor(
+    op_name: str, what: str, typ: Attribute, allowed: Sequence[Attribute] = FLOAT_TYPES
+) -> Shape:
+    """`typ` as a static tensor shape with elements of an `allowed` type, or a
+    `VerifyException` saying why not."""
     if not isinstance(typ, TensorType):
         raise VerifyException(f"{op_name}: {what} must be a ranked tensor, got {typ}")
     shape = tuple(typ.get_shape())
@@ -66,9 +104,20 @@ def check_tensor(op_name: str, what: str, typ: Attribute) -> Shape:
         raise VerifyException(
             f"{op_name}: {what} has a dynamic dimension ({typ}); only static shapes are supported"
         )
-    if not isinstance(typ.element_type, Float32Type):
-        raise VerifyException(f"{op_name}: {what} must have f32 elements, got {typ}")
+    if typ.element_type not in allowed:
+        raise VerifyException(
+            f"{op_name}: {what} must have {type_names(allowed)} elements, got {typ}"
+        )
     return shape
+
+
+def expect_element_type(op_name: str, what: str, value: SSAValue, expected: Attribute) -> None:
+    """A `VerifyException` unless `value`'s element type is `expected`."""
+    actual = element_type_of(value)
+    if actual != expected:
+        raise VerifyException(
+            f"{op_name}: {what} has {actual} elements, expected {expected} ({value.type})"
+        )
 
 
 def expect_shape(op_name: str, what: str, actual: Shape, expected: Shape) -> None:
@@ -128,17 +177,36 @@ class GraphOp(IRDLOperation, ABC):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
 
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = FLOAT_TYPES
+    """The element types the op's tensors may have (the dialect reference lists them)."""
+
     def verify_operand_types(self) -> list[Shape]:
         return [
-            check_tensor(self.name, f"operand #{i}", operand.type)
+            check_tensor(self.name, f"operand #{i}", operand.type, self.ACCEPTED_TYPES)
             for i, operand in enumerate(self.operands)
         ]
 
     def verify_result_types(self) -> list[Shape]:
         return [
-            check_tensor(self.name, f"result #{i}", result.type)
+            check_tensor(self.name, f"result #{i}", result.type, ELEMENT_TYPES)
             for i, result in enumerate(self.results)
         ]
+
+    def verify_element_types(self) -> None:
+        """By default every operand and result has one element type, among `ACCEPTED_TYPES`."""
+        values = [*self.operands, *self.results]
+        if not values:
+            return
+        first = element_type_of(values[0])
+        if first not in self.ACCEPTED_TYPES:
+            raise VerifyException(
+                f"{self.name}: elements must be {type_names(self.ACCEPTED_TYPES)}, "
+                f"got {values[0].type}"
+            )
+        for index, operand in enumerate(self.operands):
+            expect_element_type(self.name, f"operand #{index}", operand, first)
+        for index, result in enumerate(self.results):
+            expect_element_type(self.name, f"result #{index}", result, first)
 
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
         """The result shapes the shape rules give for these operands (overridden per family)."""
@@ -147,6 +215,7 @@ class GraphOp(IRDLOperation, ABC):
     def verify_(self) -> None:
         operand_shapes = self.verify_operand_types()
         result_shapes = self.verify_result_types()
+        self.verify_element_types()
         expected = self.expected_result_shapes(operand_shapes)
         if len(expected) != len(result_shapes):
             raise VerifyException(
@@ -191,7 +260,13 @@ class BinaryBroadcastOp(GraphOp, ABC):
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         shape = shape_rules.broadcast(shape_of(lhs), shape_of(rhs))
-        super().__init__(operands=[lhs, rhs], result_types=[tensor_type(shape)])
+        result = tensor_type(shape, self.result_element_type(element_type_of(lhs)))
+        super().__init__(operands=[lhs, rhs], result_types=[result])
+
+    @classmethod
+    def result_element_type(cls, operand_type: Attribute) -> Attribute:
+        """The result's element type for operands of `operand_type` (the same by default)."""
+        return operand_type
 
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
         lhs, rhs = operand_shapes

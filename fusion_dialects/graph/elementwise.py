@@ -1,12 +1,23 @@
-"""Elementwise graph ops: unary math, `clip`, and binary ops with numpy broadcasting."""
+"""Elementwise graph ops: unary math, `clip`, and binary ops with numpy broadcasting.
+
+Float math is `f32` only; `relu`, `neg`, `abs`, `add`, `sub`, `mul`, `max` and `min` also take
+`i64` and `i32` tensors (exact, wrapping on overflow as numpy does)."""
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from xdsl.dialects.builtin import Float32Type, FloatAttr
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
-from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, UnaryElementwiseOp, float_attr
+from fusion_compiler.dialects.graph.base import (
+    NUMERIC_TYPES,
+    BinaryBroadcastOp,
+    ElementTypes,
+    UnaryElementwiseOp,
+    float_attr,
+)
 
 
 @irdl_op_definition
@@ -14,6 +25,7 @@ class ReluOp(UnaryElementwiseOp):
     """`max(x, 0)`."""
 
     name = "graph.relu"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -63,6 +75,7 @@ class NegOp(UnaryElementwiseOp):
     """`-x`."""
 
     name = "graph.neg"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -70,6 +83,7 @@ class AbsOp(UnaryElementwiseOp):
     """`|x|`."""
 
     name = "graph.abs"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -128,6 +142,7 @@ class AddOp(BinaryBroadcastOp):
     """`a + b`."""
 
     name = "graph.add"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -135,6 +150,7 @@ class SubOp(BinaryBroadcastOp):
     """`a - b`."""
 
     name = "graph.sub"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -142,6 +158,7 @@ class MulOp(BinaryBroadcastOp):
     """`a * b`."""
 
     name = "graph.mul"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -156,6 +173,7 @@ class MaxOp(BinaryBroadcastOp):
     """Elementwise maximum."""
 
     name = "graph.max"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition
@@ -163,6 +181,7 @@ class MinOp(BinaryBroadcastOp):
     """Elementwise minimum."""
 
     name = "graph.min"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -24,7 +25,7 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_compiler.dialects.graph.base import GraphOp, check_tensor
+from fusion_compiler.dialects.graph.base import ELEMENT_TYPES, ElementTypes, GraphOp, check_tensor
 from fusion_compiler.dialects.shape_rules import Shape, fmt
 
 
@@ -42,6 +43,7 @@ class ConstantOp(GraphOp):
     """
 
     name = "graph.constant"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = ELEMENT_TYPES
     value = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
     result = result_def(TensorType)
 
@@ -74,7 +76,7 @@ class ConstantOp(GraphOp):
             raise VerifyException(
                 f"{self.name}: the value has type {value_type}, the result {self.result.type}"
             )
-        return [check_tensor(self.name, "value", value_type)]
+        return [check_tensor(self.name, "value", value_type, ELEMENT_TYPES)]
 
 
 @irdl_op_definition

@@ -3,7 +3,8 @@
 A `KernelBuilder` grows one `loop.func` kernel, top to bottom, following the kernel conventions
 shared with annotate-pattern, fuse-tir and the LLVM lowering:
 
-- the kernel takes one `memref<shape x f32>` per operand, then one per result;
+- the kernel takes one `memref<shape x T>` per operand, then one per result, `T` the tensor's
+  element type (`f32`, `i64`, `i32` or `i1`);
 - the kernel body opens with its prologue: every index or float constant, created once per
   kernel, and every kernel-local buffer (`loop.alloc`);
 - loop nests are `loop.for %i = %c0 to %cN step %c1`, one loop per dimension, outermost first;
@@ -31,8 +32,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType, TensorType, f32
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    TensorType,
+    f32,
+)
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects import loop
@@ -62,8 +71,11 @@ Legalization = Callable[[Any, "KernelBuilder"], None]
 NEG_INF = float("-inf")
 
 
-def buffer_type(shape: Sequence[int]) -> MemRefType:
-    """`memref<shape x f32>`: the buffer of a tensor of that shape."""
+def buffer_type(shape: Sequence[int] | MemRefType) -> MemRefType:
+    """`memref<shape x f32>`: the buffer of an f32 tensor of that shape (a buffer type is
+    returned as it is)."""
+    if isinstance(shape, MemRefType):
+        return shape
     return MemRefType(f32, list(shape))
 
 
@@ -95,7 +107,13 @@ def broadcast_indices(
 class KernelBuilder:
     """Builds one `loop.func` kernel; see the module docstring for the shape of its body."""
 
-    def __init__(self, name: str, input_shapes: Sequence[Shape], output_shapes: Sequence[Shape]):
+    def __init__(
+        self,
+        name: str,
+        input_shapes: Sequence[Shape | MemRefType],
+        output_shapes: Sequence[Shape | MemRefType],
+    ):
+        """Buffers are given by shape (f32 elements) or by their `memref` type."""
         self.func = loop.FuncOp(
             name,
             [buffer_type(s) for s in input_shapes],
@@ -114,6 +132,7 @@ class KernelBuilder:
         self._last_alloc: Operation | None = None
         self._index_constants: dict[int, SSAValue] = {}
         self._float_constants: dict[bytes, SSAValue] = {}
+        self._integer_constants: dict[tuple[int, Attribute], SSAValue] = {}
 
     def finish(self) -> loop.FuncOp:
         """Hand over the finished kernel (it ends with the `loop.return` it was created with)."""
@@ -158,6 +177,21 @@ class KernelBuilder:
             constant = arith.ConstantOp(FloatAttr(struct.unpack("<f", key)[0], f32))
             self._float_constants[key] = self._emit_in_prologue(constant, "cst")
         return self._float_constants[key]
+
+    def integer(self, value: int, element_type: Attribute) -> SSAValue:
+        """The integer (or `i1`) constant `value` of `element_type` (one op per kernel)."""
+        assert isinstance(element_type, IntegerType)
+        key = (value, element_type)
+        if key not in self._integer_constants:
+            constant = arith.ConstantOp(IntegerAttr(value, element_type))
+            self._integer_constants[key] = self._emit_in_prologue(constant, "cst")
+        return self._integer_constants[key]
+
+    def zero(self, element_type: Attribute) -> SSAValue:
+        """The zero of a float or integer element type."""
+        if isinstance(element_type, IntegerType):
+            return self.integer(0, element_type)
+        return self.f32(0.0)
 
     def alloc(self, shape: Sequence[int], hint: str) -> SSAValue:
         """A kernel-local buffer of `shape`, allocated in the prologue."""

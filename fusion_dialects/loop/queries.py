@@ -11,7 +11,8 @@ the LLVM lowering and the reference loop interpreter all ask here:
   scalar `arith`/`math` ops) and its scalar part;
 - `numpy_dtype`: the numpy dtype of buffer elements of an element type. `i1` is `bool`: one
   byte holding 0 or 1, which is how LLVM stores an `i1` in memory, and what numpy and ONNX call
-  a boolean tensor; `iN` is `intN` (N >= 8), `index` is `int64`.
+  a boolean tensor; `iN` is `intN` (N >= 8), `index` is `int64`; `element_type` is the way
+  back (from a numpy dtype to its element type).
 """
 
 from __future__ import annotations
@@ -111,3 +112,17 @@ def numpy_dtype(element_type: Attribute) -> np.dtype:
         if width in (8, 16, 32, 64):
             return np.dtype(f"int{width}")
     raise TypeError(f"no numpy dtype for element type {element_type}")
+
+
+def element_type(dtype: np.dtype) -> Attribute:
+    """The element type whose buffers hold `dtype` (the inverse of `numpy_dtype`: `bool` is
+    `i1`, `intN` is `iN`); `TypeError` for a dtype without one."""
+    dtype = np.dtype(dtype)
+    for typ, float_dtype in _FLOAT_DTYPES.items():
+        if dtype == float_dtype:
+            return typ()
+    if dtype == np.bool_:
+        return IntegerType(1)
+    if dtype.kind == "i" and dtype.itemsize in (1, 2, 4, 8):
+        return IntegerType(8 * dtype.itemsize)
+    raise TypeError(f"no element type for numpy dtype {dtype}")

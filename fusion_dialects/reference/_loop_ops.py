@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Operation
 
 from fusion_compiler.dialects.loop.queries import numpy_dtype as element_dtype
 from fusion_compiler.dialects.reference._erf import erf as erf_f64
+from fusion_compiler.dialects.reference.logic import cast
 
 Value = Any
 """A runtime value: numpy array, numpy scalar or Python int."""
@@ -95,6 +96,12 @@ def to_result_type(op: Operation, value: Value) -> Value:
 
 def _float_to_int(op: Operation, args: list[Value]) -> Value:
     return to_result_type(op, np.trunc(args[0]))
+
+
+def _float_to_signed(op: Operation, args: list[Value]) -> Value:
+    """`fptosi` as the LLVM lowering emits it (`llvm.fptosi.sat`): truncation that saturates
+    at the result type's range, NaN to 0 (`graph.cast`'s semantics)."""
+    return to_result_type(op, cast(np.asarray(args[0]), element_dtype(op.results[0].type)))
 
 
 def _unsigned_to_float(op: Operation, args: list[Value]) -> Value:
@@ -225,8 +232,19 @@ def _elementwise(fn: Callable[..., Value]) -> OpSemantics:
 
 
 def _integer(fn: Callable[..., Value]) -> OpSemantics:
-    """An index/integer op whose value is `fn` of its operands (no rounding needed)."""
-    return lambda _, args: fn(*args)
+    """An index/integer op whose value is `fn` of its operands, wrapped at the result's
+    width (`i32` arithmetic wraps at 32 bits, as in LLVM)."""
+
+    def apply(op: Operation, args: list[Value]) -> Value:
+        with np.errstate(over="ignore"):
+            value = fn(*args)
+        width = _width(op.results[0].type)
+        if width in (1, 64):
+            return value
+        half = 1 << (width - 1)
+        return (np.asarray(value, np.int64) + half) % (1 << width) - half
+
+    return apply
 
 
 _ELEMENTWISE: dict[type[Operation], Callable[..., Value]] = {
@@ -306,7 +324,7 @@ _SPECIAL: dict[type[Operation], OpSemantics] = {
     arith.CmpiOp: _cmpi,
     arith.CmpfOp: _cmpf,
     arith.SelectOp: _select,
-    arith.FPToSIOp: _float_to_int,
+    arith.FPToSIOp: _float_to_signed,
     arith.FPToUIOp: _float_to_int,
     arith.UIToFPOp: _unsigned_to_float,
     arith.ExtUIOp: _ext_unsigned,

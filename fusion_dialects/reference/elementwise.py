@@ -1,7 +1,9 @@
 """Reference semantics of the elementwise graph ops (unary, `clip`, broadcasting binary).
 
 Every function takes float32 arrays (anything `np.asarray` accepts), computes in float64 and returns
-a float32 array. Results follow IEEE semantics without warnings: `log(0)` is `-inf`, `sqrt(-1)` is
+a float32 array. The ops that take integers too (`relu`, `neg`, `abs`, `add`, `sub`, `mul`,
+`maximum`, `minimum`) compute on integer arrays exactly, in their dtype, wrapping on overflow
+as numpy does. Results follow IEEE semantics without warnings: `log(0)` is `-inf`, `sqrt(-1)` is
 `nan`, `1 / 0` is `inf`; `maximum`, `minimum` and `clip` propagate NaN. Binary ops broadcast their
 operands with numpy's rules.
 """
@@ -28,11 +30,24 @@ def _sigmoid_f64(x: F64Array) -> F64Array:
     return np.exp(-np.logaddexp(0.0, -x))
 
 
+def _integer(*arrays: npt.ArrayLike) -> bool:
+    """Whether the operands are integer arrays (computed exactly, in their own dtype)."""
+    return all(np.asarray(a).dtype.kind in "iu" for a in arrays)
+
+
+def _wrapping(fn, *arrays: npt.ArrayLike) -> np.ndarray:
+    """`fn` on integer arrays, wrapping silently on overflow (numpy's array semantics)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(fn(*(np.asarray(a) for a in arrays)))
+
+
 # --- unary ------------------------------------------------------------------------------------
 
 
 def relu(x: npt.ArrayLike) -> F32Array:
     """max(x, 0); NaN stays NaN."""
+    if _integer(x):
+        return _wrapping(lambda v: np.maximum(v, 0).astype(v.dtype), x)
     x64 = as_f64(x)
     return to_f32(np.where(x64 < 0.0, 0.0, x64))
 
@@ -73,11 +88,15 @@ def sigmoid(x: npt.ArrayLike) -> F32Array:
 
 def neg(x: npt.ArrayLike) -> F32Array:
     """-x."""
+    if _integer(x):
+        return _wrapping(np.negative, x)
     return to_f32(-as_f64(x))
 
 
 def abs(x: npt.ArrayLike) -> F32Array:  # noqa: A001 - the graph op is called `abs`
     """|x|."""
+    if _integer(x):
+        return _wrapping(np.abs, x)
     return to_f32(np.abs(as_f64(x)))
 
 
@@ -115,16 +134,22 @@ def clip(x: npt.ArrayLike, min: float, max: float) -> F32Array:  # noqa: A002 - 
 
 def add(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
     """a + b."""
+    if _integer(a, b):
+        return _wrapping(np.add, a, b)
     return to_f32(as_f64(a) + as_f64(b))
 
 
 def sub(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
     """a - b."""
+    if _integer(a, b):
+        return _wrapping(np.subtract, a, b)
     return to_f32(as_f64(a) - as_f64(b))
 
 
 def mul(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
     """a * b."""
+    if _integer(a, b):
+        return _wrapping(np.multiply, a, b)
     return to_f32(as_f64(a) * as_f64(b))
 
 
@@ -136,11 +161,15 @@ def div(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
 
 def maximum(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
     """Elementwise maximum (graph.max); NaN if either side is NaN."""
+    if _integer(a, b):
+        return _wrapping(np.maximum, a, b)
     return to_f32(np.maximum(as_f64(a), as_f64(b)))
 
 
 def minimum(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
     """Elementwise minimum (graph.min); NaN if either side is NaN."""
+    if _integer(a, b):
+        return _wrapping(np.minimum, a, b)
     return to_f32(np.minimum(as_f64(a), as_f64(b)))
 
 

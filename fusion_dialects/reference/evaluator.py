@@ -30,10 +30,10 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.graph.base import int_of, ints_of, shape_of
+from fusion_compiler.dialects.graph.base import element_type_of, int_of, ints_of, shape_of
 from fusion_compiler.dialects.loop import FuncOp as KernelOp
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference import numpy_ops as ref
-from fusion_compiler.dialects.reference._loop_ops import numpy_dtype
 from fusion_compiler.dialects.reference.loop_interpreter import run_kernel
 
 __all__ = ["OP_SEMANTICS", "EvaluationError", "constant_array", "evaluate"]
@@ -134,6 +134,18 @@ def _slice(op: graph.SliceOp, args: list[np.ndarray]) -> np.ndarray:
     return ref.slice(args[0], *op.bounds)
 
 
+def _cast(op: graph.CastOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.cast(args[0], numpy_dtype(element_type_of(op.result)))
+
+
+def _gather(op: graph.GatherOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.gather(args[0], args[1], op.axis_value)
+
+
+def _where(_: graph.WhereOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.where(*args)
+
+
 OP_SEMANTICS: dict[type[Operation], Adapter] = {
     graph.ReluOp: _unary(ref.relu),
     graph.ExpOp: _unary(ref.exp),
@@ -176,6 +188,17 @@ OP_SEMANTICS: dict[type[Operation], Adapter] = {
     graph.ConcatOp: _concat,
     graph.SplitOp: _split,
     graph.SliceOp: _slice,
+    graph.GatherOp: _gather,
+    graph.CastOp: _cast,
+    graph.EqualOp: _binary(ref.equal),
+    graph.LessOp: _binary(ref.less),
+    graph.LessEqualOp: _binary(ref.less_equal),
+    graph.GreaterOp: _binary(ref.greater),
+    graph.GreaterEqualOp: _binary(ref.greater_equal),
+    graph.LogicalAndOp: _binary(ref.logical_and),
+    graph.LogicalOrOp: _binary(ref.logical_or),
+    graph.LogicalNotOp: _unary(ref.logical_not),
+    graph.WhereOp: _where,
 }
 """The reference semantics of every graph compute op, keyed by op class."""
 

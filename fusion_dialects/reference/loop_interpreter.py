@@ -44,6 +44,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
 from fusion_compiler.dialects.loop.queries import loop_range
+from fusion_compiler.dialects.loop.queries import numpy_dtype as buffer_dtype
 from fusion_compiler.dialects.reference._loop_ops import (
     KernelError,
     Value,
@@ -88,7 +89,7 @@ def check_buffers(kernel: FuncOp, buffers: Sequence[np.ndarray]) -> None:
         typ = arg.type
         assert isinstance(typ, MemRefType)
         role = "input" if index < kernel.num_inputs else "output"
-        expected = (tuple(typ.get_shape()), numpy_dtype(typ.element_type))
+        expected = (tuple(typ.get_shape()), buffer_dtype(typ.element_type))
         actual = (getattr(buffer, "shape", None), getattr(buffer, "dtype", None))
         if not isinstance(buffer, np.ndarray) or actual != expected:
             raise KernelError(
@@ -264,7 +265,7 @@ class _Interpreter:
     def _alloc(self, op: AllocOp) -> None:
         typ = op.result.type
         assert isinstance(typ, MemRefType)
-        self.env[op.result] = np.zeros(typ.get_shape(), numpy_dtype(typ.element_type))
+        self.env[op.result] = np.zeros(typ.get_shape(), buffer_dtype(typ.element_type))
 
     def _subscripts(self, op: memref.LoadOp | memref.StoreOp) -> tuple[Value, ...]:
         buffer = self.env[op.memref]
@@ -279,7 +280,9 @@ class _Interpreter:
         return index
 
     def _load(self, op: memref.LoadOp) -> None:
-        self.env[op.res] = self.env[op.memref][self._subscripts(op)]
+        # Integers narrower than 64 bits are held as int64 between loads and stores.
+        loaded = self.env[op.memref][self._subscripts(op)]
+        self.env[op.res] = np.asarray(loaded).astype(numpy_dtype(op.res.type), copy=False)
 
     def _store(self, op: memref.StoreOp) -> None:
         index = self._subscripts(op)

@@ -4,7 +4,7 @@
 Plain functions over numpy arrays and Python values (no IR); an evaluator maps each graph op class
 to one of them and passes the op's properties as keyword arguments of the same name.
 
-Precision: numeric ops take float32 arrays, compute in float64 and round once to float32, so every
+Precision: integer and boolean ops are exact (`logic`); float ops take float32 arrays, compute in float64 and round once to float32, so every
 result carries a single float32 rounding error and kernels can be checked with tight tolerances.
 Data-movement ops (reshape, transpose, slice, ...) keep their input dtype. Results are fresh arrays
 that never alias an input.
@@ -36,6 +36,19 @@ from fusion_compiler.dialects.reference.elementwise import (
     tanh,
 )
 from fusion_compiler.dialects.reference.linalg import conv2d, matmul
+from fusion_compiler.dialects.reference.logic import (
+    cast,
+    equal,
+    gather,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    where,
+)
 from fusion_compiler.dialects.reference.normalization import batch_norm, layer_norm, lrn, softmax
 from fusion_compiler.dialects.reference.pooling import avg_pool2d, global_avg_pool2d, max_pool2d
 from fusion_compiler.dialects.reference.reductions import reduce_max, reduce_mean, reduce_sum
@@ -57,19 +70,29 @@ __all__ = [
     "avg_pool2d",
     "batch_norm",
     "broadcast_to",
+    "cast",
     "clip",
     "concat",
     "constant",
     "conv2d",
     "div",
+    "equal",
     "erf",
     "exp",
     "expand_dims",
+    "gather",
     "gelu",
     "gelu_tanh",
     "global_avg_pool2d",
+    "greater",
+    "greater_equal",
     "layer_norm",
+    "less",
+    "less_equal",
     "log",
+    "logical_and",
+    "logical_not",
+    "logical_or",
     "lrn",
     "matmul",
     "max_pool2d",
@@ -94,4 +117,5 @@ __all__ = [
     "sub",
     "tanh",
     "transpose",
+    "where",
 ]

@@ -8,8 +8,11 @@ keys take the same value in every iteration; the converse need not hold (`i + k`
 different keys), which only ever makes the analysis more conservative.
 
 Trivial identities are folded (`i + 0`, `i - 0`, `i * 1`, `i / 1` and constant arithmetic), like
-TVM's simplifier does before it compares indices. Anything else, such as a subscript computed from
-a loaded value, is *not understood*: the analysis classifies a block that uses one as opaque.
+TVM's simplifier does before it compares indices. A subscript computed from a loaded value (the
+index of a gather) is a *data-dependent* expression: it uses the induction variables of the
+load's own subscripts, as TVM's analysis sees `data[indices[i], j]` (a function of `i` and `j`
+only, so a gather is injective). Anything else is *not understood*: the analysis classifies a
+block that uses one as opaque.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
@@ -40,6 +43,8 @@ class IndexExpr:
     """The value, when the subscript is a constant."""
     understood: bool = field(default=True, compare=False)
     """False when built from an op the analysis does not know."""
+    data_dependent: bool = field(default=False, compare=False)
+    """True when computed from a loaded value (a gather's index)."""
 
     @staticmethod
     def variable(value: SSAValue) -> IndexExpr:
@@ -97,6 +102,9 @@ _COMPOUND_OPS: frozenset[type[Operation]] = frozenset(
         arith.OrIOp,
         arith.XOrIOp,
         arith.IndexCastOp,
+        arith.ExtSIOp,
+        arith.ExtUIOp,
+        arith.TruncIOp,
     }
 )
 """Ops whose result is understood as an expression of its operands."""
@@ -129,6 +137,8 @@ class IndexExprBuilder:
         op = value.owner
         if isinstance(op, arith.ConstantOp):
             return _constant(op.value, value)
+        if isinstance(op, memref.LoadOp):
+            return self._loaded(op, depth)
         if type(op) not in _COMPOUND_OPS:
             return IndexExpr.unknown(value)
         operands = tuple(self.expr(operand, depth + 1) for operand in op.operands)
@@ -136,6 +146,16 @@ class IndexExprBuilder:
         if folded is not None:
             return folded
         return _compound(op, operands)
+
+    def _loaded(self, load: memref.LoadOp, depth: int) -> IndexExpr:
+        """A value read from a buffer: understood when the load's subscripts are, using
+        their induction variables."""
+        subscripts = tuple(self.expr(index, depth + 1) for index in load.indices)
+        if not all(subscript.understood for subscript in subscripts):
+            return IndexExpr.unknown(load.res)
+        loop_vars = frozenset().union(*(subscript.loop_vars for subscript in subscripts))
+        key = ("load", load.memref, tuple(subscript.key for subscript in subscripts))
+        return IndexExpr(key, loop_vars, data_dependent=True)
 
 
 def _constant(value: Attribute, result: SSAValue) -> IndexExpr:
@@ -168,4 +188,5 @@ def _compound(op: Operation, operands: tuple[IndexExpr, ...]) -> IndexExpr:
         (type(op), predicate, tuple(operand.key for operand in operands)),
         loop_vars,
         understood=all(operand.understood for operand in operands),
+        data_dependent=any(operand.data_dependent for operand in operands),
     )

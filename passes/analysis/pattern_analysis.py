@@ -22,6 +22,10 @@ give elemwise (bias-add). When that comparison says opaque and the block has red
     lanes[i, l] = lanes[i, l] + x[i, c * 32 + l]  comm_reduce   (a lane split, l in 0..32:
                                                                  legalize-ops' lane reduction)
 
+A subscript computed from a loaded value (a gather's `data[idx[i], j]`) counts as a function of
+the variables the load of the index uses: injective when those are the store's; with a
+reduction variable among them, opaque (the reduction rules never apply to such a block).
+
 The kernel's kind is the max over its blocks, except that a block with an index pattern writing a
 kernel argument after the kernel so far is comm_reduce makes it out_ewise_fusable (softmax,
 layer_norm, mean). An init store (no loads, same buffer as a later reduction block) belongs to
@@ -193,6 +197,8 @@ def _classify(func: FuncOp, block: ComputeBlock) -> tuple[PatternKind, str, bool
         return kind, reason, False
     if not block.has_reduction:
         return kind, reason, False
+    if any(subscript.data_dependent for load in block.loads for subscript in load.subscripts):
+        return kind, "a subscript computed from a loaded value uses a reduction variable", False
     if _is_multiply_add(block):
         return PatternKind.OUT_EWISE_FUSABLE, "a multiply-add over reduction loops", True
     windowed = next((load for load in block.loads if _reads_window(load, block)), None)

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, Float32Ty
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.reference._loop_ops import numpy_dtype
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 
 __all__ = ["array_of", "constant_of", "dense_of", "element_count", "holds", "new_constant"]
@@ -63,8 +63,11 @@ def holds(array: np.ndarray, typ: Attribute) -> bool:
 
 def dense_of(array: np.ndarray, typ: TensorType) -> DenseIntOrFPElementsAttr:
     """The elements of `array` (a value of `typ`, see `holds`) as a dense attribute of `typ`:
-    little-endian raw bytes in row-major order, one element when all are bitwise equal."""
+    little-endian raw bytes in row-major order (an `i1` as a byte, -1 for true, as xDSL
+    stores it), one element when all are bitwise equal."""
     storage = np.dtype(typ.element_type.format)
+    if array.dtype == np.bool_:  # xDSL stores an i1 `true` as the byte -1
+        array = np.negative(array.astype(storage))
     data = np.ascontiguousarray(array).astype(storage, copy=False)
     if data.size > 1 and _uniform(data):
         data = data.reshape(-1)[:1]

@@ -27,14 +27,14 @@ class LegalizeOpsPass(ModulePass):
     (Relax's LegalizeOps: `R.add` → `call_tir(add, ...)`).
 
     Pre-conditions: graph-level `func.func`s whose graph ops work on statically shaped,
-    non-empty `tensor<...xf32>` values (any other operand or result type is an error naming
-    the op).
+    non-empty tensors of `f32`, `i64`, `i32` or `i1` elements (any other operand or result
+    type is an error naming the op).
 
     Post-conditions: every graph compute op (the DESIGN table, `graph.constant` and
     `graph.call_loop` aside) outside composite functions (`graph.composite`, `graph.codegen`:
     their backend compiles them) is replaced by `graph.call_loop @kernel(...)`, where `@kernel` is
     a `loop.func` added at the top of the module, in order of first use, following the kernel
-    conventions (memref arguments in destination-passing style, `loop.for` nests, one store
+    conventions (memref arguments of the tensors' element types in destination-passing style, `loop.for` nests, one store
     per compute block, clamped loads, kernel-local `loop.alloc` buffers). Kernels are named
     after their op (`conv2d`, `add`, then `add_1`, ... for different kernels of the same op);
     ops with the same class, types and properties share one kernel. `graph.constant` stays at

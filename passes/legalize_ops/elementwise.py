@@ -10,6 +10,10 @@ loop.for %i0 ... { loop.for %i1 ... {
   memref.store %s, %out[%i0, %i1]
 } }
 ```
+
+Integer tensors (`i64`, `i32`) take the integer ops: `addi`, `subi`, `muli`, `maxsi`, `minsi`
+(wrapping, no overflow flags), `relu` as `maxsi(x, 0)`, `neg` as `0 - x`, `abs` as
+`maxsi(x, 0 - x)` (so `abs(INT_MIN)` is `INT_MIN`, as in numpy).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import IntegerType, MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.graph import (
@@ -129,9 +134,37 @@ BINARY_OPS: dict[type[Operation], Callable[..., Operation]] = {
 }
 
 
+def _integer_neg(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
+    return kb.arith(arith.SubiOp, kb.zero(x.type), x)
+
+
+INTEGER_UNARY_FUNCTIONS: dict[type[Operation], ScalarFunction] = {
+    ReluOp: lambda kb, _, x: kb.arith(arith.MaxSIOp, x, kb.zero(x.type)),
+    NegOp: _integer_neg,
+    AbsOp: lambda kb, op, x: kb.arith(arith.MaxSIOp, x, _integer_neg(kb, op, x)),
+}
+"""The unary ops that integer tensors support (the graph ops' `ACCEPTED_TYPES`)."""
+
+INTEGER_BINARY_OPS: dict[type[Operation], Callable[..., Operation]] = {
+    AddOp: arith.AddiOp,
+    SubOp: arith.SubiOp,
+    MulOp: arith.MuliOp,
+    MaxOp: arith.MaxSIOp,
+    MinOp: arith.MinSIOp,
+}
+"""The binary ops that integer tensors support."""
+
+
+def _is_integer(buffer: SSAValue) -> bool:
+    typ = buffer.type
+    assert isinstance(typ, MemRefType)
+    return isinstance(typ.element_type, IntegerType)
+
+
 def legalize_unary(op: Operation, kb: KernelBuilder) -> None:
     """`out[i] = f(x[i])`."""
-    function = UNARY_FUNCTIONS[type(op)]
+    table = INTEGER_UNARY_FUNCTIONS if _is_integer(kb.inputs[0]) else UNARY_FUNCTIONS
+    function = table[type(op)]
     with kb.nest(shape_of(op.results[0])) as ivs:
         x = kb.load(kb.inputs[0], ivs)
         kb.store(function(kb, op, x), kb.outputs[0], ivs)
@@ -139,7 +172,7 @@ def legalize_unary(op: Operation, kb: KernelBuilder) -> None:
 
 def legalize_binary(op: Operation, kb: KernelBuilder) -> None:
     """`out[i] = f(lhs[broadcast i], rhs[broadcast i])`."""
-    scalar_op = BINARY_OPS[type(op)]
+    scalar_op = (INTEGER_BINARY_OPS if _is_integer(kb.inputs[0]) else BINARY_OPS)[type(op)]
     shape = shape_of(op.results[0])
     with kb.nest(shape) as ivs:
         lhs = kb.load_broadcast(kb.inputs[0], shape, ivs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from xdsl.dialects.builtin import Float32Type, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -20,12 +20,23 @@ from xdsl.traits import SymbolOpInterface
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.graph import shape_of
-from fusion_compiler.passes.legalize_ops import elementwise, nn, normalization, reduction, transform
+from fusion_compiler.dialects.graph.base import ELEMENT_TYPES, type_names
+from fusion_compiler.dialects.loop.builder import tensor_buffer_type
+from fusion_compiler.passes.legalize_ops import (
+    elementwise,
+    gather,
+    logic,
+    nn,
+    normalization,
+    reduction,
+    transform,
+)
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder, Legalization
 
 LEGALIZATIONS: dict[type[Operation], Legalization] = {
     **elementwise.LEGALIZATIONS,
+    **logic.LEGALIZATIONS,
+    **gather.LEGALIZATIONS,
     **nn.LEGALIZATIONS,
     **normalization.LEGALIZATIONS,
     **reduction.LEGALIZATIONS,
@@ -43,8 +54,8 @@ def unsupported_reason(typ: Attribute) -> str | None:
     """Why a value of type `typ` cannot become a kernel buffer, or None if it can."""
     if not isinstance(typ, TensorType):
         return f"{typ} is not a ranked tensor"
-    if not isinstance(typ.element_type, Float32Type):
-        return f"{typ} does not have f32 elements"
+    if typ.element_type not in ELEMENT_TYPES:
+        return f"{typ} does not have {type_names(ELEMENT_TYPES)} elements"
     shape = typ.get_shape()
     if any(size < 0 for size in shape):
         return f"{typ} has a dynamic dimension; only static shapes are supported"
@@ -55,7 +66,8 @@ def unsupported_reason(typ: Attribute) -> str | None:
 
 def check_legalizable(op: Operation) -> None:
     """Raise a `CompileError` naming `op` unless every operand and result is a static,
-    non-empty f32 tensor."""
+    non-empty tensor of a graph element type (which ones each op accepts, its verifier
+    checks)."""
     values = [*op.operands, *op.results]
     for what, value in zip(_roles(op), values, strict=True):
         reason = unsupported_reason(value.type)
@@ -85,8 +97,8 @@ def build_kernel(op: Operation, name: str) -> loop.FuncOp:
     check_legalizable(op)
     kb = KernelBuilder(
         name,
-        [shape_of(operand) for operand in op.operands],
-        [shape_of(result) for result in op.results],
+        [tensor_buffer_type(operand.type) for operand in op.operands],
+        [tensor_buffer_type(result.type) for result in op.results],
     )
     LEGALIZATIONS[type(op)](op, kb)
     return kb.finish()

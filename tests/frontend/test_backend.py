@@ -61,8 +61,8 @@ def test_dynamic_dimensions_compile_per_shape():
 
 
 def test_unsupported_models_and_inputs_are_refused():
-    with pytest.raises(ModelImportError, match="only float32 inputs"):
-        prepare(_model([2], dtype=TensorProto.INT64))
+    with pytest.raises(ModelImportError, match="only float32, int64, int32 and bool inputs"):
+        prepare(_model([2], dtype=TensorProto.UINT8))
     rep = prepare(_model([2]))
     with pytest.raises(BackendError, match="dtype float64"):
         rep.run([np.zeros(2)])

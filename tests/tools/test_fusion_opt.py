@@ -177,7 +177,12 @@ def test_verify_error_format(write):
             3,
             "graph.relu: operand #0 has a dynamic dimension (tensor<?x8xf32>)",
         ),
-        (GOOD.replace("xf32", "xf16"), 2, 3, "graph.relu: operand #0 must have f32 elements"),
+        (
+            GOOD.replace("xf32", "xf16"),
+            2,
+            3,
+            "graph.relu: operand #0 must have f32, i64 or i32 elements",
+        ),
         (
             GOOD.replace(
                 "graph.relu %x : tensor<4x8xf32>",

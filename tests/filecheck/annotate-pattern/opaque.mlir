@@ -33,24 +33,6 @@ loop.func @two_stores(%x: memref<2xf32>) outs(%y: memref<2x2xf32>) {
 
 // -----
 
-// A subscript computed from a loaded value (a gather) is not an index expression over loops.
-// CHECK-LABEL: loop.func @gather(
-// CHECK-SAME:  pattern opaque {
-loop.func @gather(%x: memref<8xf32>, %ids: memref<4xi64>) outs(%y: memref<4xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  loop.for %i = %c0 to %c4 step %c1 {
-    %id = memref.load %ids[%i] : memref<4xi64>
-    %j = arith.index_cast %id : i64 to index
-    %v = memref.load %x[%j] : memref<8xf32>
-    memref.store %v, %y[%i] : memref<4xf32>
-  }
-  loop.return
-}
-
-// -----
-
 // An op outside the kernel vocabulary (an upstream memref.alloc rather than loop.alloc).
 // CHECK-LABEL: loop.func @foreign_op(
 // CHECK-SAME:  pattern opaque {

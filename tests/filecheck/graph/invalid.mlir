@@ -40,12 +40,12 @@ func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
-// Only f32 tensors.
+// Only f32, i64, i32 and i1 tensors, and of those the ones the op accepts.
 func.func @f16(%a: tensor<4x8xf16>) -> tensor<4x8xf16> {
   %y = "graph.mul"(%a, %a) : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
   func.return %y : tensor<4x8xf16>
 }
-// CHECK: {{.*}}invalid.mlir:45:3: error: graph.mul: operand #0 must have f32 elements, got tensor<4x8xf16>
+// CHECK: {{.*}}invalid.mlir:45:3: error: graph.mul: operand #0 must have f32, i64 or i32 elements, got tensor<4x8xf16>
 
 // -----
 
@@ -328,12 +328,12 @@ func.func @constant_type() -> tensor<2xf32> {
 
 // -----
 
-// Constants are f32 too.
-func.func @constant_i32() -> tensor<2xi32> {
-  %c = "graph.constant"() <{value = dense<1> : tensor<2xi32>}> : () -> tensor<2xi32>
-  func.return %c : tensor<2xi32>
+// Constants have a graph element type too.
+func.func @constant_i8() -> tensor<2xi8> {
+  %c = "graph.constant"() <{value = dense<1> : tensor<2xi8>}> : () -> tensor<2xi8>
+  func.return %c : tensor<2xi8>
 }
-// CHECK: {{.*}}invalid.mlir:333:3: error: graph.constant: result #0 must have f32 elements, got tensor<2xi32>
+// CHECK: {{.*}}invalid.mlir:333:3: error: graph.constant: result #0 must have f32, i64, i32 or i1 elements, got tensor<2xi8>
 
 // -----
 

@@ -51,6 +51,18 @@ CONTRACT_OPS = [
     "split",
     "slice",
     "constant",
+    # The integer and boolean ops (docs/graph-dialect.md; graph.and / or / not are logical_*).
+    "cast",
+    "equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "where",
+    "gather",
 ]
 
 

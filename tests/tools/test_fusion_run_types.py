@@ -1,0 +1,85 @@
+"""fusion-run with integer and boolean tensors: npz inputs and outputs of their dtypes, random
+integers and booleans, exact --check of integer outputs, and a wrong dtype as a clear error."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fusion_compiler.tools.run_check import compare_exact
+
+GRAPH = """func.func @main(%ids: tensor<2x5xi64>, %t: tensor<9x3xf32>, %m: tensor<2x5xi1>)
+    -> (tensor<2x5x3xf32>, tensor<2x5xi32>, tensor<2x5xi1>) {
+  %g = graph.gather %t, %ids {axis = 0 : i64} : (tensor<9x3xf32>, tensor<2x5xi64>) -> tensor<2x5x3xf32>
+  %c = graph.cast %ids : (tensor<2x5xi64>) -> tensor<2x5xi32>
+  %s = graph.add %c, %c : (tensor<2x5xi32>, tensor<2x5xi32>) -> tensor<2x5xi32>
+  %n = graph.not %m : tensor<2x5xi1>
+  func.return %g, %s, %n : tensor<2x5x3xf32>, tensor<2x5xi32>, tensor<2x5xi1>
+}
+"""
+
+
+def fusion_run(*args, cwd):
+    command = "import sys; from fusion_compiler.tools.fusion_run import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", command, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+@pytest.fixture
+def graph(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", "")
+    path = tmp_path / "graph.mlir"
+    path.write_text(GRAPH)
+    return path
+
+
+def test_integer_inputs_outputs_and_exact_check(graph, tmp_path):
+    ids = np.array([[0, 8, 9, -1, -10], [3, 3, 100, -100, 4]], np.int64)  # wraps and clamps
+    table = np.arange(27, dtype=np.float32).reshape(9, 3)
+    mask = np.array([[True, False, True, False, False]] * 2)
+    np.savez(tmp_path / "in.npz", arg0=ids, arg1=table, arg2=mask)
+    result = fusion_run(
+        str(graph), "--inputs", "in.npz", "--outputs", "out.npz", "--check", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert "check out1: OK: int32, equal to the reference" in result.stdout
+    assert "check out2: OK: bool, equal to the reference" in result.stdout
+    with np.load(tmp_path / "out.npz") as out:
+        clamped = [[0, 8, 8, 8, 0], [3, 3, 8, 0, 4]]
+        np.testing.assert_array_equal(out["out0"], table[clamped])
+        assert out["out1"].dtype == np.int32 and out["out2"].dtype == np.bool_
+        np.testing.assert_array_equal(out["out1"], 2 * ids.astype(np.int32))
+        np.testing.assert_array_equal(out["out2"], ~mask)
+
+
+def test_random_integer_and_boolean_inputs(graph, tmp_path):
+    result = fusion_run(str(graph), "--random-inputs", "--seed", "1", "--check", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(": OK") == 3
+
+
+def test_wrong_dtype_is_a_clear_error(graph, tmp_path):
+    ids = np.zeros((2, 5), np.int32)
+    np.savez(
+        tmp_path / "in.npz", arg0=ids, arg1=np.zeros((9, 3), np.float32), arg2=ids.astype(bool)
+    )
+    result = fusion_run(str(graph), "--inputs", "in.npz", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "arg0 (%ids): expected shape (2, 5) dtype int64, got shape (2, 5) dtype int32" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_exact_comparison():
+    a = np.array([1, 2, 3], np.int64)
+    assert compare_exact(a, a.copy()).ok
+    outcome = compare_exact(a, np.array([1, 0, 3], np.int64))
+    assert not outcome.ok and "1 elements differ" in outcome.describe()
+    assert not compare_exact(a.astype(np.int32), a).ok
