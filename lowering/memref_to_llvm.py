@@ -124,6 +124,49 @@ def linearize(
     return ops, total
 
 
+def _constant_operand(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _split_of(value: SSAValue, op_class: type[arith.DivUIOp | arith.RemUIOp]):
+    """`(e, n)` if `value` is `e op_class n` with a constant `n`, else None."""
+    owner = value.owner
+    if isinstance(owner, op_class):
+        divisor = _constant_operand(owner.rhs)
+        if divisor is not None:
+            return owner.lhs, divisor
+    return None
+
+
+def undo_delinearization(
+    indices: tuple[SSAValue, ...], buffer_type: MemRefType
+) -> tuple[list[Operation], tuple[SSAValue, ...]]:
+    """`indices` with every adjacent pair `(e / n, e % n)` over a dimension of size `n`, whose
+    stride is `n` times the next one, replaced by `(0, e)`: the same element (`e / n * n + e %
+    n = e` for the unsigned `e`), addressed as one affine term. A loop nest collapsed over
+    two dimensions (the pixels of a 1x1 convolution, `p = h * W + w`) then reads and writes
+    contiguous elements where LLVM would otherwise see gathers and scatters."""
+    strides, _ = static_layout(buffer_type)
+    shape = buffer_type.get_shape()
+    result = list(indices)
+    ops: list[Operation] = []
+    for d in range(len(result) - 1):
+        outer = _split_of(result[d], arith.DivUIOp)
+        inner = _split_of(result[d + 1], arith.RemUIOp)
+        if outer is None or inner is None or outer != inner:
+            continue
+        value, size = outer
+        if size != shape[d + 1] or strides[d] != size * strides[d + 1]:
+            continue
+        zero = _index_constant(0)
+        ops.append(zero)
+        result[d], result[d + 1] = zero.result, value
+    return ops, tuple(result)
+
+
 def row_major(buffer_type: MemRefType) -> bool:
     """Whether `buffer_type` is laid out densely in row-major order from its first element."""
     strides, offset = static_layout(buffer_type)
@@ -140,6 +183,7 @@ def element_address(
     element offset."""
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
+    zeros, indices = undo_delinearization(indices, buffer_type)
     pointer = UnrealizedConversionCastOp.get([buffer], [llvm.LLVMPointerType()])
     element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if len(indices) > 1 and row_major(buffer_type):
@@ -153,13 +197,13 @@ def element_address(
         # (xDSL's translation types a GEP's result as a pointer to its source type; the
         # no-op cast makes it the opaque pointer that loads and stores expect)
         opaque = llvm.BitcastOp(address.result, llvm.LLVMPointerType())
-        return [pointer, *casts, address, opaque], opaque.result
+        return [*zeros, pointer, *casts, address, opaque], opaque.result
     offset_ops, offset = linearize(indices, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)
     address = llvm.GEPOp.from_mixed_indices(
         pointer.results[0], [offset64.result], element, inbounds=True
     )
-    return [pointer, *offset_ops, offset64, address], address.result
+    return [*zeros, pointer, *offset_ops, offset64, address], address.result
 
 
 class LowerLoadPattern(RewritePattern):

@@ -9,9 +9,10 @@ issues `R * T / W` FMAs. The tile must fit the register file with the operands o
 
 and among the tiles that fit, the one with the most FMAs per load (`R * V / (R + V)`, `V = T / W`)
 wins, ties going to the larger tile. With 32 registers (AVX-512) that is 6 x 4 vectors (24
-accumulators, 4 of B, 1 broadcast: 6 x 64 floats); with 16 (AVX2) it is 6 x 2 vectors (6 x 16
-floats), the tiles of BLIS' and OpenBLAS' f32 micro-kernels for those machines. A dimension
-shorter than the tile shrinks it (`fit_tile`).
+accumulators, 4 of B, 1 broadcast: 6 x 64 floats, the tile of BLIS' f32 micro-kernel for that
+machine); with 16 (AVX2) it is 4 x 3 vectors (4 x 24 floats). A dimension shorter than the
+tile shrinks it (`fit_tile`). The packed-panel schedule sizes its tile on the whole grid
+(`packed_tile`), and keeps clear of the tiles LLVM makes spill (`_spills`).
 
 The reduction is cache-blocked (`reduction_block`) so that the `kc x T` panel of `B` that one
 column tile reads for every row tile stays in half the L2 cache, and the `R x kc` rows of `A`
@@ -163,30 +164,69 @@ def step_cycles(rows: int, vectors: int) -> float:
     return max(rows * vectors / FMA_UNITS, (rows + vectors) / LOAD_UNITS, FMA_LATENCY)
 
 
-def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
-    """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`: full
-    tiles, the remainder rows, and the remainder columns (padded to whole vectors)."""
+def _grid(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
+    """The tiles of the iteration space tiled by `rows x vectors`, as `(rows, vectors, count)`:
+    full tiles, the remainder rows, and the remainder columns (padded to whole vectors)."""
     width = vectors * host.vector_width
     row_tiles = [(rows, rows_extent // rows)] + [(rows_extent % rows, 1)] * bool(rows_extent % rows)
     rest = cols_extent % width
     col_tiles = [(vectors, cols_extent // width)] + [(-(-rest // host.vector_width), 1)] * bool(
         rest
     )
-    return sum(
-        step_cycles(r, v) * r_count * v_count
+    return [
+        (r, v, r_count * v_count)
         for r, r_count in row_tiles
         for v, v_count in col_tiles
         if r_count and v_count
-    )
+    ]
+
+
+def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
+    """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`."""
+    grid = _grid(host, rows, vectors, rows_extent, cols_extent)
+    return sum(step_cycles(r, v) * count for r, v, count in grid)
+
+
+def _grid_reuse(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
+    """FMAs per load (broadcast or panel vector) of one reduction step over the whole grid."""
+    grid = _grid(host, rows, vectors, rows_extent, cols_extent)
+    fmas = sum(r * v * count for r, v, count in grid)
+    return fmas / sum((r + v) * count for r, v, count in grid)
+
+
+HOISTED_BROADCASTS_REGISTERS = 32
+"""Register files at least this large get every broadcast of a step hoisted (`_spills`)."""
+
+
+def _spills(host: HostModel, rows: int, vectors: int) -> bool:
+    """Whether LLVM's code for the tile is expected to spill accumulators in every reduction
+    step. With 32 registers (AVX-512) LLVM loads all the step's broadcasts first, then the
+    panel vector by vector, so the tile needs `rows * vectors + rows + 1` registers: 9 x 3 and
+    12 x 2 vectors (37) ran 1.9-2.2x slower than 6 x 4 (31) on 1x1 convolutions, 8 x 3 (33)
+    1.15-1.2x slower. With 16 (AVX2, measured with znver3 code) it interleaves them, and 4 x 3
+    and 6 x 2 (17 and 19 by that count) were the fastest tiles: there `_fits` is the limit."""
+    if host.registers < HOISTED_BROADCASTS_REGISTERS:
+        return False
+    return rows * vectors + rows + 1 > host.registers
+
+
+CYCLES_TOLERANCE = 0.02
+"""Grids within this fraction of the fewest cycles count as equally fast (`packed_tile`)."""
 
 
 def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int = 4) -> Tile:
     """The register tile of the packed-panel schedule for a `rows_extent x cols_extent`
-    iteration space: among the tiles that fit the register file (`_fits`), the one whose grid
-    (`_grid_cycles`: full and remainder tiles, `step_cycles` each) takes the fewest cycles per
-    reduction step, ties going to the most FMAs per load (as `register_tile`). So a short row of 7 pixels gets 7 rows
-    rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than 4."""
-    best: tuple[float, float, Tile] | None = None
+    iteration space. Among the tiles that fit the register file (`_fits`), preferring those
+    that LLVM does not make spill (`_spills`): the fewest cycles per reduction
+    step of the whole grid (`_grid_cycles`: full and remainder tiles, `step_cycles` each),
+    where grids within `CYCLES_TOLERANCE` of the fewest tie, and ties go to the most FMAs per
+    load over the grid (`_grid_reuse`, remainder tiles included), then to the fewer cycles. So a short row of 7 pixels gets 7
+    rows rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than
+    4. The tolerance matters because the grids of most tiles are FMA-bound by the model and
+    differ only in their remainders, while the measured speed follows the loads: on
+    ResNet-50's 1x1 layers (AVX-512) 6 x 4 and 7 x 3 vectors run 10-25% faster than the
+    2-vector tiles whose remainders are a fraction of a percent cheaper."""
+    candidates = []
     for vectors in range(1, max_vectors + 1):
         if (vectors - 1) * host.vector_width >= cols_extent:
             break  # a whole vector more than the columns need
@@ -194,12 +234,15 @@ def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors
             if not _fits(rows, vectors, host.registers):
                 continue
             cycles = _grid_cycles(host, rows, vectors, rows_extent, cols_extent)
-            reuse = rows * vectors / (rows + vectors)  # FMAs per load, as `register_tile`
-            key = (cycles, -reuse, Tile(rows, vectors * host.vector_width))
-            if best is None or key[:2] < best[:2]:
-                best = key
-    assert best is not None
-    return best[2]
+            reuse = _grid_reuse(host, rows, vectors, rows_extent, cols_extent)
+            spills = _spills(host, rows, vectors)
+            candidates.append((spills, cycles, reuse, Tile(rows, vectors * host.vector_width)))
+    assert candidates
+    spills = min(c[0] for c in candidates)
+    kept = [c for c in candidates if c[0] == spills]
+    fewest = min(c[1] for c in kept)
+    ties = [c for c in kept if c[1] <= fewest * (1 + CYCLES_TOLERANCE)]
+    return max(ties, key=lambda c: (c[2], -c[1]))[3]
 
 
 PACK_CYCLES = 1.0

@@ -1,0 +1,50 @@
+// RUN: fusion-opt %s -p convert-loop-to-llvm | filecheck %s
+
+// Two subscripts that split one index into a row and a column, `(p / 6, p % 6)` over a row of
+// 6, address the same element as `(0, p)`: the pair is replaced, so LLVM sees one affine
+// access, contiguous in `p` (a collapsed pixel loop of a 1x1 convolution would otherwise be
+// vectorised with gathers and scatters). The division and remainder are left dead, for LLVM
+// to delete.
+
+loop.func @pixels(%x: memref<2x6x6xf32>) outs(%y: memref<2x36xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c6 = arith.constant 6 : index
+  %c36 = arith.constant 36 : index
+  loop.for %c = %c0 to %c2 step %c1 {
+    loop.for %p = %c0 to %c36 step %c1 {
+      %h = arith.divui %p, %c6 : index
+      %w = arith.remui %p, %c6 : index
+      %v = memref.load %x[%c, %h, %w] : memref<2x6x6xf32>
+      memref.store %v, %y[%c, %p] : memref<2x36xf32>
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @pixels(
+// CHECK:         ^{{.*}}(%{{.*}}: i64):
+// CHECK:         ^{{.*}}(%[[P:.*]]: i64):
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    llvm.getelementptr inbounds %x[%{{.*}}, %[[ZERO]], %[[P]]] : (!llvm.ptr, i64, i64, i64) -> !llvm.ptr, !llvm.array<6 x !llvm.array<6 x f32>>
+
+// Over a row of 7 the pair is not the same element as `(0, p)`: the subscripts stay.
+loop.func @not_a_row(%x: memref<2x6x7xf32>) outs(%y: memref<2x36xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c36 = arith.constant 36 : index
+  loop.for %p = %c0 to %c36 step %c1 {
+    %h = arith.divui %p, %c6 : index
+    %w = arith.remui %p, %c6 : index
+    %v = memref.load %x[%c1, %h, %w] : memref<2x6x7xf32>
+    memref.store %v, %y[%c1, %p] : memref<2x36xf32>
+  }
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @not_a_row(
+// CHECK:         %[[H:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    %[[W:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    llvm.getelementptr inbounds %{{.*}}[%{{.*}}, %[[H]], %[[W]]] : (!llvm.ptr, i64, i64, i64) -> !llvm.ptr, !llvm.array<6 x !llvm.array<7 x f32>>

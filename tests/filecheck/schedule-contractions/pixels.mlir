@@ -1,0 +1,122 @@
+// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{vector-width=4 registers=16}' | filecheck %s
+
+// A 1x1 convolution (NCHW, 8 -> 16 channels, 6 x 6 pixels) is vectorised along its pixels:
+// the two pixel loops collapse into one column dimension of 36 (`oh * 6 + ow`), the panel is a
+// copy of the input's pixels (no window: nothing moves with the reduction), the weights are
+// the broadcast rows, and each output row of the tile is stored along the output's contiguous
+// pixels. Vectorising along the 16 output channels instead would leave an R x 16 tile to store
+// transposed (scattered) into NCHW.
+
+loop.func @conv1x1(%x: memref<1x8x6x6xf32>, %w: memref<16x8x1x1xf32>, %b: memref<1x16x1x1xf32>) outs(%y: memref<1x16x6x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c6 = arith.constant 6 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %c8 = arith.constant 8 : index
+  loop.for %i = %c0 to %c16 step %c1 {
+    loop.for %i_1 = %c0 to %c6 step %c1 {
+      loop.for %i_2 = %c0 to %c6 step %c1 {
+        memref.store %cst, %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+        loop.for %k = %c0 to %c8 step %c1 {
+          %0 = memref.load %x[%c0, %k, %i_1, %i_2] : memref<1x8x6x6xf32>
+          %1 = memref.load %w[%i, %k, %c0, %c0] : memref<16x8x1x1xf32>
+          %2 = arith.mulf %0, %1 fastmath<contract> : f32
+          %3 = memref.load %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+          %4 = arith.addf %3, %2 fastmath<contract> : f32
+          memref.store %4, %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+        }
+        %5 = memref.load %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+        %6 = memref.load %b[%c0, %i, %c0, %c0] : memref<1x16x1x1xf32>
+        %7 = arith.addf %5, %6 : f32
+        %8 = arith.maximumf %7, %cst : f32
+        memref.store %8, %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+      }
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @conv1x1
+// CHECK:         loop.for %[[JT:.*]] = %c0 to %c36 step %c12 parallel {
+// CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<8x12xf32>
+// CHECK:             %[[P:.*]] = arith.addi %[[JT]], %{{.*}} : index
+// CHECK-NEXT:        %[[H:.*]] = arith.divui %[[P]], %c6 : index
+// CHECK-NEXT:        %[[W:.*]] = arith.remui %[[P]], %c6 : index
+// CHECK-NEXT:        %[[X:.*]] = memref.load %x[%c0, %{{.*}}, %[[H]], %[[W]]] : memref<1x8x6x6xf32>
+// CHECK-NEXT:        memref.store %[[X]], %[[PANEL]][%{{.*}}, %{{.*}}] : memref<8x12xf32>
+// CHECK:           loop.for %[[IT:.*]] = %c0 to %c16 step %c4 {
+// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x12xf32>
+// CHECK:               %{{.*}} = memref.load %[[PANEL]][%{{.*}}, %{{.*}}] : memref<8x12xf32>
+// CHECK-NEXT:          %{{.*}} = memref.load %w[%[[IT]], %{{.*}}, %c0, %c0] : memref<16x8x1x1xf32>
+
+// -----
+
+// A 3x3 convolution keeps the output channels as its columns: an im2col of its window would
+// copy every pixel nine times per column tile. Its panel is the weights.
+
+loop.func @conv3x3(%x: memref<1x4x6x6xf32>, %w: memref<16x4x3x3xf32>, %b: memref<1x16x1x1xf32>) outs(%y: memref<1x16x6x6xf32>) {
+  %pad = loop.alloc : memref<1x4x8x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c7 = arith.constant 7 : index
+  %c6 = arith.constant 6 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %c16 = arith.constant 16 : index
+  %c3 = arith.constant 3 : index
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %i_1 = %c0 to %c8 step %c1 {
+      loop.for %i_2 = %c0 to %c8 step %c1 {
+        %0 = arith.cmpi sge, %i_1, %c1 : index
+        %1 = arith.cmpi slt, %i_1, %c7 : index
+        %2 = arith.maxsi %i_1, %c1 : index
+        %3 = arith.minsi %2, %c6 : index
+        %4 = arith.subi %3, %c1 : index
+        %5 = arith.cmpi sge, %i_2, %c1 : index
+        %6 = arith.cmpi slt, %i_2, %c7 : index
+        %7 = arith.maxsi %i_2, %c1 : index
+        %8 = arith.minsi %7, %c6 : index
+        %9 = arith.subi %8, %c1 : index
+        %10 = memref.load %x[%c0, %i, %4, %9] : memref<1x4x6x6xf32>
+        %11 = arith.select %0, %10, %cst : f32
+        %12 = arith.select %1, %11, %cst : f32
+        %13 = arith.select %5, %12, %cst : f32
+        %14 = arith.select %6, %13, %cst : f32
+        memref.store %14, %pad[%c0, %i, %i_1, %i_2] : memref<1x4x8x8xf32>
+      }
+    }
+  }
+  loop.for %i_3 = %c0 to %c16 step %c1 {
+    loop.for %i_4 = %c0 to %c6 step %c1 {
+      loop.for %i_5 = %c0 to %c6 step %c1 {
+        memref.store %cst, %y[%c0, %i_3, %i_4, %i_5] : memref<1x16x6x6xf32>
+        loop.for %k = %c0 to %c4 step %c1 {
+          loop.for %k_1 = %c0 to %c3 step %c1 {
+            loop.for %k_2 = %c0 to %c3 step %c1 {
+              %15 = arith.addi %i_4, %k_1 : index
+              %16 = arith.addi %i_5, %k_2 : index
+              %17 = memref.load %pad[%c0, %k, %15, %16] : memref<1x4x8x8xf32>
+              %18 = memref.load %w[%i_3, %k, %k_1, %k_2] : memref<16x4x3x3xf32>
+              %19 = arith.mulf %17, %18 fastmath<contract> : f32
+              %20 = memref.load %y[%c0, %i_3, %i_4, %i_5] : memref<1x16x6x6xf32>
+              %21 = arith.addf %20, %19 fastmath<contract> : f32
+              memref.store %21, %y[%c0, %i_3, %i_4, %i_5] : memref<1x16x6x6xf32>
+            }
+          }
+        }
+        %22 = memref.load %y[%c0, %i_3, %i_4, %i_5] : memref<1x16x6x6xf32>
+        %23 = memref.load %b[%c0, %i_3, %c0, %c0] : memref<1x16x1x1xf32>
+        %24 = arith.addf %22, %23 : f32
+        %25 = arith.maximumf %24, %cst : f32
+        memref.store %25, %y[%c0, %i_3, %i_4, %i_5] : memref<1x16x6x6xf32>
+      }
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @conv3x3
+// CHECK:         %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<4x3x3x{{[0-9]+}}xf32>
+// CHECK-NOT:     arith.divui
