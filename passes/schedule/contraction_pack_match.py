@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp
@@ -82,6 +83,26 @@ class PackedContraction:
     def panel_depends_on(self, loop: ForOp) -> bool:
         return any(depends_on(index, loop.induction_var) for index in self.panel.indices)
 
+    @property
+    def flat_reduction(self) -> bool:
+        """Whether the reduction loops may run as one loop over their row-major flattening:
+        there are several, and every access of the update but the panel's and the
+        accumulator's either ignores them or has them, in order, as its trailing subscripts
+        over dimensions of their extents (`W[o, c, kh, kw]` of a convolution whose input
+        pixels are the panel). Its addresses are then affine in the flat index (the LLVM
+        lowering folds the digits back, `memref_to_llvm.undo_delinearization`) and the
+        micro-kernel one long loop instead of a nest of 3-step ones."""
+        reduction = self.nest.reduction
+        if len(reduction) < 2:
+            return False
+        ivs = [loop.induction_var for loop in reduction]
+        for access in memory_accesses(self.nest.update):
+            if access is self.panel or self.is_accumulator(access):
+                continue
+            if not _reduction_is_trailing(access, reduction, ivs):
+                return False
+        return True
+
     def is_accumulator(self, op: Operation) -> bool:
         """Whether `op` loads or stores the accumulator element."""
         store = self.nest.accumulator
@@ -90,6 +111,32 @@ class PackedContraction:
             and op.memref is store.memref
             and same_subscripts(op.indices, store.indices)
         )
+
+
+def _reduction_is_trailing(access, reduction: tuple[ForOp, ...], ivs: list[SSAValue]) -> bool:
+    """Whether `access` is invariant in the reduction or has exactly its induction variables
+    as its last subscripts, over a row-major buffer's dimensions of the loops' extents."""
+    indices = list(access.indices)
+    if not any(depends_on(index, iv) for index in indices for iv in ivs):
+        return True
+    buffer_type = access.memref.type
+    if not isinstance(buffer_type, MemRefType) or not isinstance(
+        buffer_type.layout, NoneAttr
+    ):
+        return False
+    head, tail = indices[: -len(ivs)], indices[-len(ivs) :]
+    if any(index is not iv for index, iv in zip(tail, ivs, strict=True)):
+        return False
+    if any(depends_on(index, iv) for index in head for iv in ivs):
+        return False
+    shape = buffer_type.get_shape()[-len(ivs) :]
+    return all(size == _extent(loop) for size, loop in zip(shape[1:], reduction[1:], strict=True))
+
+
+def _extent(loop: ForOp) -> int:
+    bounds = loop_range(loop)
+    assert bounds is not None
+    return bounds[1] - bounds[0]
 
 
 def _slice(update: list[Operation], values: list[SSAValue]) -> list[Operation] | None:

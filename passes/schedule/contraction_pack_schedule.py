@@ -249,9 +249,35 @@ class PackedBuilder:
         indices = [r_loop.induction_var, jj_loop.induction_var]
         inner.emit(memref.StoreOp.get(zero, frame.acc, indices))
 
+    def _flat_reduction_loop(self, emitter: Emitter, mapping) -> tuple[Emitter, list[SSAValue]]:
+        """One rolled loop over the row-major flattening of the reduction loops
+        (`PackedContraction.flat_reduction`), their induction variables its digits."""
+        extents = [_extent(loop) for loop in self.nest.reduction]
+        total = 1
+        for extent in extents:
+            total *= extent
+        flat = self._loop(emitter, 0, total, 1, "k")
+        flat.attributes[ROLLED_LOOP_ATTR] = UnitAttr()
+        body = Emitter.into(flat)
+        ivs = []
+        scale = total
+        for loop, extent in zip(self.nest.reduction, extents, strict=True):
+            scale //= extent
+            value = flat.induction_var
+            if scale > 1:
+                value = body.emit(arith.DivUIOp(value, self.const(scale))).results[0]
+            if loop is not self.nest.reduction[0]:
+                value = body.emit(arith.RemUIOp(value, self.const(extent))).results[0]
+            mapping[loop.induction_var] = value
+            ivs.append(value)
+        return body, ivs
+
     def _reduction(self, emitter: Emitter, frame, rows: int, padded: int, mapping) -> None:
         mapping = dict(mapping)
-        inner, ivs = self._reduction_loops(emitter, mapping, rolled=True)
+        if self.match.flat_reduction:
+            inner, ivs = self._flat_reduction_loop(emitter, mapping)
+        else:
+            inner, ivs = self._reduction_loops(emitter, mapping, rolled=True)
         jj_loop = self._loop(inner, 0, padded, 1, "jj")
         body = Emitter.into(jj_loop)
         jj = jj_loop.induction_var

@@ -331,13 +331,16 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x5x5xf32>, %w: memref<20x2x3x3xf3
 // CHECK-NEXT:            memref.store %{{.*}}, %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]]
 // CHECK:         loop.for %[[IT:.*]] = %c0 to %c20 step %c2 parallel {
 // CHECK-NEXT:      %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x8xf32>
-// CHECK:           loop.for %{{.*}} = %c0 to %c2 step %c1 attributes {fusion.rolled} {
-// CHECK-NEXT:        loop.for %{{.*}} = %c0 to %c3 step %c1 attributes {fusion.rolled} {
-// CHECK-NEXT:          loop.for %{{.*}} = %c0 to %c3 step %c1 attributes {fusion.rolled} {
-// CHECK-NEXT:            loop.for %{{.*}} = %c0 to %c8 step %c1 {
-// CHECK-NEXT:              %[[P:.*]] = memref.load %[[PANEL]]
-// CHECK-NEXT:              %[[W0:.*]] = memref.load %w[%[[IT]], %{{.*}}, %{{.*}}, %{{.*}}]
-// CHECK-NEXT:              arith.mulf %[[P]], %[[W0]] fastmath<contract>
+// The weights' subscripts are the reduction loops in order: one loop over their 18 steps.
+// CHECK:           loop.for %[[K:.*]] = %c0 to %c18 step %c1 attributes {fusion.rolled} {
+// CHECK-NEXT:        %[[KC:.*]] = arith.divui %[[K]], %c9 : index
+// CHECK-NEXT:        %[[KQ:.*]] = arith.divui %[[K]], %c3 : index
+// CHECK-NEXT:        %[[KKH:.*]] = arith.remui %[[KQ]], %c3 : index
+// CHECK-NEXT:        %[[KKW:.*]] = arith.remui %[[K]], %c3 : index
+// CHECK-NEXT:        loop.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK-NEXT:          %[[P:.*]] = memref.load %[[PANEL]]
+// CHECK-NEXT:          %[[W0:.*]] = memref.load %w[%[[IT]], %[[KC]], %[[KKH]], %[[KKW]]]
+// CHECK-NEXT:          arith.mulf %[[P]], %[[W0]] fastmath<contract>
 // CHECK:           loop.for %[[R:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:        loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT:          %[[O:.*]] = arith.addi %[[IT]], %[[R]]

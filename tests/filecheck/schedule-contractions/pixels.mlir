@@ -120,3 +120,58 @@ loop.func @conv3x3(%x: memref<1x4x6x6xf32>, %w: memref<16x4x3x3xf32>, %b: memref
 // CHECK-LABEL: loop.func @conv3x3
 // CHECK:         %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<4x3x3x{{[0-9]+}}xf32>
 // CHECK-NOT:     arith.divui
+
+// -----
+
+// A 3x3 convolution whose 3 x 3 output plane fits one column tile collapses its pixels (its
+// im2col panel is packed once) and broadcasts its weights `w[o, c, kh, kw]`: their subscripts
+// are the reduction loops in order, so the micro-kernel runs them as one loop over
+// `k = (c * 3 + kh) * 3 + kw` (36 steps), not as a nest of 3-step loops; the LLVM lowering
+// folds the digits of `k` back into one affine address.
+
+loop.func @conv3x3_small_plane(%x: memref<1x4x5x5xf32>, %w: memref<16x4x3x3xf32>, %b: memref<1x16x1x1xf32>) outs(%y: memref<1x16x3x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c3 = arith.constant 3 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 to %c16 step %c1 {
+    loop.for %i_1 = %c0 to %c3 step %c1 {
+      loop.for %i_2 = %c0 to %c3 step %c1 {
+        memref.store %cst, %y[%c0, %i, %i_1, %i_2] : memref<1x16x3x3xf32>
+        loop.for %k = %c0 to %c4 step %c1 {
+          loop.for %k_1 = %c0 to %c3 step %c1 {
+            loop.for %k_2 = %c0 to %c3 step %c1 {
+              %0 = arith.addi %i_1, %k_1 : index
+              %1 = arith.addi %i_2, %k_2 : index
+              %2 = memref.load %x[%c0, %k, %0, %1] : memref<1x4x5x5xf32>
+              %3 = memref.load %w[%i, %k, %k_1, %k_2] : memref<16x4x3x3xf32>
+              %4 = arith.mulf %2, %3 fastmath<contract> : f32
+              %5 = memref.load %y[%c0, %i, %i_1, %i_2] : memref<1x16x3x3xf32>
+              %6 = arith.addf %5, %4 fastmath<contract> : f32
+              memref.store %6, %y[%c0, %i, %i_1, %i_2] : memref<1x16x3x3xf32>
+            }
+          }
+        }
+        %7 = memref.load %y[%c0, %i, %i_1, %i_2] : memref<1x16x3x3xf32>
+        %8 = memref.load %b[%c0, %i, %c0, %c0] : memref<1x16x1x1xf32>
+        %9 = arith.addf %7, %8 : f32
+        %10 = arith.maximumf %9, %cst : f32
+        memref.store %10, %y[%c0, %i, %i_1, %i_2] : memref<1x16x3x3xf32>
+      }
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @conv3x3_small_plane
+// CHECK:         %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<4x3x3x12xf32>
+// CHECK:         loop.for %[[K:.*]] = %c0 to %c36 step %c1 attributes {fusion.rolled} {
+// CHECK-NEXT:      %[[C:.*]] = arith.divui %[[K]], %c9 : index
+// CHECK-NEXT:      %[[T:.*]] = arith.divui %[[K]], %c3 : index
+// CHECK-NEXT:      %[[KH:.*]] = arith.remui %[[T]], %c3 : index
+// CHECK-NEXT:      %[[KW:.*]] = arith.remui %[[K]], %c3 : index
+// CHECK-NEXT:      loop.for %[[JJ:.*]] = %c0 to %c12 step %c1 {
+// CHECK-NEXT:        memref.load %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]] : memref<4x3x3x12xf32>
+// CHECK-NEXT:        memref.load %w[%{{.*}}, %[[C]], %[[KH]], %[[KW]]] : memref<16x4x3x3xf32>
