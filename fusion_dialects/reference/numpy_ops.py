@@ -35,6 +35,14 @@ from fusion_compiler.dialects.reference.elementwise import (
     sub,
     tanh,
 )
+from fusion_compiler.dialects.reference.indexing import (
+    arg_max,
+    arg_min,
+    cumsum,
+    gather_nd,
+    is_nan,
+    trilu,
+)
 from fusion_compiler.dialects.reference.linalg import conv2d, matmul
 from fusion_compiler.dialects.reference.logic import (
     cast,
@@ -67,6 +75,8 @@ from fusion_compiler.dialects.reference.shape import (
 __all__ = [
     "abs",
     "add",
+    "arg_max",
+    "arg_min",
     "avg_pool2d",
     "batch_norm",
     "broadcast_to",
@@ -75,17 +85,20 @@ __all__ = [
     "concat",
     "constant",
     "conv2d",
+    "cumsum",
     "div",
     "equal",
     "erf",
     "exp",
     "expand_dims",
     "gather",
+    "gather_nd",
     "gelu",
     "gelu_tanh",
     "global_avg_pool2d",
     "greater",
     "greater_equal",
+    "is_nan",
     "layer_norm",
     "less",
     "less_equal",
@@ -117,5 +130,6 @@ __all__ = [
     "sub",
     "tanh",
     "transpose",
+    "trilu",
     "where",
 ]
