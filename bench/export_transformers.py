@@ -213,10 +213,14 @@ def main() -> None:
             onnx.save(proto, path)
             size = os.path.getsize(path)
             total += size
-            print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "
-                  f"{size / 1024:.0f} KiB, {len(proto.graph.node)} nodes")
-    print(f"total {total / 1024:.0f} KiB (torch {torch.__version__}, "
-          f"transformers {transformers.__version__})")
+            print(
+                f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "
+                f"{size / 1024:.0f} KiB, {len(proto.graph.node)} nodes"
+            )
+    print(
+        f"total {total / 1024:.0f} KiB (torch {torch.__version__}, "
+        f"transformers {transformers.__version__})"
+    )
 
 
 if __name__ == "__main__":
