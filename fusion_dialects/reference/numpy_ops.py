@@ -6,6 +6,9 @@ to one of them and passes the op's properties as keyword arguments of the same n
 
 Precision: integer and boolean ops are exact (`logic`); float ops take float32 arrays, compute in float64 and round once to float32, so every
 result carries a single float32 rounding error and kernels can be checked with tight tolerances.
+The one exception is `cumsum`, whose order of additions is part of its definition (ONNX's and
+numpy's float32 running sums): its reference adds in float32, term by term in that order, as
+its kernels do, so the two agree bit for bit.
 Data-movement ops (reshape, transpose, slice, ...) keep their input dtype. Results are fresh arrays
 that never alias an input.
 
