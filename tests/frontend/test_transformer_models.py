@@ -3,7 +3,8 @@
 dynamo exporter, opset 18): each static export imports, compiles and matches onnxruntime on
 random valid inputs (token ids in the vocabulary, padding masks of 0/1) at
 max |ours - ort| <= 1e-4 * max |ort| on every output, and the fused build computes the same
-bits as the unfused one. The dynamic-axis exports are only checked to be valid ONNX here.
+bits as the unfused one; a wrong dtype or shape of an input is an argument error. The
+dynamic-axis exports are only checked to be valid ONNX here.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def test_static_export_matches_onnxruntime_and_unfused(name):
         np.testing.assert_allclose(got[output], want, rtol=0, atol=1e-4 * scale, err_msg=output)
         assert got[output].tobytes() == got_unfused[output].tobytes(), output
     assert len(fused.kernels) < len(unfused.kernels)
+    _bad_inputs_are_argument_errors(fused, feeds)
+
+
+def _bad_inputs_are_argument_errors(model, feeds):
+    """A wrong dtype or shape of an input is an `fc.ArgumentError` naming it."""
+    name, array = next(iter(feeds.items()))
+    wrong_dtype = np.int32 if array.dtype == np.int64 else np.float64
+    with pytest.raises(fc.ArgumentError, match=f"'{name}' has dtype"):
+        model.run(**{**feeds, name: array.astype(wrong_dtype)})
+    with pytest.raises(fc.ArgumentError, match=f"'{name}' has shape"):
+        model.run(**{**feeds, name: array[:1]})
 
 
 def test_inputs_are_valid_for_the_models():
