@@ -114,6 +114,8 @@ BUILDERS: dict[str, Builder] = {
     "concat": lambda xs, p: graph.ConcatOp(xs, *p),
     "split": lambda xs, p: graph.SplitOp(xs[0], *p),
     "slice": lambda xs, p: graph.SliceOp(xs[0], *p),
+    "trilu": lambda xs, p: graph.TriluOp(xs[0], *p),
+    "cumsum": lambda xs, p: graph.CumSumOp(xs[0], *p),
 }
 """How to build the ops that are not in `UNARY`, `BINARY` or `REDUCE`."""
 

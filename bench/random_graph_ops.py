@@ -1,5 +1,5 @@
-"""Drawers of the nn, normalisation, data-movement and domain-restricted ops of
-`bench/random_graphs.py`, and the operand helpers both files share.
+"""Drawers of the nn, normalisation, data-movement, positional (trilu, cumsum) and
+domain-restricted ops of `bench/random_graphs.py`, and the operand helpers both files share.
 
 A drawer `draw_x(draw, d, x)` appends to the draft `d` an op reading `x` (and whatever other
 operands it draws) with the shape and magnitude bound of its result. Domain-restricted ops
@@ -196,6 +196,18 @@ def draw_slice(draw, d: Draft, x: Value) -> None:
     d.add("slice", (x,), (starts, ends, steps), shape, x.bound)
 
 
+def draw_trilu(draw, d: Draft, x: Value) -> None:
+    k = draw(st.integers(-x.shape[-2], x.shape[-1]))
+    d.add("trilu", (x,), (draw(st.booleans()), k), x.shape, x.bound)
+
+
+def draw_cumsum(draw, d: Draft, x: Value) -> None:
+    axis = _axis(draw, len(x.shape))
+    exclusive, reverse = draw(st.booleans()), draw(st.booleans())
+    bound = x.bound * x.shape[axis % len(x.shape)]
+    d.add("cumsum", (x,), (axis, exclusive, reverse), x.shape, bound)
+
+
 OP_DRAWERS = {
     "domain": (lambda s: True, draw_domain),
     "softmax": (lambda s: len(s) >= 1, draw_softmax),
@@ -206,5 +218,7 @@ OP_DRAWERS = {
     "concat": (lambda s: len(s) >= 1, draw_concat),
     "split": (lambda s: any(size >= 2 for size in s), draw_split),
     "slice": (lambda s: len(s) >= 1, draw_slice),
+    "trilu": (lambda s: len(s) >= 2, draw_trilu),
+    "cumsum": (lambda s: len(s) >= 1, draw_cumsum),
 }
 OP_WEIGHTS = {"domain": 2, "pool": 2}

@@ -284,3 +284,50 @@ def _count(shape: Shape) -> int:
     for d in shape:
         count *= d
     return count
+
+
+def gather_nd(data: Shape, indices: Shape, batch_dims: int) -> Shape:
+    """ONNX GatherND: `indices[:-1] + data[batch_dims + k:]`, `k = indices[-1]` index tuples'
+    length; the first `batch_dims` axes of both are shared (equal sizes)."""
+    if not indices:
+        raise ShapeError("gather_nd needs indices of rank >= 1, got a scalar")
+    k = indices[-1]
+    if batch_dims < 0 or batch_dims >= min(len(data), len(indices)):
+        raise ShapeError(
+            f"gather_nd batch_dims={batch_dims} must be in [0, {min(len(data), len(indices))})"
+        )
+    if k < 1 or batch_dims + k > len(data):
+        raise ShapeError(
+            f"gather_nd index tuples of length {k} do not fit data {fmt(data)} "
+            f"after {batch_dims} batch axes"
+        )
+    if tuple(data[:batch_dims]) != tuple(indices[:batch_dims]):
+        raise ShapeError(f"gather_nd batch axes differ: data {fmt(data)}, indices {fmt(indices)}")
+    if any(d == 0 for d in data[batch_dims : batch_dims + k]):
+        raise ShapeError(f"gather_nd from an axis of size 0 in {fmt(data)}")
+    return (*indices[:-1], *data[batch_dims + k :])
+
+
+def matrix_op(x: Shape, what: str) -> Shape:
+    """The shape of an op on the last two axes (trilu): `x` itself, of rank >= 2."""
+    if len(x) < 2:
+        raise ShapeError(f"{what} needs a tensor of rank >= 2, got {fmt(x)}")
+    return tuple(x)
+
+
+def along_axis(x: Shape, axis: int, what: str) -> Shape:
+    """The shape of a scan along one axis (cumsum): `x` itself, `axis` in range."""
+    if not x:
+        raise ShapeError(f"{what} needs a tensor of rank >= 1, got a scalar")
+    normalize_axis(axis, len(x))
+    return tuple(x)
+
+
+def arg_reduce(x: Shape, axis: int, keepdims: bool) -> Shape:
+    """arg_max / arg_min over one axis (of at least one element)."""
+    if not x:
+        raise ShapeError("arg_max/arg_min need a tensor of rank >= 1, got a scalar")
+    ax = normalize_axis(axis, len(x))
+    if x[ax] == 0:
+        raise ShapeError(f"arg_max/arg_min over axis {ax} of size 0")
+    return reduce(x, [ax], keepdims)

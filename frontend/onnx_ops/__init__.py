@@ -17,6 +17,7 @@ from fusion_compiler.frontend.onnx_ops.indexing import CONVERTERS as INDEXING
 from fusion_compiler.frontend.onnx_ops.linalg import CONVERTERS as LINALG
 from fusion_compiler.frontend.onnx_ops.logic import CONVERTERS as LOGIC
 from fusion_compiler.frontend.onnx_ops.normalization import CONVERTERS as NORMALIZATION
+from fusion_compiler.frontend.onnx_ops.positional import CONVERTERS as POSITIONAL
 from fusion_compiler.frontend.onnx_ops.reduction import CONVERTERS as REDUCTION
 from fusion_compiler.frontend.onnx_ops.shape import CONVERTERS as SHAPE
 from fusion_compiler.frontend.values import Value
@@ -32,5 +33,6 @@ CONVERTERS: dict[str, Converter] = {
     **SHAPE,
     **INDEXING,
     **LOGIC,
+    **POSITIONAL,
 }
 """Every ONNX op type (default domain) the importer translates into graph ops."""

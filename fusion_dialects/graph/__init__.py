@@ -8,6 +8,8 @@ from xdsl.ir import Dialect
 
 from fusion_compiler.dialects.graph.elementwise import *  # noqa: F403
 from fusion_compiler.dialects.graph.elementwise import BINARY_OPS, UNARY_OPS
+from fusion_compiler.dialects.graph.indexing import *  # noqa: F403
+from fusion_compiler.dialects.graph.indexing import INDEXING_OPS
 from fusion_compiler.dialects.graph.logic import *  # noqa: F403
 from fusion_compiler.dialects.graph.logic import COMPARISON_OPS as COMPARISON_OPS
 from fusion_compiler.dialects.graph.logic import LOGIC_OPS
@@ -25,7 +27,15 @@ from fusion_compiler.dialects.graph.structure import (
 from fusion_compiler.dialects.graph.transform import *  # noqa: F403
 from fusion_compiler.dialects.graph.transform import TRANSFORM_OPS
 
-COMPUTE_OPS = (*UNARY_OPS, *BINARY_OPS, *LOGIC_OPS, *NN_OPS, *REDUCTION_OPS, *TRANSFORM_OPS)
+COMPUTE_OPS = (
+    *UNARY_OPS,
+    *BINARY_OPS,
+    *LOGIC_OPS,
+    *NN_OPS,
+    *REDUCTION_OPS,
+    *TRANSFORM_OPS,
+    *INDEXING_OPS,
+)
 """Every graph op that computes a tensor from tensors (legalize-ops turns each into a kernel)."""
 
 Graph = Dialect("graph", [*COMPUTE_OPS, ConstantOp, CallLoopOp], [])

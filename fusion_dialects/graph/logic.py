@@ -7,6 +7,7 @@
 | `graph.less` `less_equal` `greater` `greater_equal` | a, b → broadcast shape, i1 | f32, i64, i32 |
 | `graph.and` `or` | a, b → broadcast shape, i1 | i1 |
 | `graph.not` | x → same type | i1 |
+| `graph.is_nan` | x → same shape, i1 | f32 |
 | `graph.where` | condition, x, y → broadcast of the three shapes | condition i1; x, y alike, any |
 
 Comparisons of floats are ordered, as numpy's: any comparison with a NaN is false.
@@ -156,6 +157,28 @@ class LogicalNotOp(UnaryElementwiseOp):
 
 
 @irdl_op_definition
+class IsNaNOp(UnaryWithResultTypeOp):
+    """`x != x`: whether each float is a NaN (ONNX IsNaN), an `i1` tensor.
+
+    ```mlir
+    %m = graph.is_nan %x : (tensor<4x8xf32>) -> tensor<4x8xi1>
+    ```
+    """
+
+    name = "graph.is_nan"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[tensor_type(shape_of(input), i1)])
+
+    def verify_element_types(self) -> None:
+        _expect_one_of(self, "operand #0", self.input, self.ACCEPTED_TYPES)
+        expect_element_type(self.name, "result #0", self.result, i1)
+
+    def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
+        return [operand_shapes[0]]
+
+
+@irdl_op_definition
 class WhereOp(GraphOp):
     """`condition ? x : y` element by element, the three broadcast together (numpy `where`).
 
@@ -190,4 +213,4 @@ class WhereOp(GraphOp):
 
 
 COMPARISON_OPS = (EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp)
-LOGIC_OPS = (CastOp, *COMPARISON_OPS, LogicalAndOp, LogicalOrOp, LogicalNotOp, WhereOp)
+LOGIC_OPS = (CastOp, *COMPARISON_OPS, LogicalAndOp, LogicalOrOp, LogicalNotOp, IsNaNOp, WhereOp)

@@ -193,8 +193,9 @@ class KernelBuilder:
             return self.integer(0, element_type)
         return self.f32(0.0)
 
-    def alloc(self, shape: Sequence[int], hint: str) -> SSAValue:
-        """A kernel-local buffer of `shape`, allocated in the prologue."""
+    def alloc(self, shape: Sequence[int] | MemRefType, hint: str) -> SSAValue:
+        """A kernel-local buffer of `shape` (f32 elements) or of a `memref` type, allocated in
+        the prologue."""
         return self._emit_in_prologue(loop.AllocOp(buffer_type(shape)), hint)
 
     def arith(self, op_type: Callable[..., Operation], *operands: SSAValue | str) -> SSAValue:

@@ -142,6 +142,26 @@ def _gather(op: graph.GatherOp, args: list[np.ndarray]) -> np.ndarray:
     return ref.gather(args[0], args[1], op.axis_value)
 
 
+def _gather_nd(op: graph.GatherNDOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.gather_nd(args[0], args[1], op.batch_dims_value)
+
+
+def _trilu(op: graph.TriluOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.trilu(args[0], *op.params)
+
+
+def _cumsum(op: graph.CumSumOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.cumsum(args[0], *op.params)
+
+
+def _arg_max(op: graph.ArgMaxOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.arg_max(args[0], *op.params)
+
+
+def _arg_min(op: graph.ArgMinOp, args: list[np.ndarray]) -> np.ndarray:
+    return ref.arg_min(args[0], *op.params)
+
+
 def _where(_: graph.WhereOp, args: list[np.ndarray]) -> np.ndarray:
     return ref.where(*args)
 
@@ -189,6 +209,12 @@ OP_SEMANTICS: dict[type[Operation], Adapter] = {
     graph.SplitOp: _split,
     graph.SliceOp: _slice,
     graph.GatherOp: _gather,
+    graph.GatherNDOp: _gather_nd,
+    graph.TriluOp: _trilu,
+    graph.CumSumOp: _cumsum,
+    graph.ArgMaxOp: _arg_max,
+    graph.ArgMinOp: _arg_min,
+    graph.IsNaNOp: _unary(ref.is_nan),
     graph.CastOp: _cast,
     graph.EqualOp: _binary(ref.equal),
     graph.LessOp: _binary(ref.less),

@@ -6,6 +6,9 @@ to one of them and passes the op's properties as keyword arguments of the same n
 
 Precision: integer and boolean ops are exact (`logic`); float ops take float32 arrays, compute in float64 and round once to float32, so every
 result carries a single float32 rounding error and kernels can be checked with tight tolerances.
+The one exception is `cumsum`, whose order of additions is part of its definition (ONNX's and
+numpy's float32 running sums): its reference adds in float32, term by term in that order, as
+its kernels do, so the two agree bit for bit.
 Data-movement ops (reshape, transpose, slice, ...) keep their input dtype. Results are fresh arrays
 that never alias an input.
 
@@ -34,6 +37,14 @@ from fusion_compiler.dialects.reference.elementwise import (
     sqrt,
     sub,
     tanh,
+)
+from fusion_compiler.dialects.reference.indexing import (
+    arg_max,
+    arg_min,
+    cumsum,
+    gather_nd,
+    is_nan,
+    trilu,
 )
 from fusion_compiler.dialects.reference.linalg import conv2d, matmul
 from fusion_compiler.dialects.reference.logic import (
@@ -67,6 +78,8 @@ from fusion_compiler.dialects.reference.shape import (
 __all__ = [
     "abs",
     "add",
+    "arg_max",
+    "arg_min",
     "avg_pool2d",
     "batch_norm",
     "broadcast_to",
@@ -75,17 +88,20 @@ __all__ = [
     "concat",
     "constant",
     "conv2d",
+    "cumsum",
     "div",
     "equal",
     "erf",
     "exp",
     "expand_dims",
     "gather",
+    "gather_nd",
     "gelu",
     "gelu_tanh",
     "global_avg_pool2d",
     "greater",
     "greater_equal",
+    "is_nan",
     "layer_norm",
     "less",
     "less_equal",
@@ -117,5 +133,6 @@ __all__ = [
     "sub",
     "tanh",
     "transpose",
+    "trilu",
     "where",
 ]

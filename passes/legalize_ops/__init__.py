@@ -1,8 +1,8 @@
 """`legalize-ops`: every graph compute op becomes a call of a `loop.func` kernel.
 
 The pass is split by concern: `loop_builder` is the one loop-nest library every legalization
-is written with; `elementwise`, `nn`, `normalization`, `reduction` and `transform` hold the
-legalizations of each op family; `kernels` names, deduplicates and places the kernels;
+is written with; `elementwise`, `logic`, `gather`, `nn`, `normalization`, `positional`, `reduction` and
+`transform` hold the legalizations of each op family; `kernels` names, deduplicates and places the kernels;
 `patterns` is the rewrite pattern.
 """
 

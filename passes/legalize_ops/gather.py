@@ -14,7 +14,9 @@ the loaded index `indices[j..]`:
 memref.store %v, %out[%j0, %j1, %k]
 ```
 
-`i32` indices are sign-extended to `i64` first.
+`i32` indices are sign-extended to `i64` first. `graph.gather_nd` is the same block with one
+such index per component of an index tuple: `out[j.., k..] = data[b.., idx0, .., idx(k-1), k..]`
+with `idx_c` from `indices[j.., c]` (`b..` the shared batch axes, the first of the `j`s).
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, i64
 from xdsl.ir import Operation, SSAValue
 
-from fusion_compiler.dialects.graph import GatherOp
+from fusion_compiler.dialects.graph import GatherNDOp, GatherOp
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder, buffer_shape
 
 
-def _in_range_index(kb: KernelBuilder, raw: SSAValue, size: int) -> SSAValue:
+def in_range_index(kb: KernelBuilder, raw: SSAValue, size: int) -> SSAValue:
     """The `index` of a loaded gather index: negative ones wrap once, then clamped."""
     if raw.type != i64:
         raw = kb.emit(arith.ExtSIOp(raw, i64)).results[0]
@@ -50,10 +52,26 @@ def legalize_gather(op: Operation, kb: KernelBuilder) -> None:
     index_rank = len(buffer_shape(indices))
     with kb.nest(buffer_shape(out)) as ivs:
         raw = kb.load(indices, ivs[axis : axis + index_rank])
-        position = _in_range_index(kb, raw, buffer_shape(data)[axis])
+        position = in_range_index(kb, raw, buffer_shape(data)[axis])
         subscripts = [*ivs[:axis], position, *ivs[axis + index_rank :]]
         kb.store(kb.load(data, subscripts), out, ivs)
 
 
-LEGALIZATIONS = {GatherOp: legalize_gather}
-"""The legalization of `graph.gather`."""
+def legalize_gather_nd(op: Operation, kb: KernelBuilder) -> None:
+    assert isinstance(op, GatherNDOp)
+    data, indices = kb.inputs
+    out = kb.outputs[0]
+    batch, data_shape = op.batch_dims_value, buffer_shape(data)
+    *tuple_axes, length = buffer_shape(indices)
+    with kb.nest(buffer_shape(out)) as ivs:
+        prefix = ivs[: len(tuple_axes)]
+        positions = [
+            in_range_index(kb, kb.load(indices, [*prefix, kb.index(c)]), data_shape[batch + c])
+            for c in range(length)
+        ]
+        subscripts = [*ivs[:batch], *positions, *ivs[len(tuple_axes) :]]
+        kb.store(kb.load(data, subscripts), out, ivs)
+
+
+LEGALIZATIONS = {GatherOp: legalize_gather, GatherNDOp: legalize_gather_nd}
+"""The legalizations of `graph.gather` and `graph.gather_nd`."""

@@ -28,6 +28,7 @@ from fusion_compiler.passes.legalize_ops import (
     logic,
     nn,
     normalization,
+    positional,
     reduction,
     transform,
 )
@@ -39,6 +40,7 @@ LEGALIZATIONS: dict[type[Operation], Legalization] = {
     **gather.LEGALIZATIONS,
     **nn.LEGALIZATIONS,
     **normalization.LEGALIZATIONS,
+    **positional.LEGALIZATIONS,
     **reduction.LEGALIZATIONS,
     **transform.LEGALIZATIONS,
 }

@@ -7,6 +7,7 @@ binary elementwise ops:
   `sge`) on integers and booleans;
 - `and`, `or`: `arith.andi`, `arith.ori` on `i1`; `not`: `arith.xori` with `true`;
 - `where`: `arith.select` of the loaded condition;
+- `is_nan`: `arith.cmpf uno` of the value with itself;
 - `cast`: `fptosi` (saturating, NaN to 0, in the LLVM lowering), `sitofp`, `uitofp` from `i1`,
   `extsi`/`trunci` between integers, `extui` from `i1`, `cmpf une 0.0` / `cmpi ne 0` to `i1`.
 """
@@ -24,6 +25,7 @@ from fusion_compiler.dialects.graph import (
     EqualOp,
     GreaterEqualOp,
     GreaterOp,
+    IsNaNOp,
     LessEqualOp,
     LessOp,
     LogicalAndOp,
@@ -81,6 +83,10 @@ def legalize_not(op: Operation, kb: KernelBuilder) -> None:
     _broadcast_block(kb, lambda x: kb.arith(arith.XOrIOp, x, kb.integer(1, i1)))
 
 
+def legalize_is_nan(op: Operation, kb: KernelBuilder) -> None:
+    _broadcast_block(kb, lambda x: kb.arith(arith.CmpfOp, x, x, "uno"))
+
+
 def legalize_where(op: Operation, kb: KernelBuilder) -> None:
     _broadcast_block(kb, lambda c, x, y: kb.arith(arith.SelectOp, c, x, y))
 
@@ -117,7 +123,8 @@ LEGALIZATIONS: dict[type[Operation], Callable[[Operation, KernelBuilder], None]]
     **dict.fromkeys(_PREDICATES, legalize_comparison),
     **dict.fromkeys(_LOGICAL, legalize_logical),
     LogicalNotOp: legalize_not,
+    IsNaNOp: legalize_is_nan,
     WhereOp: legalize_where,
     CastOp: legalize_cast,
 }
-"""The legalization of every comparison, logical, `where` and `cast` op class."""
+"""The legalization of every comparison, logical, `is_nan`, `where` and `cast` op class."""

@@ -24,6 +24,7 @@ Two spatial loops are chosen:
   unit-stride operand in `J` does not (the vector of `B` shared by the rows of the tile): the
   rows of a matmul, the output channels of an NCHW convolution (the input row is shared).
 
+Only float (`f32`) accumulators qualify: the schedules and their tile model count f32 lanes.
 Legality: every spatial loop is parallel (`loop_access.is_parallel`: its iterations touch
 disjoint elements of every buffer written), so the iterations of the whole spatial nest are
 independent; the reduction nest's bounds do not depend on them (constant); and the body's
@@ -37,7 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import memref
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import MemRefType, f32
+from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.passes.analysis.loop_access import (
@@ -83,6 +85,11 @@ def _unit_loop(loop: ForOp) -> bool:
 def _accumulator(update: list[Operation]) -> memref.StoreOp | None:
     stores = [op for op in update if isinstance(op, memref.StoreOp)]
     return stores[0] if len(stores) == 1 else None
+
+
+def _is_f32_buffer(buffer: SSAValue) -> bool:
+    typ = buffer.type
+    return isinstance(typ, MemRefType) and typ.element_type == f32
 
 
 def _has_init(init: list[Operation], accumulator: memref.StoreOp) -> bool:
@@ -170,6 +177,8 @@ def match_nest(root: ForOp) -> Nest | None:
     store = _accumulator(update)
     if store is None or any(isinstance(op, ForOp) for op in update):
         return None
+    if not _is_f32_buffer(store.memref):
+        return None  # the schedules and their tile model are of f32 lanes (an i64 cumsum)
     if any(depends_on(index, loop.induction_var) for index in store.indices for loop in reduction):
         return None
     position = body.index(nest)

@@ -15,7 +15,7 @@ from xdsl.parser import Parser
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.graph import COMPUTE_OPS, LOGIC_OPS, tensor_type
+from fusion_compiler.dialects.graph import COMPUTE_OPS, INDEXING_OPS, LOGIC_OPS, tensor_type
 from fusion_compiler.dialects.reference import numpy_ops as ref
 from fusion_compiler.dialects.reference.evaluator import OP_SEMANTICS, EvaluationError, evaluate
 
@@ -207,8 +207,9 @@ def parse(text: str) -> ModuleOp:
 # --- every graph op -----------------------------------------------------------------------------
 
 
-TYPED_OPS = (*LOGIC_OPS, graph.GatherOp)
-"""Ops of integer and boolean tensors: their cases are in `test_logic.py`."""
+TYPED_OPS = (*LOGIC_OPS, graph.GatherOp, *INDEXING_OPS)
+"""Ops of integer and boolean tensors: their cases are in `test_logic.py` and
+`test_indexing.py`."""
 
 
 def test_every_compute_op_has_semantics_and_a_case():

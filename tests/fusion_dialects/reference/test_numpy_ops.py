@@ -63,6 +63,13 @@ CONTRACT_OPS = [
     "logical_not",
     "where",
     "gather",
+    # The positional ops and is_nan (docs/graph-dialect.md).
+    "is_nan",
+    "gather_nd",
+    "trilu",
+    "cumsum",
+    "arg_max",
+    "arg_min",
 ]
 
 
