@@ -63,6 +63,7 @@ def _lazy(module: str, name: str) -> PassFactory:
 _SCHEDULE = "passes.schedule"
 
 PASSES: dict[str, PassFactory] = {
+    "specialize-shapes": _lazy("passes.specialize_shapes", "SpecializeShapesPass"),
     "fold-constants": _lazy("passes.fold_constants", "FoldConstantsPass"),
     "fuse-ops-by-pattern": _lazy("passes.fuse_ops_by_pattern", "FuseOpsByPatternPass"),
     "legalize-ops": _lazy("passes.legalize_ops", "LegalizeOpsPass"),

@@ -6,6 +6,8 @@ a readable custom syntax and always parses in xDSL's generic form too.
 
 from xdsl.ir import Dialect
 
+from fusion_compiler.dialects.graph.dynamic import *  # noqa: F403
+from fusion_compiler.dialects.graph.dynamic import DYNAMIC_OPS
 from fusion_compiler.dialects.graph.elementwise import *  # noqa: F403
 from fusion_compiler.dialects.graph.elementwise import BINARY_OPS, UNARY_OPS
 from fusion_compiler.dialects.graph.logic import *  # noqa: F403
@@ -28,4 +30,4 @@ from fusion_compiler.dialects.graph.transform import TRANSFORM_OPS
 COMPUTE_OPS = (*UNARY_OPS, *BINARY_OPS, *LOGIC_OPS, *NN_OPS, *REDUCTION_OPS, *TRANSFORM_OPS)
 """Every graph op that computes a tensor from tensors (legalize-ops turns each into a kernel)."""
 
-Graph = Dialect("graph", [*COMPUTE_OPS, ConstantOp, CallLoopOp], [])
+Graph = Dialect("graph", [*COMPUTE_OPS, *DYNAMIC_OPS, ConstantOp, CallLoopOp], [])
