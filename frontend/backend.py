@@ -36,6 +36,7 @@ from fusion_compiler.errors import ArgumentError
 from fusion_compiler.frontend.onnx_importer import import_model
 from fusion_compiler.frontend.progress import compile_progress, import_progress
 from fusion_compiler.lowering.compiled_model import CompiledModel
+from fusion_compiler.specializing import SpecializingModel
 
 __all__ = ["BackendError", "FusionBackend", "FusionBackendRep", "prepare", "run_model"]
 
@@ -92,12 +93,12 @@ class FusionBackendRep(BackendRep):
         self._fixed = tuple(
             tuple(given[i.name]) if i.name in given else _static_shape(i) for i in self.inputs
         )
-        self._compiled: dict[Shapes, CompiledModel] = {}
+        self._compiled: dict[Shapes, CompiledModel | SpecializingModel] = {}
         self._num_threads: int | None = None
         if all(shape is not None for shape in self._fixed):
             self.compiled_for(self._fixed)  # type: ignore[arg-type]
 
-    def compiled_for(self, shapes: Shapes) -> CompiledModel:
+    def compiled_for(self, shapes: Shapes) -> CompiledModel | SpecializingModel:
         """The native code of the model for inputs of `shapes` (imported and compiled once)."""
         if shapes not in self._compiled:
             with import_progress(len(self.model.graph.node), self.filename) as progress:

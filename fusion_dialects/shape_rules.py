@@ -338,14 +338,20 @@ def _count(shape: Shape) -> int:
     return count
 
 
-def onnx_reshape_target(source: Shape, shape: Sequence[int]) -> Shape:
-    """ONNX Reshape's target for the values `shape`: 0 copies the input's dimension, one -1
-    is inferred from the element count (`?` when the input is not static)."""
-    if shape.count(-1) > 1 or any(d < -1 for d in shape):
-        raise ShapeError(f"invalid reshape target {list(shape)}")
-    if any(d == 0 and i >= len(source) for i, d in enumerate(shape)):
-        raise ShapeError(f"reshape target {list(shape)} copies a dimension {fmt(source)} lacks")
-    target = [source[i] if d == 0 else d for i, d in enumerate(shape)]
+def onnx_reshape_target(source: Shape, shape: Sequence[int], allowzero: bool = False) -> Shape:
+    """ONNX Reshape's target for the values `shape`: 0 copies the input's dimension (unless
+    `allowzero`: then it is a size), one -1 is inferred from the element count (`?` when the
+    input is not static). A value not known before specialisation (`?`) gives `?`."""
+    shape = list(shape)
+    if (
+        shape.count(-1) > 1
+        or any(d < -1 and d != DYN for d in shape)
+        or (allowzero and 0 in shape and -1 in shape)
+    ):
+        raise ShapeError(f"invalid reshape target {shape}")
+    if not allowzero and any(d == 0 and i >= len(source) for i, d in enumerate(shape)):
+        raise ShapeError(f"reshape target {shape} copies a dimension {fmt(source)} lacks")
+    target = [source[i] if d == 0 and not allowzero else d for i, d in enumerate(shape)]
     if -1 in target:
         known = [d for d in target if d != -1]
         if not is_static(source) or DYN in known:

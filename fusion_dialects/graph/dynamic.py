@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
+from xdsl.dialects.builtin import BoolAttr, DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.ir import SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects import shape_rules
@@ -38,6 +38,8 @@ from fusion_compiler.dialects.graph.base import (
     GraphOp,
     IntArrayProp,
     apply_rule,
+    bool_attr,
+    bool_of,
     element_type_of,
     expect_element_type,
     int_array,
@@ -45,6 +47,7 @@ from fusion_compiler.dialects.graph.base import (
     shape_of,
     tensor_type,
 )
+from fusion_compiler.dialects.graph.shape_values import known_dims
 from fusion_compiler.dialects.shape_rules import DYN, Shape, fmt
 
 
@@ -73,19 +76,20 @@ def _shape_operand(name: str, what: str, value: SSAValue) -> int:
     return shape[0]
 
 
-def reshape_result(name: str, input: SSAValue, shape: SSAValue) -> Shape:
+def reshape_result(name: str, input: SSAValue, shape: SSAValue, allowzero: bool) -> Shape:
     """What is known of `dynamic_reshape(input, shape)`'s result shape."""
-    length = _shape_operand(name, "the shape", shape)
-    values = known_ints(shape)
-    if values is None:
-        return (DYN,) * length
-    return apply_rule(name, shape_rules.onnx_reshape_target, shape_of(input), values)
+    _shape_operand(name, "the shape", shape)
+    values = known_dims(shape)
+    assert values is not None
+    rule = shape_rules.onnx_reshape_target
+    return apply_rule(name, rule, shape_of(input), values, allowzero)
 
 
 def broadcast_result(name: str, input: SSAValue, shape: SSAValue) -> Shape:
     """What is known of `dynamic_broadcast_to(input, shape)`'s result shape."""
-    length = _shape_operand(name, "the shape", shape)
-    values = known_ints(shape) or (DYN,) * length
+    _shape_operand(name, "the shape", shape)
+    values = known_dims(shape)
+    assert values is not None
     if any(v < 0 and v != DYN for v in values):
         raise VerifyException(f"{name}: negative dimensions in the shape {list(values)}")
     return apply_rule(name, shape_rules.broadcast, shape_of(input), values)
@@ -172,7 +176,8 @@ class ShapeOfOp(ShapeComputationOp):
 @irdl_op_definition
 class DynamicReshapeOp(ShapeComputationOp):
     """Reshape to the dimensions in `shape`, with ONNX Reshape's semantics: `0` copies the
-    input's dimension, one `-1` is inferred from the element count.
+    input's dimension (a size of 0 with `allowzero`), one `-1` is inferred from the element
+    count.
 
     ```mlir
     %y = graph.dynamic_reshape %x, %shape : (tensor<?x16xf32>, tensor<3xi64>) -> tensor<?x4x4xf32>
@@ -184,18 +189,27 @@ class DynamicReshapeOp(ShapeComputationOp):
     input = operand_def(TensorType)
     shape = operand_def(TensorType)
     result = result_def(TensorType)
+    allowzero = opt_prop_def(BoolAttr)
     assembly_format = "$input `,` $shape attr-dict `:` functional-type(operands, results)"
 
-    def __init__(self, input: SSAValue, shape: SSAValue):
-        result = tensor_type(reshape_result(self.name, input, shape), element_type_of(input))
-        super().__init__(operands=[input, shape], result_types=[result])
+    def __init__(self, input: SSAValue, shape: SSAValue, allowzero: bool = False):
+        target = reshape_result(self.name, input, shape, allowzero)
+        super().__init__(
+            operands=[input, shape],
+            result_types=[tensor_type(target, element_type_of(input))],
+            properties={"allowzero": bool_attr(True)} if allowzero else {},
+        )
+
+    @property
+    def allowzero_value(self) -> bool:
+        return self.allowzero is not None and bool_of(self.allowzero)
 
     def verify_element_types(self) -> None:
         _shape_operand(self.name, "the shape", self.shape)
         expect_element_type(self.name, "result #0", self.result, element_type_of(self.input))
 
     def inferred_shapes(self) -> list[Shape]:
-        return [reshape_result(self.name, self.input, self.shape)]
+        return [reshape_result(self.name, self.input, self.shape, self.allowzero_value)]
 
 
 @irdl_op_definition

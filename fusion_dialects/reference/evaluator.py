@@ -150,9 +150,10 @@ def _shape_of(_: graph.ShapeOfOp, args: list[np.ndarray]) -> np.ndarray:
     return np.array(args[0].shape, np.int64)
 
 
-def _dynamic_reshape(_: graph.DynamicReshapeOp, args: list[np.ndarray]) -> np.ndarray:
+def _dynamic_reshape(op: graph.DynamicReshapeOp, args: list[np.ndarray]) -> np.ndarray:
     x, shape = args
-    return ref.reshape(x, shape_rules.onnx_reshape_target(x.shape, shape.tolist()))
+    target = shape_rules.onnx_reshape_target(x.shape, shape.tolist(), op.allowzero_value)
+    return ref.reshape(x, target)
 
 
 def _dynamic_broadcast_to(_: graph.DynamicBroadcastToOp, args: list[np.ndarray]) -> np.ndarray:
