@@ -46,7 +46,7 @@ def _read(value: SSAValue) -> tuple[int, ...] | None:
             return tuple(_shape(op.input))
         case graph.ConcatOp():
             parts = [known_dims(v) for v in op.inputs]
-            return None if any(p is None for p in parts) else sum(parts, ())  # type: ignore[arg-type]
+            return tuple(d for part in parts if part is not None for d in part)
         case graph.SliceOp():
             return _slice(op)
         case graph.GatherOp():
