@@ -141,7 +141,7 @@ def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> None:
         for spec in argument_specs(function)
         if spec.name not in shapes and not is_static(spec.shape)
     ]
-    if missing:
+    if missing and all(name in [s.name for s in argument_specs(function)] for name in shapes):
         raise CompileError(
             f"{args.file}: @{args.entry}: argument %{missing[0]} has a dynamic shape: give it "
             f"with --input-shape {missing[0]}=DIMS (or give --inputs IN.npz)"

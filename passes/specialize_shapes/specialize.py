@@ -85,8 +85,8 @@ def _specialize_op(op: Operation, dead: list[Operation]) -> None:
     if isinstance(op, graph.ShapeOfOp) and is_static(shape_of(op.input)):
         _replace_by_constants(op, [np.array(shape_of(op.input), np.int64)], dead)
         return
-    if not isinstance(op, GraphOp):
-        return
+    if not isinstance(op, GraphOp) or isinstance(op, graph.ConstantOp | graph.CallLoopOp):
+        return  # constants and kernel calls have the types they have
     _retype(op)
     if _is_shape_arithmetic(op):
         values = evaluate_op(op)
