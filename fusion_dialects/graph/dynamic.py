@@ -15,9 +15,9 @@ input's shape. These ops carry such computations on `i64` tensors:
 None is legalized: `specialize-shapes` substitutes concrete argument shapes, folds `shape_of`
 and the integer ops of constants that combine its results, and replaces each op here by its
 static form (`graph.reshape`, `broadcast_to`, `slice`, a constant), so that the pipeline only
-sees static shapes. Each result type holds what is known before that: a shape operand that is
-a `graph.constant` gives its dimensions (`0` copying the input's, `-1` inferred), any other
-gives `?`.
+sees static shapes. Each result type holds what is known before that: the values of a shape
+operand are read through the ops that build shapes (`shape_values.known_dims`: a constant,
+`shape_of`, `concat`, `slice`, ...), each value not known there giving `?`.
 """
 
 from __future__ import annotations
@@ -47,22 +47,8 @@ from fusion_compiler.dialects.graph.base import (
     shape_of,
     tensor_type,
 )
-from fusion_compiler.dialects.graph.shape_values import known_dims
+from fusion_compiler.dialects.graph.shape_values import fully_known, known_dims
 from fusion_compiler.dialects.shape_rules import DYN, Shape, fmt
-
-
-def known_ints(value: SSAValue) -> tuple[int, ...] | None:
-    """The elements of an integer tensor defined by an inline `graph.constant`, or None."""
-    from fusion_compiler.dialects.graph.structure import ConstantOp
-
-    owner = value.owner
-    if not isinstance(owner, ConstantOp) or not isinstance(owner.value, DenseIntOrFPElementsAttr):
-        return None
-    values = owner.value.get_values()
-    count = 1
-    for d in shape_of(value):
-        count *= d
-    return tuple(int(v) for v in values) * (count if len(values) == 1 else 1)
 
 
 def _shape_operand(name: str, what: str, value: SSAValue) -> int:
@@ -105,8 +91,8 @@ def slice_result(
         name,
         shape_rules.onnx_slice,
         shape_of(input),
-        known_ints(starts),
-        known_ints(ends),
+        fully_known(starts),
+        fully_known(ends),
         tuple(axes),
         tuple(steps),
     )

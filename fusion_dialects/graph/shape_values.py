@@ -33,6 +33,12 @@ def known_dims(value: SSAValue) -> tuple[int, ...] | None:
     return found if found is not None and len(found) == length else (DYN,) * length
 
 
+def fully_known(value: SSAValue) -> tuple[int, ...] | None:
+    """The elements of a shape tensor if every one is known, else None."""
+    dims = known_dims(value)
+    return None if dims is None or DYN in dims else dims
+
+
 def _read(value: SSAValue) -> tuple[int, ...] | None:
     from fusion_compiler.dialects import graph
 

@@ -32,7 +32,8 @@ from xdsl.utils.exceptions import VerifyException
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph.base import GraphOp, ints_of, shape_of
-from fusion_compiler.dialects.graph.dynamic import ShapeComputationOp, known_ints
+from fusion_compiler.dialects.graph.dynamic import ShapeComputationOp
+from fusion_compiler.dialects.graph.shape_values import fully_known
 from fusion_compiler.dialects.shape_rules import DYN, Shape, compatible, fmt, is_static
 from fusion_compiler.dialects.shape_rules import onnx_slice_bounds as slice_bounds
 from fusion_compiler.passes.fold_constants import DEFAULT_GROWTH_LIMIT
@@ -158,7 +159,7 @@ def _static_form(op: GraphOp) -> Operation | SSAValue | None:
 
 
 def _static_slice(op: graph.DynamicSliceOp) -> Operation | None:
-    starts, ends = known_ints(op.starts), known_ints(op.ends)
+    starts, ends = fully_known(op.starts), fully_known(op.ends)
     if starts is None or ends is None:
         return None
     shape = shape_of(op.input)
