@@ -70,8 +70,8 @@ class Model:
 
     @property
     def kernels(self) -> list[str]:
-        """The native kernels one call launches, in order (empty before an ONNX model with
-        dynamic input shapes is first called)."""
+        """The native kernels one call launches, in order (those of the latest call of a
+        model with dynamic input shapes: empty before its first call)."""
         return self._runner.kernels()
 
     def set_num_threads(self, count: int) -> None:
