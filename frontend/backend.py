@@ -12,9 +12,11 @@ print(rep.kernels)                                     # the kernels `main` laun
 
 `prepare` checks the model (`onnx.checker`), imports it and compiles it with the default
 fusion pipeline (keyword `pipeline=` chooses another, `cache=False` skips the compile cache).
-A model whose graph inputs have dynamic dimensions is compiled on its first `run`, for the
-shapes of the arrays given, once per distinct set of shapes (`input_shapes=` fixes them up
-front instead). Only the CPU is supported.
+A model whose graph inputs have dynamic dimensions is imported once with them (`?`) and
+compiled on its first `run`, for the shapes of the arrays given, once per distinct set of
+shapes (a `SpecializingModel`); a model whose converters need static shapes is imported again
+for each set of shapes instead. `input_shapes=` fixes the shapes up front. Only the CPU is
+supported.
 
 What the compiler cannot run is refused with an exception, never a wrong answer:
 `ModelImportError` (listing every problem of the model: an unsupported op, an input that is
@@ -33,9 +35,11 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
 from fusion_compiler.errors import ArgumentError
+from fusion_compiler.frontend.errors import ModelImportError
 from fusion_compiler.frontend.onnx_importer import import_model
 from fusion_compiler.frontend.progress import compile_progress, import_progress
 from fusion_compiler.lowering.compiled_model import CompiledModel
+from fusion_compiler.specializing import SpecializingModel
 
 __all__ = ["BackendError", "FusionBackend", "FusionBackendRep", "prepare", "run_model"]
 
@@ -92,13 +96,20 @@ class FusionBackendRep(BackendRep):
         self._fixed = tuple(
             tuple(given[i.name]) if i.name in given else _static_shape(i) for i in self.inputs
         )
-        self._compiled: dict[Shapes, CompiledModel] = {}
+        self._compiled: dict[Shapes, CompiledModel | SpecializingModel] = {}
+        self._dynamic: SpecializingModel | None = None
+        self._dynamic_import_failed = False
         self._num_threads: int | None = None
         if all(shape is not None for shape in self._fixed):
             self.compiled_for(self._fixed)  # type: ignore[arg-type]
 
-    def compiled_for(self, shapes: Shapes) -> CompiledModel:
-        """The native code of the model for inputs of `shapes` (imported and compiled once)."""
+    def compiled_for(self, shapes: Shapes) -> CompiledModel | SpecializingModel:
+        """The native code of the model for inputs of `shapes` (imported and compiled once):
+        the model imported with its dynamic dimensions, which specialises itself on the
+        shapes of each call, or else the model imported for `shapes`."""
+        dynamic = self._dynamic_model()
+        if dynamic is not None:
+            self._compiled.setdefault(shapes, dynamic)
         if shapes not in self._compiled:
             with import_progress(len(self.model.graph.node), self.filename) as progress:
                 module = import_model(
@@ -119,6 +130,29 @@ class FusionBackendRep(BackendRep):
                 compiled.set_num_threads(self._num_threads)
             self._compiled[shapes] = compiled
         return self._compiled[shapes]
+
+    def _dynamic_model(self) -> SpecializingModel | None:
+        """The model imported once with its dynamic dimensions (None when every shape is
+        fixed, or when a converter needs static shapes: then each set is imported)."""
+        if self._dynamic is not None or self._dynamic_import_failed:
+            return self._dynamic
+        if all(shape is not None for shape in self._fixed):
+            return None
+        given = {n: s for n, s in zip(self.input_names, self._fixed, strict=True) if s is not None}
+        try:
+            module = import_model(self.model, given, filename=self.filename)
+        except ModelImportError:
+            module = None
+        compiled = None
+        if module is not None:
+            compiled = compile_module(module, self.pipeline, cache=self.cache, profile=self.profile)
+        if not isinstance(compiled, SpecializingModel):
+            self._dynamic_import_failed = True
+            return None
+        if self._num_threads is not None:
+            compiled.set_num_threads(self._num_threads)
+        self._dynamic = compiled
+        return compiled
 
     def set_num_threads(self, count: int) -> None:
         """Run the parallel loops on `count` threads (0: every core), for the shapes compiled

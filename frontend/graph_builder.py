@@ -12,25 +12,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, f32
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, f32, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, element_type_of
 from fusion_compiler.dialects.loop.queries import numpy_dtype
-from fusion_compiler.dialects.shape_rules import broadcast, normalize_axes, normalize_axis
+from fusion_compiler.dialects.shape_rules import (
+    DYN,
+    broadcast,
+    is_static,
+    normalize_axes,
+    normalize_axis,
+    onnx_reshape_target,
+)
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.values import (
     INTEGER_DTYPES,
     Value,
     dense_f32,
     dense_integers,
+    dims_of_value,
     exact_f32,
     exact_integers,
-    shape_of_value,
     ssa_name,
 )
+
+WHOLE_AXIS_END = 2**62
+"""The slice end that keeps the rest of an axis of dynamic size (numpy clamps it)."""
+
+
+def whole_end(size: int) -> int:
+    """The end of a slice keeping a whole axis of `size` (`?` too)."""
+    return WHOLE_AXIS_END if size == DYN else size
+
+
+def _whole_axis(size: int, start: int, end: int, step: int) -> bool:
+    """Whether `start:end:step` keeps every element of an axis of `size` (`?` too)."""
+    if size == DYN:
+        return start == 0 and end >= WHOLE_AXIS_END and step == 1
+    return range(*slice(start, end, step).indices(size)) == range(size)
 
 
 class GraphBuilder:
@@ -137,9 +159,38 @@ class GraphBuilder:
         shape = tuple(int(d) for d in shape)
         if isinstance(x, np.ndarray):
             return x.reshape(shape)
-        if shape_of_value(x) == shape:
+        if dims_of_value(x) == shape:
             return x
         return self.emit(graph.ReshapeOp(x, shape)).results[0]
+
+    def onnx_reshape(self, x: Value, shape: Value, allowzero: bool = False) -> Value:
+        """ONNX Reshape (`0` copies a dimension unless `allowzero`, `-1` is inferred): a
+        static `graph.reshape` when the target is known, else `graph.dynamic_reshape`."""
+        if isinstance(shape, np.ndarray):
+            values = [int(d) for d in shape.reshape(-1)]
+            target = onnx_reshape_target(dims_of_value(x), values, allowzero)
+            if is_static(target):
+                return self.reshape(x, target)
+        shape_tensor = self.shape_tensor(shape, "the target shape")
+        op = graph.DynamicReshapeOp(self.tensor(x), shape_tensor, allowzero)
+        return self.emit(op).results[0]
+
+    def shape_tensor(self, shape: Value, what: str) -> SSAValue:
+        """A shape input as the rank-1 `i64` tensor the dynamic ops take (int32 cast)."""
+        tensor = self.tensor(shape, what, i64)
+        element = element_type_of(tensor)
+        if element == i32:
+            tensor = self.emit(graph.CastOp(tensor, i64)).results[0]
+        elif element != i64 or len(dims_of_value(tensor)) != 1:
+            raise Unsupported(f"{what} must be a rank-1 int64 tensor, got {tensor.type}")
+        return tensor
+
+    def shape_of(self, x: Value) -> Value:
+        """The dimensions of `x` as an int64 vector: a constant when they are static."""
+        dims = dims_of_value(x)
+        if is_static(dims):
+            return np.array(dims, np.int64)
+        return self.emit(graph.ShapeOfOp(self.tensor(x))).results[0]
 
     def transpose(self, x: Value, perm: Sequence[int]) -> Value:
         perm = tuple(int(p) for p in perm)
@@ -150,7 +201,7 @@ class GraphBuilder:
         return self.emit(graph.TransposeOp(x, perm)).results[0]
 
     def squeeze(self, x: Value, axes: Sequence[int]) -> Value:
-        axes = normalize_axes(axes, len(shape_of_value(x)))
+        axes = normalize_axes(axes, len(dims_of_value(x)))
         if isinstance(x, np.ndarray):
             return np.squeeze(x, axis=axes)
         if not axes:
@@ -158,7 +209,7 @@ class GraphBuilder:
         return self.emit(graph.SqueezeOp(x, axes)).results[0]
 
     def expand_dims(self, x: Value, axes: Sequence[int]) -> Value:
-        axes = normalize_axes(axes, len(shape_of_value(x)) + len(axes))
+        axes = normalize_axes(axes, len(dims_of_value(x)) + len(axes))
         if isinstance(x, np.ndarray):
             return np.expand_dims(x, axes)
         if not axes:
@@ -169,13 +220,20 @@ class GraphBuilder:
         shape = tuple(int(d) for d in shape)
         if isinstance(x, np.ndarray):
             return np.broadcast_to(x, shape)
-        if shape_of_value(x) == shape:
+        if dims_of_value(x) == shape:
             return x
         return self.emit(graph.BroadcastToOp(x, shape)).results[0]
 
-    def expand(self, x: Value, shape: Sequence[int]) -> Value:
-        """ONNX `Expand`: broadcast `x` and `shape` against each other."""
-        return self.broadcast_to(x, broadcast(shape_of_value(x), tuple(shape)))
+    def expand(self, x: Value, shape: Value) -> Value:
+        """ONNX `Expand`: broadcast `x` and the dimensions `shape` against each other (a
+        static `graph.broadcast_to` when the result shape is known, else
+        `graph.dynamic_broadcast_to`)."""
+        if isinstance(shape, np.ndarray):
+            result = broadcast(dims_of_value(x), tuple(int(d) for d in shape.reshape(-1)))
+            if is_static(result):
+                return self.broadcast_to(x, result)
+        shape_tensor = self.shape_tensor(shape, "the shape")
+        return self.emit(graph.DynamicBroadcastToOp(self.tensor(x), shape_tensor)).results[0]
 
     def concat(self, values: Sequence[Value], axis: int) -> Value:
         if all(isinstance(v, np.ndarray) for v in values):
@@ -199,20 +257,19 @@ class GraphBuilder:
         """numpy basic slicing, one start/end/step per axis of `x`."""
         if isinstance(x, np.ndarray):
             return x[tuple(slice(*b) for b in zip(starts, ends, steps, strict=True))]
-        shape = shape_of_value(x)
-        if all(
-            range(*slice(*b).indices(d)) == range(d)
-            for d, *b in zip(shape, starts, ends, steps, strict=True)
-        ):
+        shape = dims_of_value(x)
+        if all(_whole_axis(d, *b) for d, *b in zip(shape, starts, ends, steps, strict=True)):
             return x
         return self.emit(graph.SliceOp(x, starts, ends, steps)).results[0]
 
     def take(self, x: Value, index: int, axis: int) -> Value:
         """`x[..., index, ...]` along `axis` (the axis goes away)."""
-        shape = shape_of_value(x)
+        shape = dims_of_value(x)
         axis = normalize_axis(axis, len(shape))
-        index = normalize_axis(index, shape[axis], "index")
+        if shape[axis] == DYN and index < 0:
+            raise Unsupported(f"index {index} along an axis of dynamic size")
+        index = index if shape[axis] == DYN else normalize_axis(index, shape[axis], "index")
         starts = [index if i == axis else 0 for i in range(len(shape))]
-        ends = [index + 1 if i == axis else d for i, d in enumerate(shape)]
+        ends = [index + 1 if i == axis else whole_end(d) for i, d in enumerate(shape)]
         piece = self.slice(x, starts, ends, [1] * len(shape))
         return self.squeeze(piece, [axis])

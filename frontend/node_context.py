@@ -9,9 +9,10 @@ import onnx
 from onnx import helper
 from xdsl.ir import SSAValue
 
+from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
-from fusion_compiler.frontend.values import Value, shape_of_value
+from fusion_compiler.frontend.values import Value, dims_of_value, shape_of_value
 
 
 def describe_node(node: onnx.NodeProto, index: int) -> str:
@@ -124,10 +125,19 @@ class NodeContext:
         return float(array.reshape(-1)[0])
 
     def shape(self, index: int) -> tuple[int, ...]:
+        """The static shape of input `index` (`Unsupported` if it has a dynamic dimension)."""
         return shape_of_value(self.value(index))
 
+    def dims(self, index: int) -> tuple[int, ...]:
+        """The shape of input `index`, dynamic dimensions as `shape_rules.DYN`."""
+        return dims_of_value(self.value(index))
+
+    def is_dynamic(self, index: int) -> bool:
+        """Whether input `index` has a dynamic dimension."""
+        return not is_static(self.dims(index))
+
     def rank(self, index: int) -> int:
-        return len(self.shape(index))
+        return len(self.dims(index))
 
     def _input_name(self, index: int) -> str:
         return f"input #{index} '{self.node.input[index]}'"

@@ -16,7 +16,12 @@ Initializers stay numpy arrays until a graph op uses them, then become `graph.co
 Dropout and Identity vanish. Values keep their ONNX names as SSA name hints, and every op has
 the location `"model.onnx":<node index>:0` of the node it came from.
 
-Every problem (an unsupported op type or attribute, a dynamic dimension, a non-float input...)
+A dynamic input dimension (a `dim_param` such as 'batch', or no size) becomes `?` in `@main`'s
+signature unless `input_shapes` fixes it; the shape computations that depend on it stay in the
+graph (`shape_folding`), and `specialize-shapes` (or the compiled model, on its first call
+with new shapes) makes them static.
+
+Every problem (an unsupported op type or attribute, an unknown rank, a non-float input...)
 is collected; at the end one `ModelImportError` lists them all, each naming its node.
 """
 
@@ -30,8 +35,9 @@ from onnx import TensorProto, numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
-from fusion_compiler.dialects.shape_rules import ShapeError
+from fusion_compiler.dialects.shape_rules import DYN, ShapeError
 from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
@@ -186,11 +192,9 @@ class _ModelImporter:
             return given
         if dims is None:
             raise Unsupported(f"has an unknown rank; {_fix_hint(info.name)}")
-        for axis, dim in enumerate(dims):
-            if not (dim.HasField("dim_value") and dim.dim_value > 0):
-                symbol = f" ('{dim.dim_param}')" if dim.dim_param else ""
-                raise Unsupported(f"dimension {axis} is dynamic{symbol}; {_fix_hint(info.name)}")
-        return [dim.dim_value for dim in dims]
+        # A dimension without a positive size (a symbol such as 'batch', or none) stays
+        # dynamic: `?` in @main's signature, specialised when the model is called.
+        return [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else DYN for d in dims]
 
     def _check_input_shapes_used(self, arguments: Sequence[onnx.ValueInfoProto]) -> None:
         names = {info.name for info in arguments}
@@ -221,6 +225,9 @@ class _ModelImporter:
             outputs = []
         except ShapeError as err:
             self.report(where, f"invalid shapes: {err}")
+            outputs = []
+        except VerifyException as err:  # an op constructor refusing its operands
+            self.report(where, str(err))
             outputs = []
         except (ValueError, IndexError) as err:  # numpy, folding an inconsistent model
             self.report(where, f"cannot be evaluated at import time: {err}")

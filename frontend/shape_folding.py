@@ -8,6 +8,12 @@ tensors, since only their static shape matters.
 
 Data-movement ops (Reshape, Concat, Gather, Slice, Squeeze, ...) fold through the builder's
 helpers instead, so each has a single converter for constants and tensors alike.
+
+With dynamic input dimensions (`?`) some shapes are only known at run time: `Shape` of such a
+tensor becomes `graph.shape_of` (sliced by its start/end), and `ConstantOfShape` and `Range`
+of run-time values become `graph.dynamic_broadcast_to` of the fill value and
+`graph.dynamic_range` (`RUNTIME_SHAPE_OPS`); the ops that combine shapes (Gather, Concat,
+Add, ...) are the ordinary converters on `i64` tensors. `specialize-shapes` folds them all.
 """
 
 from __future__ import annotations
@@ -18,12 +24,15 @@ from collections.abc import Callable
 import numpy as np
 from onnx import numpy_helper
 
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import element_type_of
+from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.reduction import reduction_axes
 from fusion_compiler.frontend.values import Value
 
-Folder = Callable[[NodeContext], np.ndarray]
+Folder = Callable[[NodeContext], Value]
 
 
 def _constant(ctx: NodeContext) -> np.ndarray:
@@ -49,14 +58,43 @@ def _constant_of_shape(ctx: NodeContext) -> np.ndarray:
     return np.broadcast_to(np.asarray(fill), shape)
 
 
-def _shape(ctx: NodeContext) -> np.ndarray:
-    shape = ctx.shape(0)
+def _shape(ctx: NodeContext) -> Value:
+    """The dimensions `start:end` of the input: a constant when they are static."""
+    dims = ctx.dims(0)
     start, end = int(ctx.attr("start", 0)), ctx.attr("end")
-    return np.array(shape[start : None if end is None else int(end)], np.int64)
+    window = slice(start, None if end is None else int(end))
+    if is_static(dims[window]):
+        return np.array(dims[window], np.int64)
+    shape = ctx.builder.shape_of(ctx.value(0))
+    first, last, _ = window.indices(len(dims))
+    return ctx.builder.slice(shape, [first], [max(first, last)], [1])
 
 
 def _size(ctx: NodeContext) -> np.ndarray:
     return np.array(math.prod(ctx.shape(0)), np.int64)
+
+
+def _runtime_constant_of_shape(ctx: NodeContext) -> Value:
+    """ConstantOfShape of a shape computed at run time: the fill value broadcast to it."""
+    value = ctx.attr("value")
+    fill = numpy_helper.to_array(value).reshape(()) if value is not None else np.float32(0)
+    return ctx.builder.expand(np.asarray(fill), ctx.value(0))
+
+
+def _runtime_range(ctx: NodeContext) -> Value:
+    """Range with a bound computed at run time: `graph.dynamic_range`."""
+    b = ctx.builder
+    bounds = ctx.values()
+    like = next(element_type_of(v) for v in bounds if not isinstance(v, np.ndarray))
+    start, limit, delta = (b.tensor(v, "a bound", like) for v in bounds)
+    return b.emit(graph.DynamicRangeOp(start, limit, delta)).results[0]
+
+
+RUNTIME_SHAPE_OPS: dict[str, Callable[[NodeContext], Value]] = {
+    "ConstantOfShape": _runtime_constant_of_shape,
+    "Range": _runtime_range,
+}
+"""Shape-creating ops of run-time values (with dynamic input shapes), as graph ops."""
 
 
 def _range(ctx: NodeContext) -> np.ndarray:
@@ -162,5 +200,6 @@ def fold_node(ctx: NodeContext) -> list[Value] | None:
     if folder is None:
         return None
     if ctx.op_type not in SHAPE_ONLY and not all(isinstance(v, np.ndarray) for v in ctx.values()):
-        return None
+        runtime = RUNTIME_SHAPE_OPS.get(ctx.op_type)
+        return None if runtime is None else [runtime(ctx)]
     return [folder(ctx)]

@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
 from fusion_compiler.dialects.loop.queries import element_type
+from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
 
 
@@ -47,13 +48,26 @@ def ssa_name(onnx_name: str) -> str | None:
     return f"v{name}" if name[0].isdigit() else name
 
 
-def shape_of_value(value: Value) -> tuple[int, ...]:
-    """The static shape of a graph tensor or a constant."""
+def dims_of_value(value: Value) -> tuple[int, ...]:
+    """The shape of a graph tensor or a constant; a dynamic dimension is `shape_rules.DYN`."""
     if isinstance(value, np.ndarray):
         return tuple(value.shape)
     typ = value.type
     assert isinstance(typ, TensorType)
     return tuple(typ.get_shape())
+
+
+def shape_of_value(value: Value) -> tuple[int, ...]:
+    """The static shape of a graph tensor or a constant: a converter that computes with the
+    sizes of a tensor with a dynamic dimension (`?`) gets `Unsupported` (rather than a `?`
+    in its arithmetic), which names the dynamic shape."""
+    dims = dims_of_value(value)
+    if not is_static(dims):
+        raise Unsupported(
+            f"needs the static shape of an input that has the dynamic shape {fmt(dims)} (give "
+            "its dimensions with --input-shape / input_shapes=)"
+        )
+    return dims
 
 
 def exact_f32(array: np.ndarray, what: str) -> np.ndarray:

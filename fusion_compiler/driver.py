@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from fusion_compiler.lowering.compile_cache import NativeCode
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.lowering.llvm_codegen import StageTimings
+    from fusion_compiler.specializing import SpecializingModel
 
 PassFactory = Callable[[], type[ModulePass]]
 
@@ -63,6 +64,7 @@ def _lazy(module: str, name: str) -> PassFactory:
 _SCHEDULE = "passes.schedule"
 
 PASSES: dict[str, PassFactory] = {
+    "specialize-shapes": _lazy("passes.specialize_shapes", "SpecializeShapesPass"),
     "fold-constants": _lazy("passes.fold_constants", "FoldConstantsPass"),
     "fuse-ops-by-pattern": _lazy("passes.fuse_ops_by_pattern", "FuseOpsByPatternPass"),
     "legalize-ops": _lazy("passes.legalize_ops", "LegalizeOpsPass"),
@@ -372,14 +374,20 @@ def compile_module(
     instruments: Sequence[PassInstrument] = (),
     timings: StageTimings | None = None,
     profile: bool = False,
-) -> CompiledModel:
+) -> CompiledModel | SpecializingModel:
     """Compile `module` (graph level; verified, left unchanged) with `pipeline`, then to
     native code (`compile_native`): a model whose graph-level functions take numpy arrays.
+    A module with dynamic dimensions (or shape computations) gives a `SpecializingModel`,
+    which specialises and compiles it on the shapes of each new set of arguments.
     The seconds of the LLVM stages are appended to `timings` when given. With `profile`, a
     profiling build, whose `CompiledModel.profile` times every kernel launch."""
     from fusion_compiler.lowering.compiled_model import CompiledModel
+    from fusion_compiler.passes.specialize_shapes import is_dynamic_module
+    from fusion_compiler.specializing import SpecializingModel
 
     verify_module(module)
+    if is_dynamic_module(module):  # compiled per set of argument shapes, when called
+        return SpecializingModel(module, pipeline, cache=cache, profile=profile)
     graph_passes, pipeline = split_graph_passes(pipeline)
     if graph_passes:  # their result is what the native code binds and the cache is keyed by
         module = module.clone()
@@ -392,7 +400,7 @@ def compile_module(
 
 def compile_file(
     path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True, profile: bool = False
-) -> CompiledModel:
+) -> CompiledModel | SpecializingModel:
     """Parse a graph-level IR file and compile it (`compile_module`)."""
     return compile_module(parse_file(path), pipeline, cache=cache, profile=profile)
 

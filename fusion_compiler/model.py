@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.lowering.machine_roofs import Roofs
     from fusion_compiler.lowering.profile_report import Profile
+    from fusion_compiler.specializing import SpecializingModel
 
 
 class Runner(Protocol):
@@ -69,8 +70,8 @@ class Model:
 
     @property
     def kernels(self) -> list[str]:
-        """The native kernels one call launches, in order (empty before an ONNX model with
-        dynamic input shapes is first called)."""
+        """The native kernels one call launches, in order (those of the latest call of a
+        model with dynamic input shapes: empty before its first call)."""
         return self._runner.kernels()
 
     def set_num_threads(self, count: int) -> None:
@@ -124,15 +125,16 @@ def _array(name: str, value: Any) -> np.ndarray:
 
 @dataclass
 class FunctionRunner:
-    """One graph-level function of a compiled IR module."""
+    """One graph-level function of a compiled IR module (specialised on the shapes of each
+    call when it has dynamic dimensions)."""
 
-    model: CompiledModel
+    model: CompiledModel | SpecializingModel
     function: str
     input_names: tuple[str, ...]
     output_names: tuple[str, ...]
 
     @staticmethod
-    def of(model: CompiledModel, function: str) -> FunctionRunner:
+    def of(model: CompiledModel | SpecializingModel, function: str) -> FunctionRunner:
         compiled = model.functions[function]
         inputs = tuple(p.name for p in compiled.parameters)
         outputs = tuple(f"out{i}" for i in range(len(compiled.results)))

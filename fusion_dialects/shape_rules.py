@@ -1,16 +1,39 @@
 """Shape rules of the graph ops: the one place that knows how result shapes are computed.
 
 Op constructors infer their result types from these functions, verifiers compare against
-them, legalization reads them, and tests call them directly. Every function takes and returns
-plain tuples of ints and raises `ShapeError` with a message that names the expected and the
-actual shapes.
+them, legalization reads them, `specialize-shapes` re-infers every result type through them,
+and tests call them directly. Every function takes and returns plain tuples of ints and raises
+`ShapeError` with a message that names the expected and the actual shapes.
+
+A dimension may be dynamic: `DYN` (xDSL's `DYNAMIC_INDEX`, the `?` of `tensor<?x8xf32>`). The
+rules propagate what they can (`broadcast(?x8, 8)` is `?x8`, `matmul(?x8, 8x16)` is `?x16`)
+and check only what static dimensions decide; a check that needs the size of a `?` is left to
+the shapes the module is specialised on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import DYNAMIC_INDEX
+
 Shape = tuple[int, ...]
+
+DYN = DYNAMIC_INDEX
+"""A dynamic dimension (`?`)."""
+
+
+def is_static(shape: Sequence[int]) -> bool:
+    """Whether no dimension of `shape` is dynamic."""
+    return DYN not in shape
+
+
+def compatible(actual: Sequence[int], expected: Sequence[int]) -> bool:
+    """Whether two shapes can describe the same tensor: the same rank, and equal dimensions
+    wherever both are static."""
+    return len(actual) == len(expected) and all(
+        a == e or DYN in (a, e) for a, e in zip(actual, expected, strict=True)
+    )
 
 
 class ShapeError(ValueError):
@@ -19,7 +42,7 @@ class ShapeError(ValueError):
 
 def fmt(shape: Sequence[int]) -> str:
     """A shape the way it is written in a tensor type: `2x3x4`, or `scalar` for rank 0."""
-    return "x".join(str(d) for d in shape) if shape else "scalar"
+    return "x".join("?" if d == DYN else str(d) for d in shape) if shape else "scalar"
 
 
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
@@ -44,19 +67,29 @@ def broadcast(a: Shape, b: Shape) -> Shape:
     pb = (1,) * (rank - len(b)) + tuple(b)
     out = []
     for da, db in zip(pa, pb, strict=True):
+        if DYN in (da, db):
+            out.append(_broadcast_dynamic(da, db))
+            continue
         if da != db and da != 1 and db != 1:
             raise ShapeError(f"shapes {fmt(a)} and {fmt(b)} are not broadcast-compatible")
         out.append(max(da, db) if min(da, db) != 0 else 0)
     return tuple(out)
 
 
+def _broadcast_dynamic(da: int, db: int) -> int:
+    """One broadcast dimension of which at least one side is `?`: a static side other than 1
+    decides it (the `?` must then be 1 or equal: checked once it is known)."""
+    static = da if db == DYN else db
+    return DYN if static in (DYN, 1) else static
+
+
 def broadcast_to(source: Shape, target: Shape) -> Shape:
     """`source` broadcast to exactly `target`."""
     try:
-        compatible = len(source) <= len(target) and broadcast(source, target) == tuple(target)
+        fits = len(source) <= len(target) and compatible(broadcast(source, target), target)
     except ShapeError:
-        compatible = False
-    if not compatible:
+        fits = False
+    if not fits:
         raise ShapeError(f"shape {fmt(source)} cannot be broadcast to {fmt(target)}")
     return tuple(target)
 
@@ -65,7 +98,7 @@ def matmul(a: Shape, b: Shape) -> Shape:
     """`np.matmul` of operands of rank >= 2, with batch broadcasting."""
     if len(a) < 2 or len(b) < 2:
         raise ShapeError(f"matmul needs operands of rank >= 2, got {fmt(a)} and {fmt(b)}")
-    if a[-1] != b[-2]:
+    if a[-1] != b[-2] and DYN not in (a[-1], b[-2]):
         raise ShapeError(
             f"contracting dimensions differ: {fmt(a)} has {a[-1]} columns, "
             f"{fmt(b)} has {b[-2]} rows"
@@ -80,7 +113,9 @@ def matmul(a: Shape, b: Shape) -> Shape:
 
 
 def window_output(size: int, kernel: int, stride: int, pad_lo: int, pad_hi: int, dilation=1) -> int:
-    """Output length of a sliding window along one axis."""
+    """Output length of a sliding window along one axis (`?` for an input of size `?`)."""
+    if size == DYN:
+        return DYN
     effective = (kernel - 1) * dilation + 1
     span = size + pad_lo + pad_hi - effective
     if span < 0:
@@ -117,12 +152,13 @@ def conv2d(
     if len(x) != 4 or len(w) != 4:
         raise ShapeError(f"conv2d needs a rank-4 input and weight, got {fmt(x)} and {fmt(w)}")
     _check_window_params(strides, padding, dilation)
-    if groups < 1 or x[1] % groups or w[0] % groups:
+    channels = x[1] if x[1] != DYN else w[1] * groups  # a `?` is checked once it is known
+    if groups < 1 or channels % groups or w[0] % groups:
         raise ShapeError(
             f"groups = {groups} must divide the input channels ({x[1]}) and the output "
             f"channels ({w[0]})"
         )
-    if w[1] * groups != x[1]:
+    if w[1] * groups != channels:
         raise ShapeError(
             f"weight {fmt(w)} expects {w[1] * groups} input channels "
             f"({w[1]} per group x {groups} groups), input {fmt(x)} has {x[1]}"
@@ -162,7 +198,7 @@ def channel_parameter(x: Shape, param: Shape, what: str) -> None:
     """A per-channel parameter (batch_norm) is a vector of length C = x[1]."""
     if len(x) < 2:
         raise ShapeError(f"the input needs a channel axis 1, got {fmt(x)}")
-    if tuple(param) != (x[1],):
+    if not compatible(param, (x[1],)):
         raise ShapeError(
             f"{what} must have shape {x[1]} (the channels of {fmt(x)}), got {fmt(param)}"
         )
@@ -171,7 +207,7 @@ def channel_parameter(x: Shape, param: Shape, what: str) -> None:
 def layer_norm_parameter(x: Shape, param: Shape, axis: int, what: str) -> None:
     """`gamma`/`beta` of layer_norm have the shape of the normalised trailing axes."""
     start = normalize_axis(axis, len(x))
-    if tuple(param) != tuple(x[start:]):
+    if not compatible(param, x[start:]):
         raise ShapeError(
             f"{what} must have shape {fmt(x[start:])} (axes {start}.. of {fmt(x)}), got {fmt(param)}"
         )
@@ -192,7 +228,8 @@ def transpose(x: Shape, perm: Sequence[int]) -> Shape:
 
 
 def reshape(x: Shape, target: Shape) -> Shape:
-    if _count(x) != _count(target):
+    """`x` reshaped to `target` (the element counts checked when both are static)."""
+    if is_static(x) and is_static(target) and _count(x) != _count(target):
         raise ShapeError(
             f"cannot reshape {fmt(x)} ({_count(x)} elements) to {fmt(target)} "
             f"({_count(target)} elements)"
@@ -202,9 +239,11 @@ def reshape(x: Shape, target: Shape) -> Shape:
 
 def squeeze(x: Shape, axes: Sequence[int]) -> Shape:
     """Drop `axes` (every unit axis when empty); each dropped axis must have size 1."""
+    if not axes and not is_static(x):
+        raise ShapeError(f"squeezing every unit axis of {fmt(x)} needs its shape to be static")
     dropped = normalize_axes(axes, len(x)) if axes else tuple(i for i, d in enumerate(x) if d == 1)
     for axis in dropped:
-        if x[axis] != 1:
+        if x[axis] not in (1, DYN):
             raise ShapeError(f"cannot squeeze axis {axis} of {fmt(x)}: its size is {x[axis]}")
     return tuple(d for i, d in enumerate(x) if i not in dropped)
 
@@ -225,18 +264,28 @@ def concat(shapes: Sequence[Shape], axis: int) -> Shape:
     for index, shape in enumerate(shapes[1:], start=1):
         same_rank = len(shape) == len(first)
         if not same_rank or any(
-            a != b for i, (a, b) in enumerate(zip(shape, first, strict=True)) if i != dim
+            not compatible((a,), (b,))
+            for i, (a, b) in enumerate(zip(shape, first, strict=True))
+            if i != dim
         ):
             raise ShapeError(
                 f"operand #{index} has shape {fmt(shape)}, which differs from {fmt(first)} "
                 f"outside the concatenation axis {dim}"
             )
-    return tuple(sum(s[dim] for s in shapes) if i == dim else d for i, d in enumerate(first))
+    joined = [s[dim] for s in shapes]
+    size = DYN if DYN in joined else sum(joined)
+    known = [_static_dims(s[i] for s in shapes) for i in range(len(first))]
+    return tuple(size if i == dim else d for i, d in enumerate(known))
+
+
+def _static_dims(dims) -> int:
+    """The one static size among compatible dimensions, or `?` if all are dynamic."""
+    return next((d for d in dims if d != DYN), DYN)
 
 
 def split(x: Shape, axis: int, sections: Sequence[int]) -> list[Shape]:
     dim = normalize_axis(axis, len(x))
-    if any(s < 0 for s in sections) or sum(sections) != x[dim]:
+    if any(s < 0 for s in sections) or (x[dim] != DYN and sum(sections) != x[dim]):
         raise ShapeError(
             f"sections {list(sections)} must be non-negative and add up to {x[dim]}, "
             f"the size of axis {dim} of {fmt(x)}"
@@ -258,7 +307,10 @@ def slice_(x: Shape, starts: Sequence[int], ends: Sequence[int], steps: Sequence
             f"starts, ends and steps need one entry per axis of {fmt(x)}, got "
             f"{len(starts)}, {len(ends)} and {len(steps)}"
         )
-    return tuple(len(slice_bounds(*args)) for args in zip(x, starts, ends, steps, strict=True))
+    return tuple(
+        DYN if args[0] == DYN else len(slice_bounds(*args))
+        for args in zip(x, starts, ends, steps, strict=True)
+    )
 
 
 def broadcast_all(shapes: Sequence[Shape]) -> Shape:
@@ -292,6 +344,8 @@ def gather_nd(data: Shape, indices: Shape, batch_dims: int) -> Shape:
     if not indices:
         raise ShapeError("gather_nd needs indices of rank >= 1, got a scalar")
     k = indices[-1]
+    if k == DYN:
+        raise ShapeError(f"gather_nd needs index tuples of a static length, got {fmt(indices)}")
     if batch_dims < 0 or batch_dims >= min(len(data), len(indices)):
         raise ShapeError(
             f"gather_nd batch_dims={batch_dims} must be in [0, {min(len(data), len(indices))})"
@@ -301,7 +355,7 @@ def gather_nd(data: Shape, indices: Shape, batch_dims: int) -> Shape:
             f"gather_nd index tuples of length {k} do not fit data {fmt(data)} "
             f"after {batch_dims} batch axes"
         )
-    if tuple(data[:batch_dims]) != tuple(indices[:batch_dims]):
+    if not compatible(data[:batch_dims], indices[:batch_dims]):
         raise ShapeError(f"gather_nd batch axes differ: data {fmt(data)}, indices {fmt(indices)}")
     if any(d == 0 for d in data[batch_dims : batch_dims + k]):
         raise ShapeError(f"gather_nd from an axis of size 0 in {fmt(data)}")
@@ -331,3 +385,74 @@ def arg_reduce(x: Shape, axis: int, keepdims: bool) -> Shape:
     if x[ax] == 0:
         raise ShapeError(f"arg_max/arg_min over axis {ax} of size 0")
     return reduce(x, [ax], keepdims)
+
+
+def onnx_reshape_target(source: Shape, shape: Sequence[int], allowzero: bool = False) -> Shape:
+    """ONNX Reshape's target for the values `shape`: 0 copies the input's dimension (unless
+    `allowzero`: then it is a size), one -1 is inferred from the element count (`?` when the
+    input is not static). A value not known before specialisation (`?`) gives `?`."""
+    shape = list(shape)
+    if (
+        shape.count(-1) > 1
+        or any(d < -1 and d != DYN for d in shape)
+        or (allowzero and 0 in shape and -1 in shape)
+    ):
+        raise ShapeError(f"invalid reshape target {shape}")
+    if not allowzero and any(d == 0 and i >= len(source) for i, d in enumerate(shape)):
+        raise ShapeError(f"reshape target {shape} copies a dimension {fmt(source)} lacks")
+    target = [source[i] if d == 0 and not allowzero else d for i, d in enumerate(shape)]
+    if -1 in target:
+        known = [d for d in target if d != -1]
+        if not is_static(source) or DYN in known:
+            target[target.index(-1)] = DYN
+        elif _count(tuple(known)) == 0 or _count(source) % _count(tuple(known)):
+            raise ShapeError(f"cannot reshape {fmt(source)} to {list(shape)}")
+        else:
+            target[target.index(-1)] = _count(source) // _count(tuple(known))
+    return reshape(source, tuple(target))
+
+
+def onnx_slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int, int]:
+    """ONNX's clamped (start, end, step) along an axis of size `dim`, as numpy slice bounds.
+
+    ONNX adds `dim` to negative bounds, then clamps start to [0, dim] and end to [0, dim] for a
+    positive step, start to [0, dim - 1] and end to [-1, dim - 1] for a negative one; an end of
+    -1 there means "past index 0", which numpy spells -dim - 1. INT64_MAX ends become `dim`.
+    """
+    if step == 0:
+        raise ShapeError("slice steps must not be 0")
+    start = start + dim if start < 0 else start
+    end = end + dim if end < 0 else end
+    if step > 0:
+        return min(max(start, 0), dim), min(max(end, 0), dim), step
+    start = min(max(start, 0), dim - 1)
+    end = min(max(end, -1), dim - 1)
+    return start, (-dim - 1 if end == -1 else end), step
+
+
+def onnx_slice(
+    x: Shape,
+    starts: Sequence[int] | None,
+    ends: Sequence[int] | None,
+    axes: Sequence[int],
+    steps: Sequence[int],
+) -> Shape:
+    """ONNX Slice of `x` along `axes` (`?` along an axis whose size or bounds are unknown:
+    `starts`/`ends` None)."""
+    if not len(axes) == len(steps) or any(len(b) != len(axes) for b in (starts, ends) if b):
+        raise ShapeError("starts, ends, axes and steps must have the same length")
+    result = list(x)
+    for index, axis in enumerate(normalize_axes(axes, len(x))):
+        if starts is None or ends is None or x[axis] == DYN:
+            result[axis] = DYN
+            continue
+        bounds = onnx_slice_bounds(x[axis], starts[index], ends[index], steps[index])
+        result[axis] = len(slice_bounds(x[axis], *bounds))
+    return tuple(result)
+
+
+def range_length(start: float, limit: float, delta: float) -> int:
+    """The length of ONNX Range / `numpy.arange(start, limit, delta)`."""
+    if delta == 0:
+        raise ShapeError("range delta must not be 0")
+    return max(0, -int(-(limit - start) // delta))

@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.dialects.shape_rules import compatible, fmt, is_static
 from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering import blas_library
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
@@ -298,8 +299,9 @@ def array_problem(array: object, spec: BufferSpec, writeable: bool = False) -> s
         return f"expected a numpy array, got {type(array).__name__}"
     if array.dtype != spec.dtype:
         return f"expected dtype {spec.dtype}, got {array.dtype}"
-    if array.shape != spec.shape:
-        return f"expected shape {spec.shape}, got {array.shape}"
+    if not compatible(array.shape, spec.shape):  # a dynamic dimension (`?`) takes any size
+        wanted = spec.shape if is_static(spec.shape) else fmt(spec.shape)
+        return f"expected shape {wanted}, got {array.shape}"
     if not array.flags.c_contiguous:
         return "the array must be C-contiguous (use np.ascontiguousarray)"
     if writeable and not array.flags.writeable:

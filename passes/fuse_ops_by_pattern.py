@@ -73,6 +73,7 @@ from fusion_compiler.passes.patterns.fusion_pattern import (
     get_patterns,
 )
 from fusion_compiler.passes.patterns.matcher import Match, matches
+from fusion_compiler.passes.specialize_shapes.static_check import require_static
 
 # ---------------------------------------------------------------------------------------------
 # Partition (read-only)
@@ -241,6 +242,7 @@ class FuseOpsByPatternPass(ModulePass):
             get_patterns(self.patterns)  # an unknown table is an error of the pipeline
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_static(op)  # patterns test shapes; specialize-shapes comes first
         table = get_patterns(self.patterns) if self.patterns else ()
         names = {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")}
         functions = FunctionTable({}, names)

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager
+from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.fusion_import import parse_input_shape
 from fusion_compiler.tools.output_files import write_atomically
@@ -54,7 +55,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     pipeline.add_argument("--no-fusion", action="store_true", help="report the unfused build")
     parser.add_argument(
         "--input-shape", action="append", default=[], type=parse_input_shape,
-        metavar="NAME=DIMS", help="fix an ONNX input's shape (repeatable)",
+        metavar="NAME=DIMS", help="fix an input's shape (ONNX, or IR with ? dims; repeatable)",
     )  # fmt: skip
     parser.add_argument("--run", action="store_true", help="measure fused and unfused runs")
     parser.add_argument("--runs", type=int, default=10, help="timed runs of --run (default 10)")
@@ -114,6 +115,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.output and os.path.isdir(args.output):
         raise CompileError(f"-o {args.output}: is a directory; give a file name")
     module = load_module(args.model, dict(args.input_shape))
+    if is_dynamic_module(module):  # `?` dimensions: the report is of one specialisation
+        given = {} if args.model.endswith(".onnx") else dict(args.input_shape)
+        specialize_shapes(module, given, args.entry)
     pipeline = UNFUSED_PIPELINE if args.no_fusion else args.pipeline
     PassManager(pipeline)  # a bad pipeline is reported before any work
     report = build_report(module, args.model, args.entry, pipeline)

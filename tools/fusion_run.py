@@ -1,12 +1,15 @@
 """`fusion-run`: compile a graph-level IR file through the fusion pipeline and run it natively.
 
     fusion-run FILE [--entry main] [--inputs in.npz | --random-inputs [--seed N]]
-               [--outputs out.npz] [--check] [--bench N] [--no-fusion | --pipeline P]
+               [--input-shape NAME=DIMS ...] [--outputs out.npz] [--check] [--bench N] [--no-fusion | --pipeline P]
                [--no-cache]
                [--profile [--profile-runs N] [--profile-top K] [--profile-json OUT.json]
                 [--peak-gflops G] [--peak-gbps B]]
 
 `in.npz` holds `arg0, arg1, ...` in argument order; `out.npz` receives `out0, out1, ...`.
+A function with dynamic dimensions (`tensor<?x16xf32>`) is specialised first
+(`specialize-shapes`) on the shapes of the `--inputs` arrays, or on those `--input-shape
+x=2x16` gives (with `--random-inputs`).
 `--check` compares the results with the numpy reference semantics and exits 1 on a mismatch;
 `--bench N` prints the median time of N runs of the fused build, of the unfused build (the
 same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator. `--pipeline P`
@@ -32,14 +35,22 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
 from fusion_compiler.dialects.reference.evaluator import evaluate
+from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
 from fusion_compiler.lowering.compiled_model import graph_functions
 from fusion_compiler.lowering.native_units import compile_jobs
 from fusion_compiler.lowering.threading_runtime import default_num_threads
+from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
 from fusion_compiler.tools import run_profile
 from fusion_compiler.tools.errors import run_without_traceback
+from fusion_compiler.tools.fusion_import import parse_input_shape
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
-from fusion_compiler.tools.run_inputs import argument_specs, load_inputs, random_inputs
+from fusion_compiler.tools.run_inputs import (
+    archive_arrays,
+    argument_specs,
+    load_inputs,
+    random_inputs,
+)
 from fusion_compiler.tools.run_memory import check_memory
 
 __all__ = ["CHECK_ATOL_SCALE", "CHECK_RTOL", "main", "run"]
@@ -57,6 +68,15 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="standard-normal inputs (positive where an op needs them: sqrt, log, ...)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of --random-inputs (>= 0)")
+    parser.add_argument(
+        "--input-shape",
+        action="append",
+        default=[],
+        type=parse_input_shape,
+        metavar="NAME=DIMS",
+        help="the shape of an argument with dynamic dimensions, e.g. x=2x16 (repeatable); "
+        "with --inputs, the arrays' shapes are used",
+    )
     parser.add_argument("--outputs", metavar="OUT.npz", help="write the results as out0, ...")
     parser.add_argument("--check", action="store_true", help="compare with the reference")
     parser.add_argument("--bench", type=int, metavar="N", default=0, help="time N runs")
@@ -104,6 +124,29 @@ def read_module(path: str) -> ModuleOp:
     module = parse_source(make_context(), text, path)
     verify_module(module)
     return module
+
+
+def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> None:
+    """Make a module with dynamic dimensions static (in place) on the shapes given by
+    `--input-shape` and, with `--inputs`, on the shapes of the arrays in the archive."""
+    shapes = dict(args.input_shape)
+    if not shapes and not is_dynamic_module(module):
+        return
+    function = entry_function(module, args.file, args.entry)
+    if args.inputs is not None:
+        for spec, array in zip(argument_specs(function), archive_arrays(args.inputs), strict=False):
+            shapes.setdefault(spec.name, tuple(array.shape))
+    missing = [
+        spec.name
+        for spec in argument_specs(function)
+        if spec.name not in shapes and not is_static(spec.shape)
+    ]
+    if missing and all(name in [s.name for s in argument_specs(function)] for name in shapes):
+        raise CompileError(
+            f"{args.file}: @{args.entry}: argument %{missing[0]} has a dynamic shape: give it "
+            f"with --input-shape {missing[0]}=DIMS (or give --inputs IN.npz)"
+        )
+    specialize_shapes(module, shapes, args.entry)
 
 
 def entry_function(module: ModuleOp, path: str, entry: str) -> func.FuncOp:
@@ -180,6 +223,7 @@ def bench(args, module, inputs, fused) -> None:
 def run(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
     module = read_module(args.file)
+    specialize_for_run(args, module)
     function = entry_function(module, args.file, args.entry)
     check_memory(function)
     inputs = prepare_inputs(args, function)

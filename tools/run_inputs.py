@@ -73,6 +73,16 @@ def _open_archive(path: str) -> dict[str, np.ndarray]:
         ) from None
 
 
+def archive_arrays(path: str) -> list[np.ndarray]:
+    """The arrays `arg0, arg1, ...` of the archive, in order, as far as they go (their
+    shapes specialise a function with dynamic dimensions; `load_inputs` checks them)."""
+    arrays = _open_archive(path)
+    result: list[np.ndarray] = []
+    while f"arg{len(result)}" in arrays:
+        result.append(arrays[f"arg{len(result)}"])
+    return result
+
+
 def load_inputs(path: str, specs: list[ArgumentSpec]) -> list[np.ndarray]:
     """The arrays `arg0, arg1, ...` of the archive, each checked against its parameter."""
     arrays = _open_archive(path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.values import Value
@@ -41,6 +42,8 @@ def window_pads(ctx: NodeContext, sizes, kernel, strides, dilations) -> Pads:
     if auto_pad == "VALID":
         return [0] * n, [0] * n
     if auto_pad != "NOTSET":
+        if not is_static(sizes):
+            raise Unsupported(f"auto_pad={auto_pad} needs static spatial sizes, got {fmt(sizes)}")
         return same_pads(sizes, kernel, strides, dilations, lower=auto_pad == "SAME_LOWER")
     pads = ctx.int_list("pads", [0] * 2 * n)
     if len(pads) != 2 * n:
@@ -68,7 +71,7 @@ def convert_conv(ctx: NodeContext) -> Value:
         raise Unsupported(f"only 1-D and 2-D convolutions are supported (input rank {rank})")
     kernel = list(ctx.shape(1)[2:])
     strides, dilations = _spatial_params(ctx, kernel)
-    begins, ends = window_pads(ctx, ctx.shape(0)[2:], kernel, strides, dilations)
+    begins, ends = window_pads(ctx, ctx.dims(0)[2:], kernel, strides, dilations)
     if rank == 3:  # 1-D: a 2-D convolution over a unit H axis
         x, w = b.expand_dims(x, [2]), b.expand_dims(w, [2])
         strides, dilations = [1, *strides], [1, *dilations]
@@ -108,9 +111,11 @@ def _pool_window(ctx: NodeContext, count_include_pad: bool = False):
     strides = ctx.int_list("strides", [1] * n)
     if ctx.int_list("dilations", [1] * n) != [1] * n:
         raise Unsupported(f"dilations={ctx.attr('dilations')} is not supported")
-    sizes = ctx.shape(0)[2:]
+    sizes = ctx.dims(0)[2:]
     begins, ends = window_pads(ctx, sizes, kernel, strides, [1] * n)
     if ctx.expect_attr("ceil_mode", (0, 1), 0):
+        if not is_static(sizes):
+            raise Unsupported(f"ceil_mode=1 needs static spatial sizes, got {fmt(sizes)}")
         if ctx.attr("auto_pad", "NOTSET") != "NOTSET":
             raise Unsupported("ceil_mode=1 with auto_pad is not supported")
         extended = ceil_mode_ends(sizes, kernel, strides, begins, ends)

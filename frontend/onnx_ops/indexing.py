@@ -6,13 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import i64
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.shape_rules import normalize_axes, normalize_axis
+from fusion_compiler.dialects.graph.base import element_type_of
+from fusion_compiler.dialects.shape_rules import (
+    DYN,
+    fmt,
+    normalize_axes,
+    normalize_axis,
+    onnx_slice_bounds,
+)
 from fusion_compiler.frontend.errors import Unsupported
-from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.graph_builder import GraphBuilder, whole_end
 from fusion_compiler.frontend.node_context import NodeContext
-from fusion_compiler.frontend.values import Value, shape_of_value
+from fusion_compiler.frontend.values import Value, dims_of_value, shape_of_value
 
 
 def convert_concat(ctx: NodeContext) -> Value:
@@ -39,27 +47,11 @@ def split_sizes(ctx: NodeContext, dim: int) -> list[int]:
 
 
 def convert_split(ctx: NodeContext) -> list[Value]:
-    shape = ctx.shape(0)
-    axis = normalize_axis(int(ctx.attr("axis", 0)), len(shape))
-    return ctx.builder.split(ctx.value(0), axis, split_sizes(ctx, shape[axis]))
-
-
-def onnx_slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int, int]:
-    """ONNX's clamped (start, end, step) along an axis of size `dim`, as numpy slice bounds.
-
-    ONNX adds `dim` to negative bounds, then clamps start to [0, dim] and end to [0, dim] for a
-    positive step, start to [0, dim - 1] and end to [-1, dim - 1] for a negative one; an end of
-    -1 there means "past index 0", which numpy spells -dim - 1. INT64_MAX ends become `dim`.
-    """
-    if step == 0:
-        raise Unsupported("Slice steps must not be 0")
-    start = start + dim if start < 0 else start
-    end = end + dim if end < 0 else end
-    if step > 0:
-        return min(max(start, 0), dim), min(max(end, 0), dim), step
-    start = min(max(start, 0), dim - 1)
-    end = min(max(end, -1), dim - 1)
-    return start, (-dim - 1 if end == -1 else end), step
+    dims = ctx.dims(0)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), len(dims))
+    if dims[axis] == DYN:
+        raise Unsupported(f"axis {axis} of the input {fmt(dims)} has a dynamic size")
+    return ctx.builder.split(ctx.value(0), axis, split_sizes(ctx, dims[axis]))
 
 
 def _slice_params(ctx: NodeContext) -> tuple[list[int], list[int], list[int], list[int]]:
@@ -76,13 +68,16 @@ def _slice_params(ctx: NodeContext) -> tuple[list[int], list[int], list[int], li
 
 def axis_slice(b: GraphBuilder, x: Value, axis: int, start: int, stop: int, step: int) -> Value:
     """`x[..., start:stop:step, ...]` along `axis`; a negative `stop` means "past index 0"."""
-    shape = shape_of_value(x)
-    lows, highs, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    shape = dims_of_value(x)
+    lows, highs, strides = [0] * len(shape), [whole_end(d) for d in shape], [1] * len(shape)
     lows[axis], highs[axis], strides[axis] = start, (-shape[axis] - 1 if stop < 0 else stop), step
     return b.slice(x, lows, highs, strides)
 
 
 def convert_slice(ctx: NodeContext) -> Value:
+    bounds_known = ctx.opset < 10 or (ctx.is_constant(1) and ctx.is_constant(2))
+    if ctx.is_dynamic(0) or not bounds_known:
+        return _dynamic_slice(ctx)
     shape = ctx.shape(0)
     starts, ends, axes, steps = _slice_params(ctx)
     if not len(starts) == len(ends) == len(axes) == len(steps):
@@ -93,6 +88,38 @@ def convert_slice(ctx: NodeContext) -> Value:
         a = normalize_axis(axis, len(shape))
         lows[a], highs[a], strides[a] = onnx_slice_bounds(shape[a], start, end, step)
     return ctx.builder.slice(ctx.value(0), lows, highs, strides)
+
+
+def _dynamic_slice(ctx: NodeContext) -> Value:
+    """A Slice of a tensor with a dynamic dimension, or with bounds computed at run time:
+    `graph.dynamic_slice` (ONNX's semantics; specialize-shapes makes it a graph.slice)."""
+    b = ctx.builder
+    if ctx.opset < 10:
+        first, last, axes, steps = _slice_params(ctx)
+        bounds: list[Value] = [np.array(first, np.int64), np.array(last, np.int64)]
+    else:
+        if ctx.rank(1) != 1 or dims_of_value(ctx.value(1))[0] == DYN:
+            raise Unsupported("the starts must be a vector of static length")
+        count = dims_of_value(ctx.value(1))[0]
+        axes = ctx.ints(3, "the axes") if ctx.has_input(3) else list(range(count))
+        steps = ctx.ints(4, "the steps") if ctx.has_input(4) else [1] * count
+        bounds = [ctx.value(1), ctx.value(2)]
+    if any(s == 0 for s in steps):
+        raise Unsupported("Slice steps must not be 0")
+    starts, ends = (
+        _int64_tensor(b, v, what) for v, what in zip(bounds, ("starts", "ends"), strict=True)
+    )
+    op = graph.DynamicSliceOp(b.tensor(ctx.value(0)), starts, ends, axes, steps)
+    return b.emit(op).results[0]
+
+
+def _int64_tensor(b: GraphBuilder, value: Value, what: str):
+    """Slice bounds as an i64 tensor (int32 ones cast)."""
+    if isinstance(value, np.ndarray):
+        return b.tensor(value.astype(np.int64), f"the {what}")
+    if element_type_of(value) != i64:
+        return b.emit(graph.CastOp(value, i64)).results[0]
+    return value
 
 
 def index_runs(indices: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -124,6 +151,8 @@ def convert_gather(ctx: NodeContext) -> Value:
     indices = ctx.constant(1, "the indices")
     if not np.issubdtype(indices.dtype, np.integer):
         raise Unsupported(f"the indices must be integers, got {indices.dtype}")
+    if ctx.is_dynamic(0):
+        return _gather_dynamic(ctx, indices)
     shape = ctx.shape(0)
     axis = normalize_axis(int(ctx.attr("axis", 0)), len(shape))
     flat = [normalize_axis(int(i), shape[axis], "index") for i in indices.reshape(-1)]
@@ -136,6 +165,20 @@ def convert_gather(ctx: NodeContext) -> Value:
     pieces = [axis_slice(b, x, axis, *run) for run in index_runs(flat)]
     gathered = b.concat(pieces, axis)
     return b.reshape(gathered, [*shape[:axis], *indices.shape, *shape[axis + 1 :]])
+
+
+def _gather_dynamic(ctx: NodeContext, indices: np.ndarray) -> Value:
+    """Constant indices into a tensor with a dynamic dimension: a slice for one index, else
+    `graph.gather` of the constant indices (which wraps negative ones at run time)."""
+    b, dims = ctx.builder, ctx.dims(0)
+    axis = normalize_axis(int(ctx.attr("axis", 0)), len(dims))
+    if dims[axis] != DYN:
+        for index in indices.reshape(-1):
+            normalize_axis(int(index), dims[axis], "index")
+    if indices.ndim == 0 and (dims[axis] != DYN or int(indices) >= 0):
+        return b.take(ctx.value(0), int(indices), axis)
+    ids = b.tensor(indices.astype(np.int64), "the indices")
+    return b.emit(graph.GatherOp(ctx.tensor(0), ids, axis)).results[0]
 
 
 def convert_tile(ctx: NodeContext) -> Value:

@@ -7,13 +7,13 @@ from collections.abc import Callable
 from fusion_compiler.dialects import graph
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
-from fusion_compiler.frontend.values import Value, shape_of_value
+from fusion_compiler.frontend.values import Value, dims_of_value
 
 
 def matmul(ctx: NodeContext, a: Value, b: Value) -> Value:
     """`np.matmul`: a 1-D `a` is a row (then dropped), a 1-D `b` a column (then dropped)."""
     builder = ctx.builder
-    a_vector, b_vector = len(shape_of_value(a)) == 1, len(shape_of_value(b)) == 1
+    a_vector, b_vector = len(dims_of_value(a)) == 1, len(dims_of_value(b)) == 1
     if a_vector:
         a = builder.expand_dims(a, [0])
     if b_vector:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.shape_rules import channel_parameter
+from fusion_compiler.dialects.shape_rules import channel_parameter, fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.values import Value
@@ -24,7 +24,7 @@ def convert_batch_norm(ctx: NodeContext) -> Value:
         raise Unsupported(f"needs an input with a channel axis, got rank {ctx.rank(0)}")
     x, scale, bias, mean, var = (ctx.float_tensor(i) for i in range(5))
     for what, index in (("scale", 1), ("bias", 2), ("mean", 3), ("var", 4)):
-        channel_parameter(ctx.shape(0), ctx.shape(index), what)
+        channel_parameter(ctx.dims(0), ctx.shape(index), what)
     epsilon = float(ctx.attr("epsilon", 1e-5))
     return ctx.builder.emit(graph.BatchNormOp(x, scale, bias, mean, var, epsilon)).results[0]
 
@@ -40,9 +40,11 @@ def _layer_norm(ctx: NodeContext, x: Value, scale: Value, bias: Value, axis: int
 
 def convert_layer_norm(ctx: NodeContext) -> Value:
     b = ctx.builder
-    shape = ctx.shape(0)
-    axis = int(ctx.attr("axis", -1)) % len(shape)
-    normalized = shape[axis:]
+    dims = ctx.dims(0)
+    axis = int(ctx.attr("axis", -1)) % len(dims)
+    normalized = dims[axis:]
+    if not is_static(normalized):
+        raise Unsupported(f"the normalised axes of {fmt(dims)} must have static sizes")
     scale = b.broadcast_to(ctx.value(1), normalized)
     bias = (
         b.broadcast_to(ctx.value(2), normalized)
@@ -101,12 +103,13 @@ def _softmax_family(
     1), that is, on the input coerced to 2-D."""
 
     def convert(ctx: NodeContext) -> Value:
-        shape = ctx.shape(0)
         if ctx.opset >= 13:
             return along_axis(ctx, ctx.value(0), int(ctx.attr("axis", -1)))
-        axis = int(ctx.attr("axis", 1)) % max(len(shape), 1)
-        if axis == len(shape) - 1:
+        rank = ctx.rank(0)
+        axis = int(ctx.attr("axis", 1)) % max(rank, 1)
+        if axis == rank - 1:
             return along_axis(ctx, ctx.value(0), axis)
+        shape = ctx.shape(0)
         b = ctx.builder
         flat = b.reshape(ctx.value(0), [math.prod(shape[:axis]), math.prod(shape[axis:])])
         return b.reshape(along_axis(ctx, flat, 1), shape)

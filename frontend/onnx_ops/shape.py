@@ -8,7 +8,7 @@ graph.reshape / transpose / squeeze / expand_dims / broadcast_to, or nothing at 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 from onnx import TensorProto, helper
@@ -16,37 +16,25 @@ from onnx import TensorProto, helper
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import element_type_of
 from fusion_compiler.dialects.loop.queries import numpy_dtype
-from fusion_compiler.dialects.shape_rules import fmt, normalize_axis
+from fusion_compiler.dialects.shape_rules import normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.values import Value, element_type_of_dtype
 
 
-def reshape_target(source: Sequence[int], shape: Sequence[int], allowzero: bool) -> list[int]:
-    """ONNX Reshape's target: 0 copies the input dimension (unless `allowzero`), -1 is inferred."""
-    target = [
-        source[i] if d == 0 and not allowzero and i < len(source) else d
-        for i, d in enumerate(shape)
-    ]
-    total = math.prod(source)
-    if target.count(-1) > 1 or any(d < -1 for d in target):
-        raise Unsupported(f"invalid Reshape shape {list(shape)}")
-    if -1 in target:
-        known = math.prod(d for d in target if d != -1)
-        if known == 0 or total % known:
-            raise Unsupported(f"cannot reshape {fmt(source)} to {list(shape)}")
-        target[target.index(-1)] = total // known
-    if math.prod(target) != total:
-        raise Unsupported(f"cannot reshape {fmt(source)} to {list(shape)}")
-    return target
-
-
 def convert_reshape(ctx: NodeContext) -> Value:
     # Before opset 5 the shape is an attribute.
     given = ctx.has_input(1)
-    shape = ctx.ints(1, "the target shape") if given else ctx.int_list("shape", [])
-    target = reshape_target(ctx.shape(0), shape, bool(ctx.attr("allowzero", 0)))
-    return ctx.builder.reshape(ctx.value(0), target)
+    shape = ctx.value(1) if given else np.array(ctx.int_list("shape", []), np.int64)
+    allowzero = bool(ctx.attr("allowzero", 0))
+    return ctx.builder.onnx_reshape(ctx.value(0), _shape_values(shape), allowzero)
+
+
+def _shape_values(shape: Value) -> Value:
+    """A shape input: an int64 constant (checked), or a run-time tensor."""
+    if isinstance(shape, np.ndarray) and not np.issubdtype(shape.dtype, np.integer):
+        raise Unsupported(f"the shape must be integers, got {shape.dtype}")
+    return shape.astype(np.int64).reshape(-1) if isinstance(shape, np.ndarray) else shape
 
 
 def convert_flatten(ctx: NodeContext) -> Value:
@@ -88,7 +76,7 @@ def convert_unsqueeze(ctx: NodeContext) -> Value:
 
 
 def convert_expand(ctx: NodeContext) -> Value:
-    return ctx.builder.expand(ctx.value(0), ctx.ints(1, "the shape"))
+    return ctx.builder.expand(ctx.value(0), _shape_values(ctx.value(1)))
 
 
 def convert_identity(ctx: NodeContext) -> Value:

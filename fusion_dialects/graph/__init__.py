@@ -6,6 +6,8 @@ a readable custom syntax and always parses in xDSL's generic form too.
 
 from xdsl.ir import Dialect
 
+from fusion_compiler.dialects.graph.dynamic import *  # noqa: F403
+from fusion_compiler.dialects.graph.dynamic import DYNAMIC_OPS
 from fusion_compiler.dialects.graph.elementwise import *  # noqa: F403
 from fusion_compiler.dialects.graph.elementwise import BINARY_OPS, UNARY_OPS
 from fusion_compiler.dialects.graph.indexing import *  # noqa: F403
@@ -38,4 +40,4 @@ COMPUTE_OPS = (
 )
 """Every graph op that computes a tensor from tensors (legalize-ops turns each into a kernel)."""
 
-Graph = Dialect("graph", [*COMPUTE_OPS, ConstantOp, CallLoopOp], [])
+Graph = Dialect("graph", [*COMPUTE_OPS, *DYNAMIC_OPS, ConstantOp, CallLoopOp], [])

@@ -1,13 +1,16 @@
 """Shared bases of the graph ops: typing helpers, property helpers and abstract op families.
 
-Every graph op works on statically shaped tensors whose elements are one of `ELEMENT_TYPES`
+Every graph op works on ranked tensors whose elements are one of `ELEMENT_TYPES`
 (`f32`, `i64`, `i32`, `i1`); each op class names the element types it accepts in
 `ACCEPTED_TYPES` (float math only `f32`; integer arithmetic `f32`/`i64`/`i32`; data movement
 all four), and by default all its operands and results share one element type (ops that
 change it, such as comparisons or `cast`, override `verify_element_types`). The abstract bases
 here carry the operand/result definitions, the custom syntax and the verifier of a whole
 family, so that each concrete op is a few lines. Result shapes come from
-`fusion_compiler.dialects.shape_rules`.
+`fusion_compiler.dialects.shape_rules`. A dimension may be dynamic (`?`, `shape_rules.DYN`):
+the verifiers then check what the static dimensions decide, and a result may be more or less
+precise than the rules give as long as the two are compatible; `specialize-shapes` makes
+every shape static before legalize-ops.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects import shape_rules
-from fusion_compiler.dialects.shape_rules import Shape, ShapeError, fmt
+from fusion_compiler.dialects.shape_rules import Shape, ShapeError, compatible, fmt
 
 # ---------------------------------------------------------------------------------------------
 # Types
@@ -86,7 +89,7 @@ def type_names(types: Sequence[Attribute]) -> str:
 
 
 def shape_of(value: SSAValue | Attribute) -> Shape:
-    """The static shape of a tensor value or type."""
+    """The shape of a tensor value or type (a dynamic dimension is `shape_rules.DYN`)."""
     typ = value.type if isinstance(value, SSAValue) else value
     assert isinstance(typ, TensorType)
     return tuple(typ.get_shape())
@@ -95,15 +98,13 @@ def shape_of(value: SSAValue | Attribute) -> Shape:
 def check_tensor(
     op_name: str, what: str, typ: Attribute, allowed: Sequence[Attribute] = FLOAT_TYPES
 ) -> Shape:
-    """`typ` as a static tensor shape with elements of an `allowed` type, or a
-    `VerifyException` saying why not."""
+    """`typ` as a tensor shape (static or `?` dimensions) with elements of an `allowed`
+    type, or a `VerifyException` saying why not."""
     if not isinstance(typ, TensorType):
         raise VerifyException(f"{op_name}: {what} must be a ranked tensor, got {typ}")
     shape = tuple(typ.get_shape())
-    if any(d < 0 for d in shape):
-        raise VerifyException(
-            f"{op_name}: {what} has a dynamic dimension ({typ}); only static shapes are supported"
-        )
+    if any(d < 0 and d != shape_rules.DYN for d in shape):
+        raise VerifyException(f"{op_name}: {what} has a negative dimension ({typ})")
     if typ.element_type not in allowed:
         raise VerifyException(
             f"{op_name}: {what} must have {type_names(allowed)} elements, got {typ}"
@@ -121,7 +122,9 @@ def expect_element_type(op_name: str, what: str, value: SSAValue, expected: Attr
 
 
 def expect_shape(op_name: str, what: str, actual: Shape, expected: Shape) -> None:
-    if tuple(actual) != tuple(expected):
+    """A `VerifyException` unless `actual` is compatible with `expected` (equal where both
+    are static)."""
+    if not compatible(actual, expected):
         raise VerifyException(
             f"{op_name}: {what} has shape {fmt(actual)}, expected {fmt(expected)}"
         )

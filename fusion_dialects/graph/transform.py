@@ -41,6 +41,19 @@ from fusion_compiler.dialects.graph.base import (
 from fusion_compiler.dialects.shape_rules import Shape
 
 
+def static_target(op: UnaryWithResultTypeOp) -> Shape:
+    """The result shape of a reshape or broadcast_to, which must be static: a target computed
+    at run time is an operand of `graph.dynamic_reshape` / `dynamic_broadcast_to`."""
+    target = shape_of(op.result)
+    if not shape_rules.is_static(target):
+        dynamic = op.name.replace("graph.", "graph.dynamic_")
+        raise VerifyException(
+            f"{op.name}: the result {op.result.type} has a dynamic dimension; a target shape "
+            f"known only at run time is the shape operand of {dynamic}"
+        )
+    return target
+
+
 @irdl_op_definition
 class ReshapeOp(UnaryWithResultTypeOp):
     """Row-major reshape; the result type gives the new shape.
@@ -60,7 +73,7 @@ class ReshapeOp(UnaryWithResultTypeOp):
         )
 
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
-        target = shape_of(self.result)
+        target = static_target(self)
         return [apply_rule(self.name, shape_rules.reshape, operand_shapes[0], target)]
 
 
@@ -78,7 +91,7 @@ class BroadcastToOp(UnaryWithResultTypeOp):
         )
 
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
-        target = shape_of(self.result)
+        target = static_target(self)
         return [apply_rule(self.name, shape_rules.broadcast_to, operand_shapes[0], target)]
 
 

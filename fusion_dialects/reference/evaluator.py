@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from fusion_compiler.dialects import graph
+from fusion_compiler.dialects import graph, shape_rules
 from fusion_compiler.dialects.graph.base import element_type_of, int_of, ints_of, shape_of
 from fusion_compiler.dialects.loop import FuncOp as KernelOp
 from fusion_compiler.dialects.loop.queries import numpy_dtype
@@ -166,6 +166,38 @@ def _where(_: graph.WhereOp, args: list[np.ndarray]) -> np.ndarray:
     return ref.where(*args)
 
 
+def _shape_of(_: graph.ShapeOfOp, args: list[np.ndarray]) -> np.ndarray:
+    return np.array(args[0].shape, np.int64)
+
+
+def _dynamic_reshape(op: graph.DynamicReshapeOp, args: list[np.ndarray]) -> np.ndarray:
+    x, shape = args
+    target = shape_rules.onnx_reshape_target(x.shape, shape.tolist(), op.allowzero_value)
+    return ref.reshape(x, target)
+
+
+def _dynamic_broadcast_to(_: graph.DynamicBroadcastToOp, args: list[np.ndarray]) -> np.ndarray:
+    x, shape = args
+    return ref.broadcast_to(x, shape_rules.broadcast(x.shape, tuple(shape.tolist())))
+
+
+def _dynamic_slice(op: graph.DynamicSliceOp, args: list[np.ndarray]) -> np.ndarray:
+    x, starts, ends = args
+    bounds = [slice(0, d, 1) for d in x.shape]
+    axes = shape_rules.normalize_axes(ints_of(op.axes), x.ndim)
+    for axis, start, end, step in zip(axes, starts, ends, ints_of(op.steps), strict=True):
+        bounds[axis] = slice(*shape_rules.onnx_slice_bounds(x.shape[axis], start, end, step))
+    return np.array(x[tuple(bounds)], copy=True)
+
+
+def _dynamic_range(_: graph.DynamicRangeOp, args: list[np.ndarray]) -> np.ndarray:
+    start, limit, delta = (a.item() for a in args)
+    length = shape_rules.range_length(start, limit, delta)
+    return (start + np.arange(length, dtype=args[0].dtype) * args[0].dtype.type(delta)).astype(
+        args[0].dtype
+    )
+
+
 OP_SEMANTICS: dict[type[Operation], Adapter] = {
     graph.ReluOp: _unary(ref.relu),
     graph.ExpOp: _unary(ref.exp),
@@ -225,6 +257,11 @@ OP_SEMANTICS: dict[type[Operation], Adapter] = {
     graph.LogicalOrOp: _binary(ref.logical_or),
     graph.LogicalNotOp: _unary(ref.logical_not),
     graph.WhereOp: _where,
+    graph.ShapeOfOp: _shape_of,
+    graph.DynamicReshapeOp: _dynamic_reshape,
+    graph.DynamicBroadcastToOp: _dynamic_broadcast_to,
+    graph.DynamicSliceOp: _dynamic_slice,
+    graph.DynamicRangeOp: _dynamic_range,
 }
 """The reference semantics of every graph compute op, keyed by op class."""
 
@@ -263,8 +300,9 @@ def check_inputs(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> None:
         what = f"@{name}: {_describe(index, arg)}"
         if not isinstance(value, np.ndarray):
             raise ValueError(f"{what} must be a numpy array, got {type(value).__name__}")
-        if value.shape != shape:
-            raise ValueError(f"{what} has shape {value.shape}, expected {shape}")
+        if not shape_rules.compatible(value.shape, shape):
+            wanted = shape if shape_rules.is_static(shape) else shape_rules.fmt(shape)
+            raise ValueError(f"{what} has shape {value.shape}, expected {wanted}")
         if value.dtype != dtype:
             raise ValueError(f"{what} has dtype {value.dtype}, expected {dtype}")
 
@@ -340,5 +378,5 @@ _STRUCTURAL: dict[type[Operation], Adapter] = {
 def _check_results(op: Operation, results: list[np.ndarray]) -> None:
     expected = [_tensor_signature(r.type)[0] for r in op.results]
     actual = [np.shape(r) for r in results]
-    if actual != expected:
+    if len(actual) != len(expected) or not all(map(shape_rules.compatible, actual, expected)):
         raise EvaluationError(f"'{op.name}' produced shapes {actual}, its results are {expected}")

@@ -17,6 +17,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 
 from fusion_compiler.passes.legalize_ops.kernels import KernelLibrary
 from fusion_compiler.passes.legalize_ops.patterns import LegalizeGraphOpPattern
+from fusion_compiler.passes.specialize_shapes.static_check import require_static
 
 __all__ = ["LegalizeOpsPass"]
 
@@ -28,7 +29,8 @@ class LegalizeOpsPass(ModulePass):
 
     Pre-conditions: graph-level `func.func`s whose graph ops work on statically shaped,
     non-empty tensors of `f32`, `i64`, `i32` or `i1` elements (any other operand or result
-    type is an error naming the op).
+    type is an error naming the op; a dynamic dimension or shape computation is an error
+    naming the argument or op: `specialize-shapes` comes first).
 
     Post-conditions: every graph compute op (the DESIGN table, `graph.constant` and
     `graph.call_loop` aside) outside composite functions (`graph.composite`, `graph.codegen`:
@@ -48,6 +50,7 @@ class LegalizeOpsPass(ModulePass):
     name = "legalize-ops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_static(op)
         pattern = LegalizeGraphOpPattern(KernelLibrary(op))
         walker = PatternRewriteWalker(
             GreedyRewritePatternApplier([pattern], dce_enabled=False),

@@ -17,6 +17,7 @@ from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module, parse_pipel
 from fusion_compiler.frontend.backend import BackendError, FusionBackend, prepare  # noqa: E402
 from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
 from fusion_compiler.frontend.progress import ProgressBar, compile_progress, import_progress  # noqa: E402
+from fusion_compiler.specializing import SpecializingModel  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -58,6 +59,28 @@ def test_dynamic_dimensions_compile_per_shape():
     fixed = prepare(_model(["N", 3]), input_shapes={"x": [5, 3]})
     with pytest.raises(BackendError, match=r"prepared for \(5, 3\)"):
         fixed.run([np.zeros((4, 3), np.float32)])
+
+
+def test_dynamic_model_is_imported_once_and_specialised_per_shape():
+    rep = prepare(_model(["N", 3]))
+    rep.run([np.ones((2, 3), np.float32)])
+    rep.run([np.ones((5, 3), np.float32)])
+    assert isinstance(rep._dynamic, SpecializingModel)  # one import, with `?`
+    assert len(rep._dynamic.specializations) == 2
+
+
+def test_model_needing_static_shapes_is_imported_per_shape():
+    graph = helper.make_graph(
+        [helper.make_node("Flatten", ["x"], ["y"], axis=1)],
+        "flatten",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 12])],
+    )
+    rep = prepare(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]))
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    (y,) = rep.run([x])
+    np.testing.assert_array_equal(y, x.reshape(2, 12))
+    assert rep._dynamic is None  # Flatten needs the sizes: imported for (2, 3, 4)
 
 
 def test_unsupported_models_and_inputs_are_refused():

@@ -9,6 +9,7 @@ from onnx import TensorProto, helper  # noqa: E402
 from fusion_compiler.dialects.diagnostics import CompileError  # noqa: E402
 from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
 from fusion_compiler.frontend.onnx_importer import import_model  # noqa: E402
+from fusion_compiler.passes.specialize_shapes import specialize_shapes  # noqa: E402
 
 
 def _problems(model, **kwargs) -> list[str]:
@@ -49,15 +50,13 @@ def test_every_unsupported_node_is_listed_in_one_error(make_model):
     assert isinstance(info.value, CompileError)
 
 
-def test_dynamic_dimension_is_reported_and_fixed_by_input_shapes(make_model, check_model, rng):
+def test_dynamic_dimension_is_kept_or_fixed_by_input_shapes(make_model, check_model, rng):
     model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": ["N", 3]}, ["y"])
-    (problem,) = _problems(model)
-    assert problem.startswith(
-        "graph input 'x': dimension 0 is dynamic ('N'); fix it with --input-shape x="
-    )
-    check_model(
-        model, {"x": rng.standard_normal((2, 3)).astype(np.float32)}, input_shapes={"x": (2, 3)}
-    )
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    dynamic = check_model(model, {"x": x})
+    assert "tensor<?x3xf32>" in str(dynamic)
+    fixed = check_model(model, {"x": x}, input_shapes={"x": (2, 3)})
+    assert "tensor<2x3xf32>" in str(fixed)
 
 
 def test_unknown_dimension_and_unknown_rank(make_model):
@@ -65,8 +64,17 @@ def test_unknown_dimension_and_unknown_rank(make_model):
         [helper.make_node("Add", ["x", "z"], ["y"])], {"x": [None, 3], "z": None}, ["y"]
     )
     assert _problems(model) == [
-        "graph input 'x': dimension 0 is dynamic; fix it with --input-shape x=... (or input_shapes={'x': ...})",
         "graph input 'z': has an unknown rank; fix it with --input-shape z=... (or input_shapes={'z': ...})",
+    ]
+
+
+def test_static_shape_needed_by_a_converter_is_reported(make_model):
+    model = make_model(
+        [helper.make_node("Flatten", ["x"], ["y"], axis=1)], {"x": ["N", 3, 4]}, ["y"]
+    )
+    assert _problems(model) == [
+        "node #0 (Flatten, output 'y'): needs the static shape of an input that has the dynamic "
+        "shape ?x3x4 (give its dimensions with --input-shape / input_shapes=)",
     ]
 
 
@@ -94,14 +102,26 @@ def test_non_float_input_is_reported(make_model):
     ]
 
 
-def test_run_time_shape_input_is_reported(make_model):
+def test_run_time_shape_input_must_be_int64(make_model):
     model = make_model(
         [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")], {"x": [2, 3], "s": [2]}, ["y"]
     )
     assert _problems(model) == [
-        "node 'r' (Reshape, #0): the target shape (input #1 's') must be known at import time, "
-        "but it is computed at run time"
+        "node 'r' (Reshape, #0): the target shape must be a rank-1 int64 tensor, got tensor<2xf32>"
     ]
+
+
+def test_shape_given_by_the_values_of_an_input_cannot_be_specialised(make_model):
+    model = make_model(
+        [helper.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+        {"x": [2, 3], "s": [2]},
+        ["y"],
+        input_types={"s": TensorProto.INT64},
+    )
+    module = import_model(model)
+    assert "graph.dynamic_reshape" in str(module)
+    with pytest.raises(CompileError, match="depends on the values of the arguments"):
+        specialize_shapes(module)
 
 
 def test_foldable_only_op_on_run_time_values(make_model):

@@ -477,3 +477,83 @@ def test_slice_errors():
         sr.slice_((8, 10), [0, 0], [8, 10], [1])
     with _raises("slice step must not be 0"):
         sr.slice_((8, 10), [0, 0], [8, 10], [1, 0])
+
+
+# --- dynamic dimensions (`?`) -----------------------------------------------------------------
+
+Q = sr.DYN
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ((Q, 8), (8,), (Q, 8)),
+        ((Q, 8), (4, 1), (4, 8)),  # a static side other than 1 decides
+        ((Q, 1), (Q, 8), (Q, 8)),
+        ((Q,), (1,), (Q,)),
+        ((Q, Q), (Q, Q), (Q, Q)),
+    ],
+)
+def test_broadcast_propagates_dynamic_dimensions(a, b, expected):
+    assert sr.broadcast(a, b) == expected
+
+
+def test_dynamic_rules_check_what_static_dimensions_decide():
+    assert sr.matmul((Q, 8), (8, 16)) == (Q, 16)
+    assert sr.matmul((2, Q, 8), (Q, 8, 4)) == (2, Q, 4)
+    with pytest.raises(ShapeError, match="contracting dimensions differ: \\?x8 has 8 columns"):
+        sr.matmul((Q, 8), (16, 4))
+    with pytest.raises(ShapeError, match="not broadcast-compatible"):
+        sr.broadcast((Q, 3), (Q, 4))
+    assert sr.concat([(Q, 3), (2, 5)], 1) == (2, 8)
+    assert sr.concat([(Q, 3), (2, Q)], 0) == (Q, 3)
+    assert sr.reshape((Q, 8), (3, 4)) == (3, 4)  # checked once ? is known
+    assert sr.slice_((Q, 8), (0, 2), (5, 8), (1, 1)) == (Q, 6)
+    assert sr.conv2d((Q, 3, Q, 32), (8, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1) == (
+        Q,
+        8,
+        Q,
+        32,
+    )
+    with pytest.raises(ShapeError, match="needs its shape to be static"):
+        sr.squeeze((Q, 1), ())
+    assert sr.fmt((Q, 8)) == "?x8"
+
+
+def test_compatible_shapes():
+    assert sr.compatible((Q, 8), (4, 8))
+    assert sr.compatible((4, 8), (Q, Q))
+    assert not sr.compatible((Q, 8), (4, 9))
+    assert not sr.compatible((Q,), (Q, Q))
+
+
+@pytest.mark.parametrize(
+    "source, shape, expected",
+    [
+        ((2, 8), (0, -1, 2), (2, 4, 2)),
+        ((Q, 8), (0, 2, 4), (Q, 2, 4)),
+        ((Q, 8), (0, -1), (Q, Q)),  # -1 of a dynamic count stays ?
+        ((6,), (-1, 3), (2, 3)),
+    ],
+)
+def test_onnx_reshape_target(source, shape, expected):
+    assert sr.onnx_reshape_target(source, shape) == expected
+
+
+def test_onnx_reshape_target_errors():
+    with pytest.raises(ShapeError, match="cannot reshape 2x8 to \\[3, -1\\]"):
+        sr.onnx_reshape_target((2, 8), (3, -1))
+    with pytest.raises(ShapeError, match="invalid reshape target"):
+        sr.onnx_reshape_target((2, 8), (-1, -1))
+
+
+@pytest.mark.parametrize("bounds", [(0, 5, 1), (0, 5, 2), (5, 0, -1), (0.5, 3.2, 0.7), (3, 3, 1)])
+def test_range_length_is_numpy_arange(bounds):
+    assert sr.range_length(*bounds) == len(np.arange(*bounds))
+
+
+def test_onnx_slice():
+    assert sr.onnx_slice((1, 64), (0,), (5,), (1,), (1,)) == (1, 5)
+    assert sr.onnx_slice((1, 64), (0,), (-1,), (-1,), (1,)) == (1, 63)
+    assert sr.onnx_slice((1, 64), None, None, (1,), (1,)) == (1, Q)
+    assert sr.onnx_slice((Q, 4), (0,), (2,), (0,), (1,)) == (Q, 4)

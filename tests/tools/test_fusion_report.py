@@ -206,3 +206,24 @@ def test_command_line_errors(arguments, message, capsys):
 def test_output_directory_is_an_error(tmp_path, capsys):
     assert main([str(EXAMPLES / "conv_block.mlir"), "-o", str(tmp_path)]) == 1
     assert "is a directory" in capsys.readouterr().err
+
+
+DYNAMIC = """func.func @main(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %a = graph.add %x, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  %r = graph.relu %a : tensor<?x8xf32>
+  func.return %r : tensor<?x8xf32>
+}
+"""
+
+
+def test_dynamic_ir_is_reported_for_the_shapes_given(tmp_path, capsys):
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(DYNAMIC)
+    out = tmp_path / "report.json"
+    assert main([str(path), "--input-shape", "x=4x8", "-o", str(out)]) == 0
+    assert "fused_add_relu" in out.read_text()
+    capsys.readouterr()
+    assert main([str(path), "-o", str(out)]) == 1
+    assert "argument %x has the dynamic type tensor<?x8xf32> and no shape was given" in (
+        capsys.readouterr().err
+    )

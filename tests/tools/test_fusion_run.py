@@ -311,3 +311,71 @@ def test_every_example_checks_ok_on_random_inputs_without_warnings(example, tmp_
     assert "check out0: OK" in result.stdout and "MISMATCH" not in result.stdout
     assert "NaN" not in result.stdout and "Inf" not in result.stdout
     assert result.stderr == ""  # no RuntimeWarning, no LLVM warning
+
+
+DYNAMIC = """func.func @main(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> tensor<?x2x4xf32> {
+  %a = graph.add %x, %b : (tensor<?x8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+  %s = graph.shape_of %a : (tensor<?x8xf32>) -> tensor<2xi64>
+  %n = graph.slice %s {starts = array<i64: 0>, ends = array<i64: 1>, steps = array<i64: 1>} : (tensor<2xi64>) -> tensor<1xi64>
+  %k = graph.constant dense<[2, 4]> : tensor<2xi64>
+  %t = graph.concat %n, %k {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  %y = graph.dynamic_reshape %a, %t : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
+  func.return %y : tensor<?x2x4xf32>
+}
+"""
+
+
+@pytest.fixture
+def dynamic_graph(tmp_path, monkeypatch):
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(DYNAMIC)
+    return path
+
+
+def test_dynamic_file_with_input_shape(dynamic_graph, tmp_path):
+    result = fusion_run(
+        str(dynamic_graph), "--random-inputs", "--input-shape", "x=3x8", "--check",
+        "--outputs", "out.npz", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "check out0: OK" in result.stdout
+    with np.load(tmp_path / "out.npz") as out:
+        assert out["out0"].shape == (3, 2, 4)
+
+
+def test_dynamic_file_takes_the_shapes_of_the_inputs(dynamic_graph, tmp_path):
+    x = np.arange(40, dtype=np.float32).reshape(5, 8)
+    b = np.ones(8, np.float32)
+    np.savez(tmp_path / "in.npz", arg0=x, arg1=b)
+    result = fusion_run(
+        str(dynamic_graph), "--inputs", "in.npz", "--outputs", "o.npz", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    with np.load(tmp_path / "o.npz") as out:
+        np.testing.assert_array_equal(out["out0"], (x + b).reshape(5, 2, 4))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--random-inputs"],
+            "argument %x has a dynamic shape: give it with --input-shape x=DIMS",
+        ),
+        (
+            ["--random-inputs", "--input-shape", "x=3x9"],
+            "argument %x of type tensor<?x8xf32> cannot have the shape 3x9",
+        ),
+        (
+            ["--random-inputs", "--input-shape", "y=3x8"],
+            "@main has no argument 'y' (arguments: x, b)",
+        ),
+    ],
+    ids=["no-shape", "wrong-static-dimension", "unknown-argument"],
+)
+def test_dynamic_file_errors(dynamic_graph, tmp_path, args, message):
+    result = fusion_run(str(dynamic_graph), *args, cwd=tmp_path)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
