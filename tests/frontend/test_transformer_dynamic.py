@@ -107,3 +107,19 @@ def test_fusion_run_on_an_imported_dynamic_export(tmp_path):
     with np.load(out) as results:
         ours = [results[f"out{i}"] for i in range(len(results.files))]
     _assert_close(ours, _expected(model, feeds))
+
+
+@pytest.mark.parametrize("name", ["bert", "gpt2"])
+def test_public_api_calls_a_dynamic_export_by_input_name(name):
+    """`fc.compile(path)` of a dynamic export, called with keyword arguments named like the
+    ONNX inputs, at two sequence lengths."""
+    import fusion_compiler as fc
+
+    path, model = _load(name)
+    compiled = fc.compile(str(path))
+    assert compiled.input_names == tuple(i.name for i in model.graph.input)
+    for batch, sequence in SHAPES:
+        feeds = _feeds(model, batch, sequence)
+        outputs = compiled.run(**feeds)
+        assert list(outputs) == list(compiled.output_names)
+        _assert_close(list(outputs.values()), _expected(model, feeds))
