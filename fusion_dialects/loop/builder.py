@@ -50,8 +50,14 @@ from fusion_compiler.dialects.shape_rules import Shape
 Indices = Sequence[SSAValue]
 """The subscripts of one buffer access (empty for a rank-0 buffer)."""
 
-Combine = type[arith.AddfOp] | type[arith.MaximumfOp] | type[arith.MaxnumfOp]
-"""The scalar op that folds a reduction term into its accumulator: `op(accumulator, term)`."""
+Combine = (
+    type[arith.AddfOp]
+    | type[arith.MaximumfOp]
+    | type[arith.MaxnumfOp]
+    | Callable[["KernelBuilder", SSAValue, SSAValue], SSAValue]
+)
+"""What folds a reduction term into its accumulator: a scalar op class, `op(accumulator,
+term)`, or a function `f(builder, accumulator, term)` that emits several (`nan_max`)."""
 
 CONTRACT = arith.FastMathFlagsAttr([arith.FastMathFlag.ALLOW_CONTRACT])
 """The fast-math flags of a multiply-accumulate's `mulf` and `addf` (see `reduce`)."""
@@ -102,6 +108,18 @@ def broadcast_indices(
         zero if size == 1 and target[offset + d] != 1 else indices[offset + d]
         for d, size in enumerate(source)
     ]
+
+
+def nan_max(kb: KernelBuilder, accumulator: SSAValue, term: SSAValue) -> SSAValue:
+    """`term` if it is greater than `accumulator` or NaN, else `accumulator`: a maximum that
+    propagates NaN (a NaN accumulator stays, a NaN term replaces it) and keeps the earlier
+    value on ties, so -0.0 and +0.0 are not ordered (as numpy's `maximum.reduce`, unlike
+    `arith.maximumf`). Three x86 instructions (max, unordered compare, masked move) where
+    `maximumf` takes six: max_pool2d's combine."""
+    greater = kb.emit(arith.CmpfOp(term, accumulator, "ogt")).results[0]
+    larger = kb.emit(arith.SelectOp(greater, term, accumulator)).results[0]
+    nan = kb.emit(arith.CmpfOp(term, term, "uno")).results[0]
+    return kb.emit(arith.SelectOp(nan, term, larger)).results[0]
 
 
 class KernelBuilder:
@@ -340,6 +358,9 @@ class KernelBuilder:
         """One reduction update `acc[indices] = combine(acc[indices], value)`; a product
         added is a multiply-accumulate (`contract`, see `reduce`)."""
         old = self.load(accumulator, indices)
+        if not isinstance(combine, type):
+            self.store(combine(self, old, value), accumulator, indices)
+            return
         update = self.emit(combine(old, value))
         if isinstance(update, arith.AddfOp) and _contract_product(value):
             update.fastmath = CONTRACT

@@ -289,3 +289,32 @@ def is_unit_stride(access: MemoryAccess, iv: SSAValue) -> bool:
 def is_invariant(access: MemoryAccess, iv: SSAValue) -> bool:
     """Whether `access` touches the same element in every iteration of `iv`."""
     return not any(depends_on(index, iv) for index in access.indices)
+
+
+INTERLEAVED_READ_STRIDE = 2
+"""Reads with this innermost stride vectorise as wide loads and shuffles (`is_vector_access`)."""
+
+
+def is_vector_access(access: MemoryAccess, iv: SSAValue) -> bool:
+    """Whether one vector iteration of `iv` makes `access` whole-vector memory operations (or
+    one scalar): invariant, contiguous, or a read with stride `INTERLEAVED_READ_STRIDE` (a
+    pooling window with stride 2: LLVM's vectoriser loads two vectors and keeps every other
+    lane, an interleaved group, rather than gathering)."""
+    if is_invariant(access, iv) or is_unit_stride(access, iv):
+        return True
+    if not isinstance(access, memref.LoadOp):
+        return False
+    strides = access_strides(access, iv)
+    return (
+        bool(strides)
+        and strides[-1] == INTERLEAVED_READ_STRIDE
+        and all(s == 0 for s in strides[:-1])
+    )
+
+
+def is_vector_loop_body(accesses: Sequence[MemoryAccess], iv: SSAValue) -> bool:
+    """Whether a loop over `iv` with these accesses vectorises into whole-vector memory
+    operations: every access `is_vector_access`, at least one contiguous."""
+    if not all(is_vector_access(a, iv) for a in accesses):
+        return False
+    return any(is_unit_stride(a, iv) for a in accesses)

@@ -12,6 +12,7 @@ from fusion_compiler.dialects.loop.builder import (
     broadcast_indices,
     buffer_shape,
     buffer_type,
+    nan_max,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "broadcast_indices",
     "buffer_shape",
     "buffer_type",
+    "nan_max",
 ]

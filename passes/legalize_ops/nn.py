@@ -32,6 +32,7 @@ from fusion_compiler.passes.legalize_ops.loop_builder import (
     KernelBuilder,
     broadcast_indices,
     buffer_shape,
+    nan_max,
 )
 from fusion_compiler.passes.legalize_ops.reduction import mean_blocks
 
@@ -118,7 +119,7 @@ def _window_block(
 def legalize_max_pool2d(op: Operation, kb: KernelBuilder) -> None:
     assert isinstance(op, MaxPool2DOp)
     source = _padded(kb, kb.inputs[0], op.window[2], NEG_INF)
-    _window_block(kb, op, source, kb.outputs[0], NEG_INF, arith.MaximumfOp)
+    _window_block(kb, op, source, kb.outputs[0], NEG_INF, nan_max)
 
 
 def _count_block(kb: KernelBuilder, op: AvgPool2DOp, shape: tuple[int, ...]) -> SSAValue:

@@ -1,8 +1,9 @@
 """Loop kinds: which loops to vectorise and which to run in parallel.
 
 - `vectorized`: an innermost loop that is parallel and whose accesses are all contiguous
-  (unit-stride) or invariant in its induction variable, at least one contiguous: one vector
-  iteration then loads and stores whole vectors (`vectorizable`).
+  (unit-stride), invariant in its induction variable or reads of stride 2, at least one
+  contiguous: one vector iteration then loads and stores whole vectors (`vectorizable`,
+  `loop_access.is_vector_loop_body`).
 - `parallel`: in each top-level nest, the outermost loop that is parallel and not innermost:
   its iterations touch disjoint slices of every buffer they write, so a threading runtime may
   split them among threads (`loop_access.is_parallel`), or that an earlier stage marked
@@ -22,9 +23,8 @@ from collections.abc import Iterator
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind, LoopKindAttr
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
-    is_invariant,
     is_parallel,
-    is_unit_stride,
+    is_vector_loop_body,
     memory_accesses,
 )
 
@@ -37,11 +37,7 @@ def vectorizable(loop: ForOp) -> bool:
     """Whether `loop` is innermost, parallel and reads and writes whole vectors."""
     if not is_innermost(loop) or not is_parallel(loop):
         return False
-    iv = loop.induction_var
-    accesses = memory_accesses(body_ops(loop))
-    if not all(is_unit_stride(a, iv) or is_invariant(a, iv) for a in accesses):
-        return False
-    return any(is_unit_stride(a, iv) for a in accesses)
+    return is_vector_loop_body(memory_accesses(body_ops(loop)), loop.induction_var)
 
 
 def _outermost_parallel(loop: ForOp) -> Iterator[ForOp]:

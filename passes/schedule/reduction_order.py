@@ -25,8 +25,9 @@ Candidates (`find_candidate`): a loop `P` whose body holds a reduction loop (a n
 that is not parallel), such that
 - legality: `P` is parallel, its statements share no SSA values, nested bounds are constant
   (so `P` can be distributed over its statements and sunk below each reduction nest);
-- profitability: in each reduction nest's innermost body every access is invariant in `P` or
-  unit-stride in it (innermost non-unit subscript `P + c`), and at least one is unit-stride.
+- profitability: in each reduction nest's innermost body every access is invariant in `P`,
+  unit-stride in it (innermost non-unit subscript `P + c`) or a read of stride 2 (a pooling
+  window with stride 2), and at least one is unit-stride (`loop_access.is_vector_loop_body`).
   A row sum `s[i] += x[i, k]` stays as it is (`x` would be read down a column); legalize-ops
   already gives a long one a vector loop over its partial sums, `lanes[i, l] += x[i, c*32 + l]`
   (`passes/legalize_ops/reduction.py`), which needs no reordering.
@@ -38,9 +39,8 @@ from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_constant_bounds,
-    is_invariant,
     is_parallel,
-    is_unit_stride,
+    is_vector_loop_body,
     memory_accesses,
 )
 from fusion_compiler.passes.schedule.loop_transforms import (
@@ -64,12 +64,10 @@ def innermost_of(loop: ForOp) -> ForOp:
 
 
 def profitable_to_sink(loop: ForOp, nest: ForOp) -> bool:
-    """Whether `loop` below `nest` gives an innermost loop of contiguous or invariant accesses."""
-    iv = loop.induction_var
+    """Whether `loop` below `nest` gives an innermost loop of whole-vector accesses
+    (`loop_access.is_vector_loop_body`)."""
     accesses = memory_accesses(body_ops(innermost_of(nest)))
-    if not all(is_invariant(a, iv) or is_unit_stride(a, iv) for a in accesses):
-        return False
-    return any(is_unit_stride(a, iv) for a in accesses)
+    return is_vector_loop_body(accesses, loop.induction_var)
 
 
 def can_reorder(loop: ForOp) -> bool:
