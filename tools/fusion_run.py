@@ -46,8 +46,9 @@ from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.fusion_import import parse_input_shape
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
 from fusion_compiler.tools.run_inputs import (
-    archive_arrays,
+    archive_shapes,
     argument_specs,
+    check_index_ranges,
     load_inputs,
     random_inputs,
 )
@@ -61,7 +62,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("file", help="graph-level IR file (.mlir)")
     parser.add_argument("--entry", default="main", help="the function to run (default: main)")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--inputs", metavar="IN.npz", help="inputs arg0, arg1, ... in order")
+    source.add_argument("--inputs", metavar="IN.npz", help="inputs named arg0, arg1, ... or like the parameters")
     source.add_argument(
         "--random-inputs",
         action="store_true",
@@ -134,8 +135,8 @@ def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> None:
         return
     function = entry_function(module, args.file, args.entry)
     if args.inputs is not None:
-        for spec, array in zip(argument_specs(function), archive_arrays(args.inputs), strict=False):
-            shapes.setdefault(spec.name, tuple(array.shape))
+        for name, shape in archive_shapes(args.inputs, argument_specs(function)).items():
+            shapes.setdefault(name, shape)
     missing = [
         spec.name
         for spec in argument_specs(function)
@@ -161,7 +162,9 @@ def entry_function(module: ModuleOp, path: str, entry: str) -> func.FuncOp:
 def prepare_inputs(args: argparse.Namespace, function: func.FuncOp) -> list[np.ndarray]:
     specs = argument_specs(function)
     if args.inputs is not None:
-        return load_inputs(args.inputs, specs)
+        arrays = load_inputs(args.inputs, specs)
+        check_index_ranges(args.inputs, function, specs, arrays)
+        return arrays
     if args.random_inputs:
         inputs, notes = random_inputs(function, specs, args.seed)
         for note in notes:

@@ -22,8 +22,8 @@ from fusion_compiler.dialects.loop.queries import numpy_dtype
 
 @dataclass(frozen=True)
 class ArgumentSpec:
-    """A parameter of the entry function: `arg<index>` in the archive, its SSA name, shape
-    and dtype."""
+    """A parameter of the entry function: `arg<index>` in the archive (or its SSA name), its
+    SSA name, shape and dtype."""
 
     index: int
     name: str
@@ -73,31 +73,93 @@ def _open_archive(path: str) -> dict[str, np.ndarray]:
         ) from None
 
 
-def archive_arrays(path: str) -> list[np.ndarray]:
-    """The arrays `arg0, arg1, ...` of the archive, in order, as far as they go (their
-    shapes specialise a function with dynamic dimensions; `load_inputs` checks them)."""
-    arrays = _open_archive(path)
-    result: list[np.ndarray] = []
-    while f"arg{len(result)}" in arrays:
-        result.append(arrays[f"arg{len(result)}"])
-    return result
+def _keys_of(spec: ArgumentSpec) -> tuple[str, ...]:
+    """The names an archive may give `spec`'s array: `arg<index>` or the parameter's own name
+    (an imported model's parameters are named like its ONNX inputs)."""
+    return (spec.key,) if spec.name == spec.key else (spec.key, spec.name)
+
+
+def _arrays_by_argument(
+    path: str, arrays: dict[str, np.ndarray], specs: list[ArgumentSpec]
+) -> dict[int, np.ndarray]:
+    """The archive's arrays by parameter index; an array given under both of its names is
+    an error."""
+    found: dict[int, np.ndarray] = {}
+    for spec in specs:
+        keys = [key for key in _keys_of(spec) if key in arrays]
+        if len(keys) > 1:
+            raise CompileError(
+                f"--inputs {path}: {spec.describe()} is given twice, as {keys[0]} and {keys[1]}"
+            )
+        if keys:
+            found[spec.index] = arrays[keys[0]]
+    return found
+
+
+def archive_shapes(path: str, specs: list[ArgumentSpec]) -> dict[str, tuple[int, ...]]:
+    """The shapes of the archive's arrays by parameter name, for the parameters it holds
+    (they specialise a function with dynamic dimensions; `load_inputs` checks them)."""
+    found = _arrays_by_argument(path, _open_archive(path), specs)
+    return {spec.name: tuple(found[spec.index].shape) for spec in specs if spec.index in found}
 
 
 def load_inputs(path: str, specs: list[ArgumentSpec]) -> list[np.ndarray]:
-    """The arrays `arg0, arg1, ...` of the archive, each checked against its parameter."""
+    """The archive's array of every parameter (named `arg<index>` or like the parameter),
+    each checked against its parameter."""
     arrays = _open_archive(path)
-    expected = {spec.key for spec in specs}
-    missing = [spec.key for spec in specs if spec.key not in arrays]
+    found = _arrays_by_argument(path, arrays, specs)
+    missing = [" or ".join(_keys_of(spec)) for spec in specs if spec.index not in found]
     if missing:
         raise CompileError(f"--inputs {path}: missing {', '.join(missing)}")
+    expected = {key for spec in specs for key in _keys_of(spec)}
     extra = sorted(set(arrays) - expected)
     if extra:
-        takes = ", ".join(spec.key for spec in specs) or "none"
+        takes = ", ".join(spec.describe() for spec in specs) or "none"
         raise CompileError(
             f"--inputs {path}: unexpected array(s) {', '.join(extra)} (the function takes "
             f"{len(specs)}: {takes})"
         )
-    return [_checked(path, spec, arrays[spec.key]) for spec in specs]
+    return [_checked(path, spec, found[spec.index]) for spec in specs]
+
+
+def check_index_ranges(
+    path: str, function: func.FuncOp, specs: list[ArgumentSpec], arrays: list[np.ndarray]
+) -> None:
+    """An integer argument that indexes a `graph.gather` (directly or through data movement)
+    must hold indices inside the gathered axis, counting negatives from its end: the kernels
+    clamp anything else (never reading outside the table), which would silently give a
+    wrong row, so fusion-run refuses it naming the first offending element."""
+    for spec, arg, array in zip(specs, function.body.block.args, arrays, strict=True):
+        bound = index_bound(arg) if spec.dtype.kind in "iu" else None
+        if bound is None or array.size == 0:
+            continue
+        size, what = bound
+        outside = (array < -size) | (array >= size)
+        if outside.any():
+            position = tuple(int(i) for i in np.argwhere(outside)[0])
+            raise CompileError(
+                f"--inputs {path}: {spec.describe()}: index {array[position]} at {position} is "
+                f"out of range for {what} of size {size} (valid: {-size} to {size - 1})"
+            )
+
+
+def index_bound(value: SSAValue) -> tuple[int, str] | None:
+    """The size of the smallest axis that `value`'s elements index (as a `graph.gather`'s
+    indices, directly or through data movement), with a description of it; None if none."""
+    bounds: list[tuple[int, str]] = []
+    for use in value.uses:
+        op = use.operation
+        if isinstance(op, graph.GatherOp) and use.index == 1:
+            data_type = op.data.type
+            assert isinstance(data_type, TensorType)
+            size = data_type.get_shape()[op.axis_value]
+            if size >= 0:  # a dynamic (`?`) axis has no bound known here
+                bounds.append((size, f"axis {op.axis_value} of {op.name}'s data"))
+        elif isinstance(op, DATA_MOVEMENT_OPS):
+            inner = index_bound(op.results[0])
+            if inner is not None:
+                bounds.append(inner)
+    return min(bounds, default=None)
 
 
 def _checked(path: str, spec: ArgumentSpec, array: np.ndarray) -> np.ndarray:
@@ -168,7 +230,7 @@ def random_inputs(
     for spec, arg in zip(specs, function.body.block.args, strict=True):
         assert isinstance(arg, BlockArgument)
         if spec.dtype.kind in "biu":
-            arrays.append(_random_integers(rng, spec))
+            arrays.append(_random_integers(rng, spec, index_bound(arg)))
             continue
         reason = _restriction(arg)
         if reason is None:
@@ -180,7 +242,14 @@ def random_inputs(
     return arrays, notes
 
 
-def _random_integers(rng: np.random.Generator, spec: ArgumentSpec) -> np.ndarray:
+def _random_integers(
+    rng: np.random.Generator, spec: ArgumentSpec, bound: tuple[int, str] | None
+) -> np.ndarray:
+    """Booleans by coin flips; integers from `INTEGER_RANGE`, narrowed to valid indices
+    (`-size` to `size - 1`) when they index an axis of `size` elements."""
     if spec.dtype == np.bool_:
         return rng.random(spec.shape) < 0.5
-    return rng.integers(*INTEGER_RANGE, spec.shape).astype(spec.dtype)
+    low, high = INTEGER_RANGE
+    if bound is not None:
+        low, high = max(low, -bound[0]), min(high, bound[0])
+    return rng.integers(low, high, spec.shape).astype(spec.dtype)

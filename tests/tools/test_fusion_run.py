@@ -151,7 +151,7 @@ def _truncated() -> bytes:
         ),
         (
             {**_good_inputs(), "arg2": np.ones(3)},
-            "unexpected array(s) arg2 (the function takes 2: arg0, arg1)",
+            "unexpected array(s) arg2 (the function takes 2: arg0 (%x), arg1 (%s))",
         ),
         ({"arg0": np.ones((4, 8), np.float32)}, "missing arg1"),
         (np.ones(3), "expected an .npz archive (np.savez), got a single array"),

@@ -1,5 +1,6 @@
 """fusion-run with integer and boolean tensors: npz inputs and outputs of their dtypes, random
-integers and booleans, exact --check of integer outputs, and a wrong dtype as a clear error."""
+integers and booleans, exact --check of integer outputs; a wrong dtype and an index outside
+the gathered axis are clear errors; arrays may be named like the parameters."""
 
 import subprocess
 import sys
@@ -40,10 +41,10 @@ def graph(tmp_path, monkeypatch):
 
 
 def test_integer_inputs_outputs_and_exact_check(graph, tmp_path):
-    ids = np.array([[0, 8, 9, -1, -10], [3, 3, 100, -100, 4]], np.int64)  # wraps and clamps
+    ids = np.array([[0, 8, -9, -1, 5], [3, 3, 7, -3, 4]], np.int64)  # negatives count from the end
     table = np.arange(27, dtype=np.float32).reshape(9, 3)
     mask = np.array([[True, False, True, False, False]] * 2)
-    np.savez(tmp_path / "in.npz", arg0=ids, arg1=table, arg2=mask)
+    np.savez(tmp_path / "in.npz", ids=ids, t=table, arg2=mask)  # by name or by position
     result = fusion_run(
         str(graph), "--inputs", "in.npz", "--outputs", "out.npz", "--check", cwd=tmp_path
     )
@@ -51,8 +52,7 @@ def test_integer_inputs_outputs_and_exact_check(graph, tmp_path):
     assert "check out1: OK: int32, equal to the reference" in result.stdout
     assert "check out2: OK: bool, equal to the reference" in result.stdout
     with np.load(tmp_path / "out.npz") as out:
-        clamped = [[0, 8, 8, 8, 0], [3, 3, 8, 0, 4]]
-        np.testing.assert_array_equal(out["out0"], table[clamped])
+        np.testing.assert_array_equal(out["out0"], table[ids])
         assert out["out1"].dtype == np.int32 and out["out2"].dtype == np.bool_
         np.testing.assert_array_equal(out["out1"], 2 * ids.astype(np.int32))
         np.testing.assert_array_equal(out["out2"], ~mask)
@@ -75,6 +75,32 @@ def test_wrong_dtype_is_a_clear_error(graph, tmp_path):
         result.stderr
     )
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("bad", [9, -10, 100])
+def test_an_index_outside_the_gathered_axis_is_a_clear_error(graph, tmp_path, bad):
+    """The kernels clamp such an index (never a wild read): fusion-run refuses it instead of
+    printing a row the user did not ask for."""
+    ids = np.zeros((2, 5), np.int64)
+    ids[1, 3] = bad
+    table = np.zeros((9, 3), np.float32)
+    np.savez(tmp_path / "in.npz", arg0=ids, arg1=table, arg2=np.zeros((2, 5), bool))
+    result = fusion_run(str(graph), "--inputs", "in.npz", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (
+        f"arg0 (%ids): index {bad} at (1, 3) is out of range for axis 0 of graph.gather's "
+        "data of size 9 (valid: -9 to 8)" in result.stderr
+    )
+    assert "Traceback" not in result.stderr and "compiled" not in result.stdout
+
+
+def test_an_array_given_by_name_and_position_is_an_error(graph, tmp_path):
+    ids = np.zeros((2, 5), np.int64)
+    table = np.zeros((9, 3), np.float32)
+    np.savez(tmp_path / "in.npz", arg0=ids, ids=ids, t=table, m=np.zeros((2, 5), bool))
+    result = fusion_run(str(graph), "--inputs", "in.npz", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "arg0 (%ids) is given twice, as arg0 and ids" in result.stderr
 
 
 def test_exact_comparison():
