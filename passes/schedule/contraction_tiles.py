@@ -3,16 +3,20 @@
 A contraction `C[i, j] += A[i, k] * B[k, j]` scheduled by `schedule-contractions` keeps an
 `R x T` tile of `C` in vector registers for the whole reduction: per reduction step it loads
 `T / W` vectors of `B` (W: f32 lanes of a vector register), broadcasts `R` scalars of `A`, and
-issues `R * T / W` FMAs. The tile must fit the register file with the operands of one step:
+issues `R * T / W` FMAs. The tile must fit the register file with the operands of one step as
+LLVM schedules them: it issues every broadcast of the step first, then loads the panel one
+vector at a time (seen on AVX-512 and AVX2 code alike), so
 
-    R * (T / W)  accumulators  +  T / W  vectors of B  +  1 broadcast of A   <=   registers
+    R * (T / W)  accumulators  +  R broadcasts of A  +  1 vector of B   <=   registers
 
-and among the tiles that fit, the one with the most FMAs per load (`R * V / (R + V)`, `V = T / W`)
-wins, ties going to the larger tile. With 32 registers (AVX-512) that is 6 x 4 vectors (24
-accumulators, 4 of B, 1 broadcast: 6 x 64 floats, the tile of BLIS' f32 micro-kernel for that
-machine); with 16 (AVX2) it is 4 x 3 vectors (4 x 24 floats). A dimension shorter than the
-tile shrinks it (`fit_tile`). The packed-panel schedule sizes its tile on the whole grid
-(`packed_tile`), and keeps clear of the tiles LLVM makes spill (`_spills`).
+(`_fits`). A tile over that keeps an accumulator in memory across steps: its chain of FMAs
+then waits for a store and a reload every step, and the kernel runs at half speed or less
+(measured: 4 x 3 vectors on AVX2, 9 x 3 on AVX-512). Among the tiles that fit, the one with
+the most FMAs per load (`R * V / (R + V)`, `V = T / W`) wins, ties going to the larger tile.
+With 32 registers (AVX-512) that is 6 x 4 vectors (24 accumulators, 6 broadcasts, 1 vector of
+B: 6 x 64 floats, the tile of BLIS' f32 micro-kernel for that machine); with 16 (AVX2) it is
+3 x 4 vectors (3 x 32 floats). A dimension shorter than the tile shrinks it (`fit_tile`). The
+packed-panel schedule sizes its tile on the whole grid (`packed_tile`).
 
 The reduction is cache-blocked (`reduction_block`) so that the `kc x T` panel of `B` that one
 column tile reads for every row tile stays in half the L2 cache, and the `R x kc` rows of `A`
@@ -101,7 +105,9 @@ def host_model() -> HostModel:
 
 
 def _fits(rows: int, vectors: int, registers: int) -> bool:
-    return rows * vectors + vectors + 1 <= registers
+    """Whether a `rows x vectors` tile and one step's operands fit `registers` as LLVM
+    schedules the step (module docstring)."""
+    return rows * vectors + rows + 1 <= registers
 
 
 MAX_ROWS = 12
@@ -194,31 +200,14 @@ def _grid_reuse(host: HostModel, rows: int, vectors: int, rows_extent: int, cols
     return fmas / sum((r + v) * count for r, v, count in grid)
 
 
-HOISTED_BROADCASTS_REGISTERS = 32
-"""Register files at least this large get every broadcast of a step hoisted (`_spills`)."""
-
-
-def _spills(host: HostModel, rows: int, vectors: int) -> bool:
-    """Whether LLVM's code for the tile is expected to spill accumulators in every reduction
-    step. With 32 registers (AVX-512) LLVM loads all the step's broadcasts first, then the
-    panel vector by vector, so the tile needs `rows * vectors + rows + 1` registers: 9 x 3 and
-    12 x 2 vectors (37) ran 1.9-2.2x slower than 6 x 4 (31) on 1x1 convolutions, 8 x 3 (33)
-    1.15-1.2x slower. With 16 (AVX2, measured with znver3 code) it interleaves them, and 4 x 3
-    and 6 x 2 (17 and 19 by that count) were the fastest tiles: there `_fits` is the limit."""
-    if host.registers < HOISTED_BROADCASTS_REGISTERS:
-        return False
-    return rows * vectors + rows + 1 > host.registers
-
-
 CYCLES_TOLERANCE = 0.02
 """Grids within this fraction of the fewest cycles count as equally fast (`packed_tile`)."""
 
 
 def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int = 4) -> Tile:
     """The register tile of the packed-panel schedule for a `rows_extent x cols_extent`
-    iteration space. Among the tiles that fit the register file (`_fits`), preferring those
-    that LLVM does not make spill (`_spills`): the fewest cycles per reduction
-    step of the whole grid (`_grid_cycles`: full and remainder tiles, `step_cycles` each),
+    iteration space. Among the tiles that fit the register file (`_fits`): the fewest cycles
+    per reduction step of the whole grid (`_grid_cycles`: full and remainder tiles, `step_cycles` each),
     where grids within `CYCLES_TOLERANCE` of the fewest tie, and ties go to the most FMAs per
     load over the grid (`_grid_reuse`, remainder tiles included), then to the fewer cycles. So a short row of 7 pixels gets 7
     rows rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than
@@ -235,14 +224,11 @@ def packed_tile(host: HostModel, rows_extent: int, cols_extent: int, max_vectors
                 continue
             cycles = _grid_cycles(host, rows, vectors, rows_extent, cols_extent)
             reuse = _grid_reuse(host, rows, vectors, rows_extent, cols_extent)
-            spills = _spills(host, rows, vectors)
-            candidates.append((spills, cycles, reuse, Tile(rows, vectors * host.vector_width)))
+            candidates.append((cycles, reuse, Tile(rows, vectors * host.vector_width)))
     assert candidates
-    spills = min(c[0] for c in candidates)
-    kept = [c for c in candidates if c[0] == spills]
-    fewest = min(c[1] for c in kept)
-    ties = [c for c in kept if c[1] <= fewest * (1 + CYCLES_TOLERANCE)]
-    return max(ties, key=lambda c: (c[2], -c[1]))[3]
+    fewest = min(c[0] for c in candidates)
+    ties = [c for c in candidates if c[0] <= fewest * (1 + CYCLES_TOLERANCE)]
+    return max(ties, key=lambda c: (c[1], -c[0]))[2]
 
 
 PACK_CYCLES = 1.0

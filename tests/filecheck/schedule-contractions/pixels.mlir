@@ -45,8 +45,8 @@ loop.func @conv1x1(%x: memref<1x8x6x6xf32>, %w: memref<16x8x1x1xf32>, %b: memref
 // CHECK-NEXT:        %[[W:.*]] = arith.remui %[[P]], %c6 : index
 // CHECK-NEXT:        %[[X:.*]] = memref.load %x[%c0, %{{.*}}, %[[H]], %[[W]]] : memref<1x8x6x6xf32>
 // CHECK-NEXT:        memref.store %[[X]], %[[PANEL]][%{{.*}}, %{{.*}}] : memref<8x12xf32>
-// CHECK:           loop.for %[[IT:.*]] = %c0 to %c16 step %c4 {
-// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x12xf32>
+// CHECK:           loop.for %[[IT:.*]] = %c0 to %c15 step %c3 {
+// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<3x12xf32>
 // CHECK:               %{{.*}} = memref.load %[[PANEL]][%{{.*}}, %{{.*}}] : memref<8x12xf32>
 // CHECK-NEXT:          %{{.*}} = memref.load %w[%[[IT]], %{{.*}}, %c0, %c0] : memref<16x8x1x1xf32>
 

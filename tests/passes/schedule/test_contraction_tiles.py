@@ -25,23 +25,26 @@ def _vectors(tile: Tile, host: HostModel) -> int:
 
 def test_register_tile_has_the_most_fmas_per_load():
     assert register_tile(AVX512) == Tile(6, 64)
-    assert register_tile(AVX2) == Tile(4, 24)
+    assert register_tile(AVX2) == Tile(3, 32)
 
 
+@pytest.mark.parametrize("host", [AVX512, AVX2], ids=["avx512", "avx2"])
 @pytest.mark.parametrize("extents", EXTENTS)
-def test_packed_tile_holds_every_broadcast_on_avx512(extents):
-    """Accumulators, one broadcast per row and one panel vector within 32 registers."""
-    tile = packed_tile(AVX512, *extents)
-    assert tile.rows * _vectors(tile, AVX512) + tile.rows + 1 <= AVX512.registers
+def test_packed_tile_holds_every_broadcast(extents, host):
+    """Accumulators, one broadcast per row and one panel vector within the register file (LLVM
+    issues a step's broadcasts first: a tile over that spills an accumulator every step)."""
+    tile = packed_tile(host, *extents)
+    vectors = _vectors(tile, host)
+    assert tile.rows * vectors + tile.rows + 1 <= host.registers
+    assert vectors >= 2 or tile.cols <= host.vector_width
 
 
-@pytest.mark.parametrize("extents", EXTENTS)
-def test_packed_tile_fits_avx2_registers(extents):
-    """Accumulators, the panel vectors of a step and one broadcast within 16 registers."""
-    tile = packed_tile(AVX2, *extents)
-    vectors = _vectors(tile, AVX2)
-    assert tile.rows * vectors + vectors + 1 <= AVX2.registers
-    assert vectors >= 2
+def test_the_avx2_tiles_that_spilled_are_not_chosen():
+    """4 x 3 vectors (12 accumulators, 4 broadcasts, 1 panel vector: 17 of 16 registers) ran
+    at half the speed of 3 x 4 on Zen 3 (an accumulator stored and reloaded every step)."""
+    for extents in EXTENTS:
+        tile = packed_tile(AVX2, *extents)
+        assert (tile.rows, _vectors(tile, AVX2)) not in {(4, 3), (6, 2), (7, 2)}
 
 
 @pytest.mark.parametrize("extents", [(256, 784), (512, 784), (256, 196), (256, 3136)])
