@@ -229,7 +229,7 @@ class TileOptions:
         capped by the whole vectors covering the extent), else the host model's."""
         host = self.host()
         rows_extent, cols_extent = _extent(match.rows), match.cols_extent
-        model = packed_tile(host, rows_extent, cols_extent)
+        model = packed_tile(host, rows_extent, cols_extent, steps=_iterations(match.nest.reduction))
         covered = -(-cols_extent // host.vector_width) * host.vector_width
         rows = min(self.rows, rows_extent) if self.rows else model.rows
         return Tile(rows, min(self.cols, covered) if self.cols else model.cols)

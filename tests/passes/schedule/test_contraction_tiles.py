@@ -65,3 +65,21 @@ def test_packed_tile_fits_a_short_row():
 def test_packed_tile_never_wider_than_the_columns():
     tile = packed_tile(AVX512, 256, 20)
     assert tile.cols <= 32
+
+
+ZEN3 = HostModel(vector_width=8, registers=16, l2_bytes=512 * 1024)
+
+
+@pytest.mark.parametrize("rows", [7, 12, 14, 28])
+def test_a_panel_that_would_not_fit_l2_gets_a_narrower_tile(rows):
+    """A 3x3 convolution of 512 channels reduces over 4608 steps: a 4-vector panel (590 KB)
+    would stream from L3 once per register tile on a 512 KB L2; 2 vectors (295 KB) fit."""
+    assert packed_tile(ZEN3, rows, 512).cols == 32  # the reduction length unknown
+    tile = packed_tile(ZEN3, rows, 512, steps=4608)
+    assert tile.cols == 16
+    assert 4608 * tile.cols * 4 <= 0.6 * ZEN3.l2_bytes
+
+
+def test_a_panel_that_fits_l2_keeps_the_tile():
+    for extents in EXTENTS:
+        assert packed_tile(ZEN3, *extents, steps=64) == packed_tile(ZEN3, *extents)
