@@ -74,10 +74,13 @@ ZEN3 = HostModel(vector_width=8, registers=16, l2_bytes=512 * 1024)
 def test_a_panel_that_would_not_fit_l2_gets_a_narrower_tile(rows):
     """A 3x3 convolution of 512 channels reduces over 4608 steps: a 4-vector panel (590 KB)
     would stream from L3 once per register tile on a 512 KB L2; 2 vectors (295 KB) fit."""
-    assert packed_tile(ZEN3, rows, 512).cols == 32  # the reduction length unknown
     tile = packed_tile(ZEN3, rows, 512, steps=4608)
     assert tile.cols == 16
     assert 4608 * tile.cols * 4 <= 0.6 * ZEN3.l2_bytes
+
+
+def test_the_wide_tile_is_chosen_when_the_reduction_is_unknown():
+    assert packed_tile(ZEN3, 14, 512).cols == 32
 
 
 def test_a_panel_that_fits_l2_keeps_the_tile():
