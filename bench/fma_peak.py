@@ -2,9 +2,11 @@
 
     python bench/fma_peak.py
 
-The kernel keeps `CHAINS` accumulators of the host's widest vector (16 lanes with AVX-512,
-8 with AVX, else 4), each updated by one `llvm.fma` per iteration: enough independent
-chains to hide the FMA latency on every x86 core we meet (4 cycles x 2 units = 8 needed).
+The kernel keeps `chains(lanes)` accumulators of the host's widest vector (16 lanes with
+AVX-512, 8 with AVX, else 4), each updated by one `llvm.fma` per iteration: enough independent
+chains to hide the FMA latency on every x86 core we meet (4 cycles x 2 units = 8 needed), and
+few enough to stay in the register file with the two operands (24 of AVX-512's 32 registers,
+12 of AVX2's 16: 24 there spilled and measured 54 instead of 95 GFLOP/s on Zen 3).
 GFLOP/s = iterations x chains x lanes x 2 / seconds, the best of a few runs. This is the
 roof `bench/layers.py` reports percentages of.
 """
@@ -21,15 +23,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CHAINS = 24
 ITERATIONS = 5_000_000
+
+
+def chains(lanes: int) -> int:
+    """Independent accumulators of the kernel: within the register file of the ISA that
+    has `lanes` f32 lanes (32 registers with AVX-512, 16 otherwise)."""
+    return 24 if lanes == 16 else 12
 
 
 def _kernel_ir(lanes: int) -> str:
     vec = f"<{lanes} x float>"
     splat = lambda v: "<" + ", ".join(f"float {v}" for _ in range(lanes)) + ">"  # noqa: E731
     phis, fmas, stores = [], [], []
-    for c in range(CHAINS):
+    for c in range(chains(lanes)):
         phis.append(f"  %a{c} = phi {vec} [ {splat('0.0')}, %entry ], [ %b{c}, %loop ]")
         fmas.append(f"  %b{c} = call {vec} @llvm.fma.v{lanes}f32({vec} %a{c}, {vec} %x, {vec} %y)")
         stores.append(
@@ -79,14 +86,14 @@ def fma_peak_gflops(iterations: int = ITERATIONS, repeats: int = 9) -> float:
     kernel = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_void_p, ctypes.c_float)(
         engine.get_function_address("peak")
     )
-    out = (ctypes.c_float * (CHAINS * lanes))()
+    out = (ctypes.c_float * (chains(lanes) * lanes))()
     kernel(1000, ctypes.addressof(out), 0.5)
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
         kernel(iterations, ctypes.addressof(out), 0.5)
         best = min(best, time.perf_counter() - start)
-    return iterations * CHAINS * lanes * 2 / best / 1e9
+    return iterations * chains(lanes) * lanes * 2 / best / 1e9
 
 
 if __name__ == "__main__":
