@@ -203,9 +203,14 @@ def _grid_reuse(host: HostModel, rows: int, vectors: int, rows_extent: int, cols
 CYCLES_TOLERANCE = 0.02
 """Grids within this fraction of the fewest cycles count as equally fast (`packed_tile`)."""
 
-PANEL_L2_FRACTION = 0.6
+PANEL_L2_FRACTION = 0.5
 """The share of the L2 cache a tile's panel (`steps x cols` floats, read once per register
 tile of its column) may take (`packed_tile`): the rest holds the broadcast operand's rows."""
+
+MIN_PANEL_VECTORS = 2
+"""The narrowest panel `packed_tile` narrows to when no panel fits the L2 share: a 1-vector
+tile issues a load per FMA (7 x 1 vectors ran 1.1-1.25x slower than 4 x 2 on Zen 3's
+3x3 convolutions of 512 channels)."""
 
 
 def _panel_fits_l2(host: HostModel, steps: int, vectors: int) -> bool:
@@ -227,10 +232,12 @@ def packed_tile(
     2-vector tiles whose remainders are a fraction of a percent cheaper.
 
     A panel of `steps` reduction steps (0: not known) that would not fit its share of the L2
-    cache (`PANEL_L2_FRACTION`) streams from L3 once per register tile: the tiles whose panel
-    fits come first. Measured on Zen 3 (512 KB of L2; 1 thread, the 3x3 convolutions of 256
-    and 512 channels, panels of 2304 and 4608 steps): 5 x 2 and 7 x 1 vectors rather than
-    3 x 4, 1.2-1.55x faster on 56 x 56, 14 x 14 and 7 x 7 pixels, 4% slower on 28 x 28."""
+    cache (`PANEL_L2_FRACTION`) streams from further out once per register tile: the tiles
+    whose panel fits come first; when none does, the narrowest of at least
+    `MIN_PANEL_VECTORS` vectors. Measured on Zen 3 (512 KB of L2; 1 thread, the 3x3
+    convolutions of 256 and 512 channels, panels of 2304 and 4608 steps): 4 or 5 x 2 vectors
+    rather than 3 x 4, 1.1-1.5x faster on 56 x 56, 14 x 14, 12 x 12 and 7 x 7 pixels, as
+    fast on 28 x 28."""
     candidates = []
     for vectors in range(1, max_vectors + 1):
         if (vectors - 1) * host.vector_width >= cols_extent:
@@ -243,8 +250,11 @@ def packed_tile(
             fits = not steps or _panel_fits_l2(host, steps, vectors)
             candidates.append((cycles, reuse, Tile(rows, vectors * host.vector_width), fits))
     assert candidates
-    if any(c[3] for c in candidates):
-        candidates = [c for c in candidates if c[3]]
+    if steps and not all(c[3] for c in candidates):
+        least = MIN_PANEL_VECTORS * host.vector_width
+        wide = [c for c in candidates if c[2].cols >= least] or candidates
+        narrowest = min(c[2].cols for c in wide)
+        candidates = [c for c in wide if c[3]] or [c for c in wide if c[2].cols == narrowest]
     fewest = min(c[0] for c in candidates)
     ties = [c for c in candidates if c[0] <= fewest * (1 + CYCLES_TOLERANCE)]
     return max(ties, key=lambda c: (c[1], -c[0]))[2]

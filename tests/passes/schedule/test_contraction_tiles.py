@@ -72,11 +72,17 @@ ZEN3 = HostModel(vector_width=8, registers=16, l2_bytes=512 * 1024)
 
 @pytest.mark.parametrize("rows", [7, 12, 14, 28])
 def test_a_panel_that_would_not_fit_l2_gets_a_narrower_tile(rows):
-    """A 3x3 convolution of 512 channels reduces over 4608 steps: a 4-vector panel (590 KB)
-    would stream from L3 once per register tile on a 512 KB L2; 2 vectors (295 KB) fit."""
-    tile = packed_tile(ZEN3, rows, 512, steps=4608)
-    assert tile.cols == 16
-    assert 4608 * tile.cols * 4 <= 0.6 * ZEN3.l2_bytes
+    """A 3x3 convolution of 512 channels reduces over 4608 steps: no panel of two vectors or
+    more fits half of a 512 KB L2, and the narrowest of them (2 vectors, 295 KB) is taken
+    rather than 4 (590 KB: streamed from L3 once per register tile) or 1 (a load per FMA)."""
+    assert packed_tile(ZEN3, rows, 512, steps=4608).cols == 16
+
+
+@pytest.mark.parametrize("rows", [14, 56])
+def test_the_panels_that_fit_half_of_l2_are_kept(rows):
+    """256 channels: 2304 steps; 2 and 3 vectors (147 and 221 KB) fit half of L2, 4 do not."""
+    tile = packed_tile(ZEN3, rows, 256, steps=2304)
+    assert 2304 * tile.cols * 4 <= 0.5 * ZEN3.l2_bytes
 
 
 def test_the_wide_tile_is_chosen_when_the_reduction_is_unknown():
