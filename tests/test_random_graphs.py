@@ -2,7 +2,7 @@
 fused and unfused; fusion puts every source op in exactly one kernel; compiling twice gives
 the same IR, byte for byte.
 
-The generator is `bench/random_graphs.py` (120 graphs of 2-8 ops here, to keep the suite
+The generator is `bench/random_graphs.py` (72 graphs of 2-8 ops here, to keep the suite
 within its time; `bench/fuzz.py` draws
 graphs of 5-80 ops from the same strategy, by the thousand), the checks `bench/graph_checks.py`.
 A failing example prints its graph as MLIR (`fusion-run FILE --random-inputs --check` replays
@@ -34,7 +34,7 @@ def record_op_mix(spec: GraphSpec) -> None:
 
 
 @settings(
-    max_examples=120,
+    max_examples=72,
     deadline=None,
     derandomize=True,
     database=None,

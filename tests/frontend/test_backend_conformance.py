@@ -49,22 +49,28 @@ def _runner_test_cases() -> dict[str, type]:
         for name in [n for n in vars(case) if n.startswith("test_") and n.endswith("_cuda")]:
             delattr(case, name)
     if os.environ.get(FULL_VARIABLE) != "1":
-        _sample_expanded_attention(cases)
+        _sample(cases, _EXPANDED_ATTENTION, ATTENTION_SAMPLE, "expanded attention")
+        _sample(cases, _EXPANDED_OTHER, EXPANDED_SAMPLE, "expanded function")
     return cases
 
 
 FULL_VARIABLE = "FUSION_TEST_FULL_CONFORMANCE"
 ATTENTION_SAMPLE = 4
+EXPANDED_SAMPLE = 2
+"""The `_expanded` tests run an op's ONNX function body (graphs of ops each tested on its own
+too): in the default run one in `EXPANDED_SAMPLE` of them (by name), one in `ATTENTION_SAMPLE`
+of attention's; `FUSION_TEST_FULL_CONFORMANCE=1` runs them all (the counts in the README)."""
 _EXPANDED_ATTENTION = re.compile(r"test_(flex)?attention_.*expanded.*_cpu$")
+_EXPANDED_OTHER = re.compile(r"test_(?!(flex)?attention_).*expanded.*_cpu$")
 
 
-def _sample_expanded_attention(cases: dict[str, type]) -> None:
-    """Skips all but every `ATTENTION_SAMPLE`-th expanded attention test (by name)."""
-    reason = f"expanded attention, sampled: {FULL_VARIABLE}=1 runs every variant"
+def _sample(cases: dict[str, type], pattern: re.Pattern, every: int, what: str) -> None:
+    """Skips all but every `every`-th test whose name matches `pattern` (sorted by name)."""
+    reason = f"{what}, sampled: {FULL_VARIABLE}=1 runs every variant"
     for case in cases.values():
-        names = sorted(n for n in vars(case) if _EXPANDED_ATTENTION.match(n))
+        names = sorted(n for n in vars(case) if pattern.match(n))
         for index, name in enumerate(names):
-            if index % ATTENTION_SAMPLE:
+            if index % every:
                 setattr(case, name, unittest.skip(reason)(getattr(case, name)))
 
 

@@ -4,7 +4,7 @@ Every build of a graph — fused or not, scheduled or not — computes its reduc
 the legalization fixes (32 partial results along the last axis, a fixed tree), so natively they
 all agree bit for bit; the loop interpreter (float64 sums) and the float64 reference agree with
 them within the tolerance the legalization documents. Lengths straddle the lane count (1, 7,
-16, 17: no or one chunk; 1000, 1027: many chunks and a remainder), axes are the last, a middle
+16, 17: no or one chunk; 1027: many chunks and a remainder), axes are the last, a middle
 one and keepdims. NaN and infinities propagate through max and sum as in the reference.
 """
 
@@ -17,7 +17,7 @@ from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.reference.evaluator import evaluate
 
-LENGTHS = (1, 7, 16, 17, 1000, 1027)
+LENGTHS = (1, 7, 16, 17, 1027)
 
 RTOL = 1e-5
 """Against float64: a lane sum of n terms errs by at most (n/32 + 5) * 2^-24 * sum |x| (2e-6
@@ -130,7 +130,7 @@ def special_inputs(n: int) -> list[np.ndarray]:
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
-@pytest.mark.parametrize("n", (7, 1000, 1027))
+@pytest.mark.parametrize("n", (7, 1027))
 def test_nan_and_inf_propagate_like_the_reference(build, n):
     text = graph(n)
     arrays = special_inputs(n)
