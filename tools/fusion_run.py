@@ -62,7 +62,9 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("file", help="graph-level IR file (.mlir)")
     parser.add_argument("--entry", default="main", help="the function to run (default: main)")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--inputs", metavar="IN.npz", help="inputs named arg0, arg1, ... or like the parameters")
+    source.add_argument(
+        "--inputs", metavar="IN.npz", help="inputs named arg0, arg1, ... or like the parameters"
+    )
     source.add_argument(
         "--random-inputs",
         action="store_true",

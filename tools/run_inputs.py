@@ -147,18 +147,13 @@ def index_bound(value: SSAValue) -> tuple[int, str] | None:
     """The size of the smallest axis that `value`'s elements index (as a `graph.gather`'s
     indices, directly or through data movement), with a description of it; None if none."""
     bounds: list[tuple[int, str]] = []
-    for use in value.uses:
-        op = use.operation
-        if isinstance(op, graph.GatherOp) and use.index == 1:
+    for op, operand_index in _consumers(value):
+        if isinstance(op, graph.GatherOp) and operand_index == 1:
             data_type = op.data.type
             assert isinstance(data_type, TensorType)
             size = data_type.get_shape()[op.axis_value]
             if size >= 0:  # a dynamic (`?`) axis has no bound known here
                 bounds.append((size, f"axis {op.axis_value} of {op.name}'s data"))
-        elif isinstance(op, DATA_MOVEMENT_OPS):
-            inner = index_bound(op.results[0])
-            if inner is not None:
-                bounds.append(inner)
     return min(bounds, default=None)
 
 
@@ -202,17 +197,19 @@ def restricted_operand(op: Operation, operand_index: int) -> str | None:
     return None
 
 
+def _consumers(value: SSAValue):
+    """`(op, operand index)` of every use of `value`, and of the values data movement makes
+    of it (`DATA_MOVEMENT_OPS`: they hold `value`'s elements unchanged), in use order."""
+    for use in value.uses:
+        yield use.operation, use.index
+        if isinstance(use.operation, DATA_MOVEMENT_OPS):
+            yield from _consumers(use.operation.results[0])
+
+
 def _restriction(value: SSAValue) -> str | None:
     """The first domain restriction `value` feeds, directly or through data movement."""
-    for use in value.uses:
-        reason = restricted_operand(use.operation, use.index)
-        if reason is not None:
-            return reason
-        if isinstance(use.operation, DATA_MOVEMENT_OPS):
-            reason = _restriction(use.operation.results[0])
-            if reason is not None:
-                return reason
-    return None
+    reasons = (restricted_operand(op, index) for op, index in _consumers(value))
+    return next((reason for reason in reasons if reason is not None), None)
 
 
 INTEGER_RANGE = (-10, 10)
@@ -250,6 +247,6 @@ def _random_integers(
     if spec.dtype == np.bool_:
         return rng.random(spec.shape) < 0.5
     low, high = INTEGER_RANGE
-    if bound is not None:
+    if bound is not None and bound[0] > 0:  # an empty axis has no valid index to draw
         low, high = max(low, -bound[0]), min(high, bound[0])
     return rng.integers(low, high, spec.shape).astype(spec.dtype)

@@ -213,8 +213,19 @@ tile issues a load per FMA (7 x 1 vectors ran 1.1-1.25x slower than 4 x 2 on Zen
 3x3 convolutions of 512 channels)."""
 
 
-def _panel_fits_l2(host: HostModel, steps: int, vectors: int) -> bool:
-    return steps * vectors * host.vector_width * F32_BYTES <= PANEL_L2_FRACTION * host.l2_bytes
+def _panel_fits_l2(host: HostModel, steps: int, cols: int) -> bool:
+    return steps * cols * F32_BYTES <= PANEL_L2_FRACTION * host.l2_bytes
+
+
+def _cache_friendly(host: HostModel, tiles: list[Tile], steps: int) -> list[Tile]:
+    """`tiles` whose panel of `steps` reduction steps fits the L2 share; when none of
+    `MIN_PANEL_VECTORS` vectors or more does, the narrowest of those (`packed_tile`)."""
+    if not steps or all(_panel_fits_l2(host, steps, t.cols) for t in tiles):
+        return tiles
+    wide = [t for t in tiles if t.cols >= MIN_PANEL_VECTORS * host.vector_width] or tiles
+    fitting = [t for t in wide if _panel_fits_l2(host, steps, t.cols)]
+    narrowest = min(t.cols for t in wide)
+    return fitting or [t for t in wide if t.cols == narrowest]
 
 
 def packed_tile(
@@ -222,10 +233,10 @@ def packed_tile(
 ) -> Tile:
     """The register tile of the packed-panel schedule for a `rows_extent x cols_extent`
     iteration space. Among the tiles that fit the register file (`_fits`): the fewest cycles
-    per reduction step of the whole grid (`_grid_cycles`: full and remainder tiles, `step_cycles` each),
-    where grids within `CYCLES_TOLERANCE` of the fewest tie, and ties go to the most FMAs per
-    load over the grid (`_grid_reuse`, remainder tiles included), then to the fewer cycles. So a short row of 7 pixels gets 7
-    rows rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than
+    per reduction step of the whole grid (`_grid_cycles`: full and remainder tiles,
+    `step_cycles` each), where grids within `CYCLES_TOLERANCE` of the fewest tie, and ties go
+    to the most FMAs per load over the grid (`_grid_reuse`, remainder tiles included), then to
+    the fewer cycles. So a short row of 7 pixels gets 7 rows rather than 6 + 1, and 512 output channels 3 or 2 vectors beside them rather than
     4. The tolerance matters because the grids of most tiles are FMA-bound by the model and
     differ only in their remainders, while the measured speed follows the loads: on
     ResNet-50's 1x1 layers (AVX-512) 6 x 4 and 7 x 3 vectors run 10-25% faster than the
@@ -238,23 +249,20 @@ def packed_tile(
     convolutions of 256 and 512 channels, panels of 2304 and 4608 steps): 4 or 5 x 2 vectors
     rather than 3 x 4, 1.1-1.5x faster on 56 x 56, 14 x 14, 12 x 12 and 7 x 7 pixels, as
     fast on 28 x 28."""
+    tiles = [
+        Tile(rows, vectors * host.vector_width)
+        for vectors in range(1, max_vectors + 1)
+        if (vectors - 1) * host.vector_width < cols_extent  # no whole vector more than needed
+        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1)
+        if _fits(rows, vectors, host.registers)
+    ]
+    assert tiles
     candidates = []
-    for vectors in range(1, max_vectors + 1):
-        if (vectors - 1) * host.vector_width >= cols_extent:
-            break  # a whole vector more than the columns need
-        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1):
-            if not _fits(rows, vectors, host.registers):
-                continue
-            cycles = _grid_cycles(host, rows, vectors, rows_extent, cols_extent)
-            reuse = _grid_reuse(host, rows, vectors, rows_extent, cols_extent)
-            fits = not steps or _panel_fits_l2(host, steps, vectors)
-            candidates.append((cycles, reuse, Tile(rows, vectors * host.vector_width), fits))
-    assert candidates
-    if steps and not all(c[3] for c in candidates):
-        least = MIN_PANEL_VECTORS * host.vector_width
-        wide = [c for c in candidates if c[2].cols >= least] or candidates
-        narrowest = min(c[2].cols for c in wide)
-        candidates = [c for c in wide if c[3]] or [c for c in wide if c[2].cols == narrowest]
+    for tile in _cache_friendly(host, tiles, steps):
+        vectors = tile.cols // host.vector_width
+        cycles = _grid_cycles(host, tile.rows, vectors, rows_extent, cols_extent)
+        reuse = _grid_reuse(host, tile.rows, vectors, rows_extent, cols_extent)
+        candidates.append((cycles, reuse, tile))
     fewest = min(c[0] for c in candidates)
     ties = [c for c in candidates if c[0] <= fewest * (1 + CYCLES_TOLERANCE)]
     return max(ties, key=lambda c: (c[1], -c[0]))[2]

@@ -109,3 +109,13 @@ def test_exact_comparison():
     outcome = compare_exact(a, np.array([1, 0, 3], np.int64))
     assert not outcome.ok and "1 elements differ" in outcome.describe()
     assert not compare_exact(a.astype(np.int32), a).ok
+
+
+def test_random_indices_are_drawn_inside_the_gathered_axis():
+    from fusion_compiler.tools.run_inputs import ArgumentSpec, _random_integers
+
+    spec = ArgumentSpec(0, "ids", (400,), np.dtype(np.int64))
+    drawn = _random_integers(np.random.default_rng(0), spec, (3, "axis 0"))
+    assert drawn.min() >= -3 and drawn.max() <= 2
+    empty = _random_integers(np.random.default_rng(0), spec, (0, "axis 0"))  # no valid index
+    assert empty.shape == (400,)
