@@ -2,6 +2,7 @@
 
     python bench/layers.py [--threads 1] [--runs 9] [--only NAME ...] [--match TEXT ...]
                            [--models resnet50,vgg19] [--no-zoo] [--no-bert] [--baseline]
+                           [--weights-as-inputs]
                            [--peak GFLOPS] [--list] [--markdown FILE]
 
 Shapes: every `Conv`, `Gemm` and `MatMul` node of the nine zoo models (`bench/zoo.py`; the
@@ -10,8 +11,11 @@ column says where each occurs, with its count), plus BERT-base's matmuls (128x76
 128x768x3072, 128x3072x768, attention 12x128x64 @ 12x64x128). Each shape becomes one graph
 function, as in the model after fusion: conv2d + bias + relu, matmul + bias (a Gemm with
 `transB` is measured as the matmul of the same sizes with B already K x N: a constant
-weight's transpose is folded at compile time). Weights are inputs of the function, so our
-kernel packs them per call.
+weight's transpose is folded at compile time). Weights and biases are constants of the
+function, as in the models (random, seeded): onnxruntime gets them as initializers and
+prepacks them when its session is created, we pack them when the model is loaded
+(prepack-weights). `--weights-as-inputs` makes them function inputs on both sides, so
+both pack them at every run.
 
 Both sides run on the same thread count (`--threads`, default 1), alternately (ours, ort,
 ours, ...) after a warm-up each, and the medians are printed: ms, GFLOP/s (2 flops per
@@ -45,6 +49,7 @@ from xdsl.ir import Block, Region  # noqa: E402
 from fusion_compiler.dialects import graph  # noqa: E402
 from fusion_compiler.dialects.graph.base import tensor_type  # noqa: E402
 from fusion_compiler.driver import FUSION_PIPELINE, compile_module  # noqa: E402
+from fusion_compiler.passes.fold_constants.elements import dense_of  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -90,13 +95,11 @@ class Conv:
         oh, ow = self.output
         return 2.0 * self.o * oh * ow * (self.c // self.groups) * self.kh * self.kw
 
-    def module(self) -> ModuleOp:
+    def module(self, constant_weights: bool = True) -> ModuleOp:
         shapes = [(1, self.c, self.h, self.w), (self.o, self.c // self.groups, self.kh, self.kw)]
-        block = Block(arg_types=[tensor_type(s) for s in [*shapes, (1, self.o, 1, 1)]])
-        conv = graph.Conv2DOp(
-            block.args[0], block.args[1], self.stride, self.pads, self.dilation, self.groups
-        )
-        add = graph.AddOp(conv.result, block.args[2])
+        block, (x, w, b) = _operands([*shapes, (1, self.o, 1, 1)], constant_weights)
+        conv = graph.Conv2DOp(x, w, self.stride, self.pads, self.dilation, self.groups)
+        add = graph.AddOp(conv.result, b)
         relu = graph.ReluOp(add.result)
         block.add_ops([conv, add, relu, func.ReturnOp(relu.result)])
         return _module(block, relu.result.type)
@@ -120,14 +123,31 @@ class Matmul:
     def flops(self) -> float:
         return 2.0 * self.b * self.m * self.k * self.n
 
-    def module(self) -> ModuleOp:
+    def module(self, constant_weights: bool = True) -> ModuleOp:
         lead = (self.b,) if self.b > 1 else ()
         shapes = [(*lead, self.m, self.k), (*lead, self.k, self.n), (self.n,)]
-        block = Block(arg_types=[tensor_type(shape) for shape in shapes])
-        mm = graph.MatmulOp(block.args[0], block.args[1])
-        add = graph.AddOp(mm.result, block.args[2])
+        block, (a, b, bias) = _operands(shapes, constant_weights)
+        mm = graph.MatmulOp(a, b)
+        add = graph.AddOp(mm.result, bias)
         block.add_ops([mm, add, func.ReturnOp(add.result)])
         return _module(block, add.result.type)
+
+
+def _operands(shapes, constant_weights: bool) -> tuple[Block, list]:
+    """A block taking the first operand (all of them without `constant_weights`), the others
+    random constants (seeded by their shapes)."""
+    if not constant_weights:
+        block = Block(arg_types=[tensor_type(shape) for shape in shapes])
+        return block, list(block.args)
+    block = Block(arg_types=[tensor_type(shapes[0])])
+    values = [block.args[0]]
+    for index, shape in enumerate(shapes[1:]):
+        rng = np.random.default_rng([index, *shape])
+        array = rng.standard_normal(shape, dtype=np.float32)
+        constant = graph.ConstantOp(dense_of(array, tensor_type(shape)))
+        block.add_op(constant)
+        values.append(constant.result)
+    return block, values
 
 
 def _module(block: Block, result_type) -> ModuleOp:
@@ -247,7 +267,7 @@ def inputs_of(module: ModuleOp) -> list[np.ndarray]:
 
 
 def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
-    module = layer.shape.module()
+    module = layer.shape.module(not args.weights_as_inputs)
     inputs = inputs_of(module)
     pipeline = f"{FUSION_PIPELINE},schedule-kernels" + (
         "{contractions=false}" if args.baseline else ""
@@ -287,6 +307,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-zoo", dest="zoo", action="store_false")
     parser.add_argument("--no-bert", dest="bert", action="store_false")
     parser.add_argument("--baseline", action="store_true")
+    parser.add_argument(
+        "--weights-as-inputs", action="store_true", help="weights and biases as function inputs"
+    )
     parser.add_argument("--peak", type=float, default=0.0, help="FMA peak GFLOP/s of one core")
     parser.add_argument("--list", action="store_true", help="print the shapes and exit")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
@@ -314,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"threads={args.threads}, medians of up to {args.runs} paired runs, FMA peak "
         f"{peak / 1e9:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}"
-        + (", baseline (contractions=false)" if args.baseline else ""),
+        + (", baseline (contractions=false)" if args.baseline else "")
+        + (", weights as inputs" if args.weights_as_inputs else ", constant weights"),
         "",
         HEADER,
         "|---|---|---|---|---|---|---|---|---|---|---|",

@@ -78,6 +78,7 @@ PASSES: dict[str, PassFactory] = {
     "fuse-loops": _lazy(f"{_SCHEDULE}.fuse_loops", "FuseLoopsPass"),
     "clean-up-kernels": _lazy(f"{_SCHEDULE}.clean_up_kernels", "CleanUpKernelsPass"),
     "schedule-contractions": _lazy(f"{_SCHEDULE}.contraction_schedule", "ScheduleContractionsPass"),
+    "prepack-weights": _lazy(f"{_SCHEDULE}.prepack_weights", "PrepackWeightsPass"),
     "reorder-reductions": _lazy(f"{_SCHEDULE}.reorder_reductions", "ReorderReductionsPass"),
     "unroll-reductions": _lazy(f"{_SCHEDULE}.unroll_reductions", "UnrollReductionsPass"),
     "unroll-jam-reductions": _lazy(f"{_SCHEDULE}.unroll_jam_reductions", "UnrollJamReductionsPass"),

@@ -32,7 +32,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -70,6 +70,39 @@ class NativeCode:
     """Per entry function, the kernels it launches in order."""
     from_cache: bool
     """Whether every unit of the native code came from the cache (nothing was compiled)."""
+    bindings: dict[str, LoadBinding] = field(default_factory=dict)
+    """Per entry function with a load entry (lower-graph), how its bound inputs are made."""
+
+
+@dataclass(frozen=True)
+class LoadBinding:
+    """How the bound inputs of an entry with a load entry are made (`lower_graph.py`): the
+    load entry runs once on the function's constants `load_sources`, writing buffers of
+    `results` (shape, numpy dtype name); the entry's bound inputs are then `sources` (`i >= 0`:
+    constant `i`; `-1 - j`: result `j` of the load entry)."""
+
+    load_entry: str
+    load_sources: tuple[int, ...]
+    results: tuple[tuple[tuple[int, ...], str], ...]
+    sources: tuple[int, ...]
+
+    def data(self) -> dict:
+        return {
+            "load_entry": self.load_entry,
+            "load_sources": list(self.load_sources),
+            "results": [[list(shape), dtype] for shape, dtype in self.results],
+            "sources": list(self.sources),
+        }
+
+    @staticmethod
+    def of_data(data: dict) -> LoadBinding:
+        results = tuple((tuple(int(d) for d in shape), str(dtype)) for shape, dtype in data["results"])
+        return LoadBinding(
+            str(data["load_entry"]),
+            tuple(int(i) for i in data["load_sources"]),
+            results,
+            tuple(int(i) for i in data["sources"]),
+        )
 
 
 def cache_dir() -> Path | None:
@@ -182,6 +215,35 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     return kernels
 
 
+def entry_bindings(module: ModuleOp) -> dict[str, LoadBinding]:
+    """Per entry made by lower-graph that has a load entry, how its bound inputs are made."""
+    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    from fusion_compiler.lowering.lower_graph import BOUND_SOURCES_ATTR, LOAD_ENTRY_ATTR
+
+    entries = {op.sym_name.data: op for op in module.ops if is_entry(op)}
+    bindings = {}
+    for name, entry in entries.items():
+        load_name = entry.attributes.get(LOAD_ENTRY_ATTR)
+        if load_name is None:
+            continue
+        load = entries[load_name.data]  # type: ignore[attr-defined]
+        results = tuple(
+            (tuple(t.get_shape()), numpy_dtype(t.element_type).name)
+            for t in load.function_type.outputs.data
+        )
+        bindings[name] = LoadBinding(
+            load.sym_name.data,
+            _integers(load.attributes[BOUND_SOURCES_ATTR]),
+            results,
+            _integers(entry.attributes[BOUND_SOURCES_ATTR]),
+        )
+    return bindings
+
+
+def _integers(attr) -> tuple[int, ...]:
+    return tuple(item.value.data for item in attr.data)
+
+
 LowerToEntries = Callable[[], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
 """Runs the pipeline and lower-graph on a copy of the module: the loop-level module (bound
 constants are buffer arguments) and the kernels each entry launches
@@ -215,6 +277,7 @@ def compile_native(
         if hit is not None:
             return hit
     lowered, kernels = lower_to_entries()
+    bindings = entry_bindings(lowered)
     units = split_units(lowered)
     keys = [cache_key(unit, unit_pipeline) if directory is not None else "" for unit in units]
     compiled = [_load_unit(directory, k) if directory is not None else None for k in keys]
@@ -226,9 +289,10 @@ def compile_native(
         if directory is not None:
             _store(directory, keys[index], _unit_bytes(unit))
     if directory is not None:
-        _store(directory, key, _model_bytes(kernels, keys))
+        _store(directory, key, _model_bytes(kernels, bindings, keys))
     done = [unit for unit in compiled if unit is not None]
-    return NativeCode(JitModule(done, host_target_machine()), kernels, from_cache=not pending)
+    jit = JitModule(done, host_target_machine())
+    return NativeCode(jit, kernels, from_cache=not pending, bindings=bindings)
 
 
 def _check_convertible(units: list[ModuleOp]) -> None:
@@ -245,7 +309,7 @@ def _check_convertible(units: list[ModuleOp]) -> None:
         raise
 
 
-ENTRY_FORMAT = b"fusion-compiler cache entry 3\n"
+ENTRY_FORMAT = b"fusion-compiler cache entry 4\n"
 """The first bytes of every entry; a JSON header line and the payload follow."""
 
 
@@ -284,13 +348,15 @@ def _load_model(directory: Path, key: str) -> NativeCode | None:
     meta = parsed[0]
     try:
         kernels = {name: tuple(calls) for name, calls in meta["kernels"].items()}
+        bindings = {name: LoadBinding.of_data(b) for name, b in meta["bindings"].items()}
         units = [_load_unit(directory, unit_key) for unit_key in meta["units"]]
-    except (KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError, ValueError):
         return None
     if any(unit is None for unit in units):
         return None
     done = [unit for unit in units if unit is not None]
-    return NativeCode(JitModule(done, host_target_machine()), kernels, from_cache=True)
+    jit = JitModule(done, host_target_machine())
+    return NativeCode(jit, kernels, from_cache=True, bindings=bindings)
 
 
 def _parse_entry(data: bytes) -> tuple[dict, str, bytes] | None:
@@ -338,8 +404,14 @@ def _unit_bytes(unit: NativeUnit) -> bytes:
     return _entry_bytes(meta, unit.llvm_ir.encode(), unit.object_code)
 
 
-def _model_bytes(kernels: dict[str, tuple[str, ...]], unit_keys: list[str]) -> bytes:
-    meta = {"kernels": {k: list(v) for k, v in kernels.items()}, "units": unit_keys}
+def _model_bytes(
+    kernels: dict[str, tuple[str, ...]], bindings: dict[str, LoadBinding], unit_keys: list[str]
+) -> bytes:
+    meta = {
+        "kernels": {k: list(v) for k, v in kernels.items()},
+        "bindings": {k: b.data() for k, b in bindings.items()},
+        "units": unit_keys,
+    }
     return _entry_bytes(meta, b"", b"")
 
 

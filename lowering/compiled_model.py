@@ -44,7 +44,7 @@ from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
 from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 from fusion_compiler.errors import ArgumentError
-from fusion_compiler.lowering.compile_cache import NativeCode
+from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
 from fusion_compiler.lowering.jit import BufferSpec, JitModule, aligned_empty, array_problem
 from fusion_compiler.lowering.lower_graph import bound_constants
 from fusion_compiler.lowering.machine_roofs import Roofs, machine_roofs, team_size
@@ -116,7 +116,11 @@ class CompiledModel:
         functions = {}
         for function in graph_functions(module):
             name = function.sym_name.data
-            functions[name] = _describe_function(function, native.kernels[name])
+            described = _describe_function(function, native.kernels[name])
+            binding = native.bindings.get(name)
+            if binding is not None:
+                described.constants = _load(native.jit, binding, described.constants)
+            functions[name] = described
         return CompiledModel(native.jit, functions, native.from_cache)
 
     def run(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
@@ -217,6 +221,17 @@ def _describe_function(function: func.FuncOp, kernels: tuple[str, ...]) -> Compi
     dtypes = tuple(numpy_dtype(t.element_type) for t in outputs)
     constants = tuple(_bound_array(op.value) for op in bound_constants(function))
     return CompiledFunction(function.sym_name.data, parameters, results, dtypes, constants, kernels)
+
+
+def _load(jit: JitModule, binding: LoadBinding, constants: tuple[np.ndarray, ...]):
+    """The bound inputs of an entry with a load entry: the load entry runs once, here, on its
+    constants; its results and the constants the entry reads, in the entry's order."""
+    results = [aligned_empty(shape, np.dtype(dtype)) for shape, dtype in binding.results]
+    inputs = [constants[index] for index in binding.load_sources]
+    prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (len(inputs) + len(results))))
+    load = prototype(jit.function_address(binding.load_entry))
+    load(*(array.ctypes.data for array in (*inputs, *results)))
+    return tuple(constants[i] if i >= 0 else results[-1 - i] for i in binding.sources)
 
 
 def _bound_array(value) -> np.ndarray:

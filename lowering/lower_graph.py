@@ -15,6 +15,13 @@ After fuse-tir a graph-level function only calls kernels. This pass turns it int
   of appearance (`bound_constants` below lists them): the runtime binds the weights once, so
   they are never embedded in the LLVM IR. The entry records their number in the
   `loop.bound_constants` attribute.
+- A launch whose operands are all constants, or results of such launches (a packing kernel
+  of prepack-weights on a weight), computes the same values at every run: it moves to a
+  *load entry* `@<function>__load`, which takes the constants it reads as bound inputs and
+  returns the values the other launches read; the runtime runs it once, when the model is
+  loaded, and binds its results as further bound inputs of the entry (`loop.load_entry`,
+  `loop.bound_sources`). Constants that only load-time launches read are bound to the load
+  entry alone.
 - Intermediates live in the slots of a static memory plan (`memory_plan.py`): values whose
   lifetimes do not overlap share a slot.
 - A returned value that no kernel writes into the output (an argument, a constant, or a value
@@ -30,7 +37,16 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType, f32, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -54,10 +70,35 @@ BOUND_CONSTANTS_ATTR = "loop.bound_constants"
 """On a lowered entry: how many of its trailing inputs are bound constants."""
 
 
+LOAD_ENTRY_ATTR = "loop.load_entry"
+"""On a lowered entry whose function launches kernels on constants only: the symbol of the
+entry that runs those launches once, when the model is loaded (its *load entry*)."""
+
+BOUND_SOURCES_ATTR = "loop.bound_sources"
+"""On an entry with a load entry, and on the load entry: where each bound input comes from, in
+order: `i >= 0` is the function's constant `i` (`bound_constants` order), `-1 - j` is result
+`j` of the load entry."""
+
+LOAD_SUFFIX = "__load"
+
+
 def bound_constants(function: func.FuncOp) -> list[ConstantOp]:
     """The constants of a graph-level function, in the order lower-graph turns them into
     trailing input buffers of the entry."""
     return [op for op in function.body.block.ops if isinstance(op, ConstantOp)]
+
+
+def load_time_calls(function: func.FuncOp) -> list[CallLoopOp]:
+    """The launches whose operands are all constants or results of such launches: they
+    compute the same values at every run, so the entry runs them once, at load time (kernels
+    write only their outputs)."""
+    known = {op.result for op in bound_constants(function)}
+    calls = []
+    for op in function.body.block.ops:
+        if isinstance(op, CallLoopOp) and all(value in known for value in op.inputs):
+            calls.append(op)
+            known.update(op.outputs)
+    return calls
 
 
 def _element_type(value: SSAValue) -> Attribute:
@@ -71,60 +112,100 @@ def _element_count(value: SSAValue) -> int:
 
 
 @dataclass
-class _EntryBuilder:
-    """Builds the entry `loop.func` of one graph-level function."""
+class _Entry:
+    """What one entry `loop.func` is built from."""
 
-    function: func.FuncOp
+    name: str
+    origin: Operation
+    """The graph-level function (its location)."""
+    arguments: list[SSAValue]
+    bound: list[SSAValue]
+    """The values bound once, as the trailing inputs (constants, load-time results)."""
+    calls: list[CallLoopOp]
+    results: list[SSAValue]
+
+
+def _entries(function: func.FuncOp) -> list[_Entry]:
+    """The entry of `function`, after its load entry when some launches are load-time."""
+    block = function.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    name = function.sym_name.data
+    constants = [op.result for op in bound_constants(function)]
+    calls = _calls(block)
+    early = load_time_calls(function)
+    if not early:
+        return [_Entry(name, function, list(block.args), constants, calls, list(ret.arguments))]
+    late = [call for call in calls if call not in early]
+    late_ops = {*late, ret}
+    outputs = [v for call in early for v in call.outputs]
+    derived = [v for v in outputs if any(use.operation in late_ops for use in v.uses)]
+    early_ops = set(early)
+    used = [c for c in constants if any(use.operation in early_ops for use in c.uses)]
+    kept = [c for c in constants if any(use.operation in late_ops for use in c.uses)]
+    load = _Entry(name + LOAD_SUFFIX, function, [], used, early, derived)
+    entry = _Entry(name, function, list(block.args), kept + derived, late, list(ret.arguments))
+    return [load, entry]
+
+
+def _sources(entry: _Entry, constants: list[SSAValue], derived: list[SSAValue]) -> ArrayAttr:
+    index = {value: i for i, value in enumerate(constants)}
+    index |= {value: -1 - j for j, value in enumerate(derived)}
+    return ArrayAttr([IntegerAttr(index[value], i64) for value in entry.bound])
+
+
+def _calls(block) -> list[CallLoopOp]:
+    calls = []
+    for op in block.ops:
+        match op:
+            case CallLoopOp():
+                calls.append(op)
+            case ConstantOp() | func.ReturnOp():
+                pass
+            case _:
+                raise CompileError(
+                    f"cannot lower {op.name} in a graph-level function; run "
+                    "legalize-ops and the fusion passes first (calls between graph-level "
+                    "functions are not supported yet)",
+                    op,
+                )
+    return calls
+
+
+@dataclass
+class _EntryBuilder:
+    """Builds one entry `loop.func`."""
+
+    spec: _Entry
     module: ModuleOp
 
     def build(self) -> loop.FuncOp:
-        block = self.function.body.block
-        ret = block.last_op
-        assert isinstance(ret, func.ReturnOp)
-        constants = bound_constants(self.function)
-        calls = self._calls(block)
-        inputs = [*block.args, *(c.result for c in constants)]
+        spec = self.spec
+        inputs = [*spec.arguments, *spec.bound]
         entry = loop.FuncOp(
-            self.function.sym_name.data,
+            spec.name,
             [tensor_buffer_type(v.type) for v in inputs],
-            [tensor_buffer_type(v.type) for v in ret.arguments],
+            [tensor_buffer_type(v.type) for v in spec.results],
         )
-        entry.attributes[BOUND_CONSTANTS_ATTR] = IntegerAttr(len(constants), i64)
-        entry.location = self.function.location
+        entry.attributes[BOUND_CONSTANTS_ATTR] = IntegerAttr(len(spec.bound), i64)
+        entry.location = spec.origin.location
         self.body = entry.body.block
         self.buffer_of: dict[SSAValue, SSAValue] = dict(zip(inputs, entry.input_args, strict=True))
         for value, arg in zip(inputs, entry.input_args, strict=True):
             arg.name_hint = value.name_hint
-        copies = self._bind_outputs(ret, entry)
-        self._plan_intermediates(calls, ret)
-        for call in calls:
+        copies = self._bind_outputs(spec.results, entry)
+        self._plan_intermediates(spec.calls)
+        for call in spec.calls:
             operands = [self.buffer_of[v] for v in (*call.inputs, *call.outputs)]
             self._emit(loop.CallOp(call.callee, operands), call)
         for source, target in copies:
             self._emit_copy(source, target)
         return entry
 
-    def _calls(self, block) -> list[CallLoopOp]:
-        calls = []
-        for op in block.ops:
-            match op:
-                case CallLoopOp():
-                    calls.append(op)
-                case ConstantOp() | func.ReturnOp():
-                    pass
-                case _:
-                    raise CompileError(
-                        f"cannot lower {op.name} in a graph-level function; run "
-                        "legalize-ops and the fusion passes first (calls between graph-level "
-                        "functions are not supported yet)",
-                        op,
-                    )
-        return calls
-
-    def _bind_outputs(self, ret: func.ReturnOp, entry: loop.FuncOp) -> list:
+    def _bind_outputs(self, results: list[SSAValue], entry: loop.FuncOp) -> list:
         """Output buffers of returned values; returns the (source, output) pairs to copy."""
         copies = []
-        for index, (value, arg) in enumerate(zip(ret.arguments, entry.output_args, strict=True)):
+        for index, (value, arg) in enumerate(zip(results, entry.output_args, strict=True)):
             if value in self.buffer_of:
                 arg.name_hint = f"out{index}"
                 copies.append((value, arg))
@@ -133,7 +214,7 @@ class _EntryBuilder:
                 self.buffer_of[value] = arg
         return copies
 
-    def _plan_intermediates(self, calls: list[CallLoopOp], ret: func.ReturnOp) -> None:
+    def _plan_intermediates(self, calls: list[CallLoopOp]) -> None:
         """One memory plan per element type (a slot is a flat buffer of one element type;
         f32 first, then the others in order of first definition)."""
         values = [v for call in calls for v in call.outputs if v not in self.buffer_of]
@@ -213,10 +294,19 @@ class LowerGraphFunction(RewritePattern):
             return
         if PRIMITIVE_ATTR in op.attributes:
             raise CompileError("run fuse-tir first (primitive function left)", op)
-        entry = _EntryBuilder(op, self.module).build()
-        if self.profile:
-            instrument_entry(entry, self.module)
-        rewriter.insert(entry, InsertPoint.before(op))
+        specs = _entries(op)
+        constants = [c.result for c in bound_constants(op)]
+        derived = specs[0].results if len(specs) == 2 else []
+        for spec in specs:
+            entry = _EntryBuilder(spec, self.module).build()
+            if len(specs) == 2:
+                entry.attributes[BOUND_SOURCES_ATTR] = _sources(spec, constants, derived)
+            if spec is specs[-1]:
+                if len(specs) == 2:
+                    entry.attributes[LOAD_ENTRY_ATTR] = StringAttr(specs[0].name)
+                if self.profile:
+                    instrument_entry(entry, self.module)
+            rewriter.insert(entry, InsertPoint.before(op))
         rewriter.erase(op)
 
 

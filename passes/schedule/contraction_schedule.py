@@ -55,11 +55,11 @@ fused or not.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
@@ -70,6 +70,7 @@ from fusion_compiler.dialects.loop.attributes import (
 )
 from fusion_compiler.dialects.loop.costs import counted_flops
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
+from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import depends_on, is_unit_stride, loop_range
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_groups import group_split, split_groups
@@ -203,6 +204,9 @@ class TileOptions:
     vector_width: int = 0
     registers: int = 0
     packing: bool = True
+    weights: frozenset[int] = frozenset()
+    """Inputs of the kernel that are constants at every launch: prepack-weights packs a panel
+    of theirs once, at load time, so a plan whose panel serves one row tile pays."""
 
     def host(self) -> HostModel:
         detected = host_model()
@@ -241,7 +245,7 @@ class TileOptions:
         candidate whose panel depends on the fewest other loops, then the cheapest (the tile
         model's `packed_cost`: register tiles and packing), or `by_cost` the cheapest; none
         when the panel would serve a single row tile (a matrix-vector product: packing would
-        only copy it)."""
+        only copy it), unless it is read from `weights` (packed once, at load time)."""
         if not self.packing:
             return None
         host = self.host()
@@ -250,7 +254,7 @@ class TileOptions:
             tile = self.packed_tile_for(match)
             rows_extent, cols_extent = _extent(match.rows), match.cols_extent
             reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
-            if reuse < 2 or not _collapse_pays(host, match):
+            if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):
                 continue
             moving = [loop for loop in match.others if _extent(loop) > 1]
             dependence = 0 if by_cost else sum(map(match.panel_depends_on, moving))
@@ -268,6 +272,11 @@ class TileOptions:
             return None
         _, _, _, match, tile = min(plans)
         return match, tile
+
+
+    def _prepacked(self, match: PackedContraction) -> bool:
+        buffer = match.panel.memref
+        return isinstance(buffer, BlockArgument) and buffer.index in self.weights
 
 
 MAX_COLLAPSED_VECTORS = 4
@@ -384,7 +393,9 @@ class ScheduleContractionsPass(ModulePass):
     Follow-up: clean-up-kernels{forward-stores=false}.
     Options: `rows`, `cols` (the register tile; 0: from the host model), `vector-width` (f32
     lanes) and `registers` (vector registers) of the host model (0: this host's), `packing`
-    (default true: the packed-panel schedule where it applies).
+    (default true: the packed-panel schedule where it applies), `weights` (default true: a
+    kernel input that every launch passes a constant for counts as packed once, at load time,
+    by prepack-weights: a matrix-vector product then gets the packed schedule too).
     """
 
     name = "schedule-contractions"
@@ -394,14 +405,17 @@ class ScheduleContractionsPass(ModulePass):
     vector_width: int = 0
     registers: int = 0
     packing: bool = True
+    weights: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = TileOptions(self.rows, self.cols, self.vector_width, self.registers, self.packing)
+        launches = kernel_launches(op) if self.weights else {}
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
             if REGISTER_TILED_ATTR in kernel.attributes:
                 continue  # scheduled already: its loop order is final
             flops = counted_flops(kernel)
-            if schedule_contractions(kernel, options):
+            weights = frozenset(constant_inputs(kernel, launches))
+            if schedule_contractions(kernel, replace(options, weights=weights)):
                 kernel.attributes[REGISTER_TILED_ATTR] = UnitAttr()
                 if flops is not None and ALGORITHM_FLOPS_ATTR not in kernel.attributes:
                     kernel.attributes[ALGORITHM_FLOPS_ATTR] = IntegerAttr(flops, i64)

@@ -21,6 +21,9 @@ on the right):
   schedule-contractions  matmul and convolution nests register-tiled, BLAS-style; the
                          stages below then leave such a kernel alone (but mark-loop-kinds)
                                                                    contraction_schedule.py
+  prepack-weights        panels packed from constants at every launch are packed once, by
+                         a kernel of their own run when the model is loaded
+                                                                   prepack_weights.py
   reorder-reductions     the spatial loop over the accumulator's contiguous dimension goes
                          below the reduction loops: matmul (i, j | k) -> (i | k | j)
                          (optionally tiled first: tiling.py)              reduction_order.py
@@ -53,6 +56,7 @@ from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContrac
 from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
 from fusion_compiler.passes.schedule.mark_loop_kinds import MarkLoopKindsPass
 from fusion_compiler.passes.schedule.normalize_kernels import NormalizeKernelsPass
+from fusion_compiler.passes.schedule.prepack_weights import PrepackWeightsPass
 from fusion_compiler.passes.schedule.reorder_reductions import ReorderReductionsPass
 from fusion_compiler.passes.schedule.reuse_outputs import ReuseOutputsPass
 from fusion_compiler.passes.schedule.unroll_jam_reductions import UnrollJamReductionsPass
@@ -74,7 +78,7 @@ class ScheduleKernelsPass(PipelinePass):
     `inline` (compute-inline), `inline-into-reductions` (its `into-reductions`),
     `reuse-outputs`, `fuse` (fuse-loops and store forwarding in the clean-ups; unroll-reductions'
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
-    `rows`/`cols`), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
+    `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
     8), `loop-kinds` (mark-loop-kinds). Unroll factors are the largest divisors of the trip
     counts within their budget; 0 or 1 switches an unrolling off.
@@ -90,6 +94,7 @@ class ScheduleKernelsPass(PipelinePass):
     contractions: bool = True
     contraction_rows: int = 0
     contraction_cols: int = 0
+    prepack: bool = True
     reorder: bool = True
     tile: int = 0
     unroll_reductions: int = 9
@@ -114,10 +119,13 @@ class ScheduleKernelsPass(PipelinePass):
             (
                 self.contractions,
                 (
-                    ScheduleContractionsPass(self.contraction_rows, self.contraction_cols),
+                    ScheduleContractionsPass(
+                        self.contraction_rows, self.contraction_cols, weights=self.prepack
+                    ),
                     CleanUpKernelsPass(forward_stores=False),
                 ),
             ),
+            (self.contractions and self.prepack, (PrepackWeightsPass(),)),
             (self.reorder, (ReorderReductionsPass(self.tile),)),
             (
                 self.unroll_reductions > 1,

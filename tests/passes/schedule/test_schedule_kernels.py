@@ -31,6 +31,7 @@ DEFAULT_STAGES = [
     "clean-up-kernels",
     "schedule-contractions",
     "clean-up-kernels",
+    "prepack-weights",
     "reorder-reductions",
     "unroll-reductions",
     "unroll-jam-reductions",
@@ -71,6 +72,12 @@ def test_switched_off_stages_are_left_out():
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
+
+
+def test_without_prepacking_weights_are_packed_at_every_launch():
+    stages = parse_pipeline("schedule-kernels{prepack=false}")
+    assert "prepack-weights" not in [p.name for p in stages]
+    assert ScheduleContractionsPass(weights=False) in stages
 
 
 def test_without_fusion_nothing_fuses_and_no_store_is_forwarded():

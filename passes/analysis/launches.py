@@ -1,0 +1,38 @@
+"""Where kernels are launched: the `graph.call_loop`s of a module's graph-level functions, and
+which inputs of a kernel are constants at every launch (its weights).
+
+A kernel that nobody launches (a kernel-level test) has no constant inputs: nothing is known
+about what it will be passed.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.loop import FuncOp
+
+
+def kernel_launches(module: ModuleOp) -> dict[str, list[graph.CallLoopOp]]:
+    """The launches of each kernel (by name), in program order."""
+    launches: dict[str, list[graph.CallLoopOp]] = {}
+    for function in module.ops:
+        if isinstance(function, func.FuncOp):
+            for op in function.walk():
+                if isinstance(op, graph.CallLoopOp):
+                    launches.setdefault(op.callee.string_value(), []).append(op)
+    return launches
+
+
+def constant_inputs(kernel: FuncOp, launches: dict[str, list[graph.CallLoopOp]]) -> set[int]:
+    """The indices of the inputs of `kernel` that every launch passes a `graph.constant` for
+    (none when it is never launched)."""
+    calls = launches.get(kernel.sym_name.data, [])
+    if not calls:
+        return set()
+    return {
+        index
+        for index in range(kernel.num_inputs)
+        if all(isinstance(call.inputs[index].owner, graph.ConstantOp) for call in calls)
+    }

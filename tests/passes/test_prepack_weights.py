@@ -1,0 +1,95 @@
+"""prepack-weights end to end: a contraction whose packed operand is a constant packs it once,
+in the load entry, and computes the same bits as the kernel that packs at every launch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region
+
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import tensor_type
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module, lower_to_entries
+from fusion_compiler.lowering.lower_graph import LOAD_ENTRY_ATTR
+from fusion_compiler.passes.fold_constants.elements import dense_of
+
+NO_PREPACK = DEFAULT_PIPELINE.replace("schedule-kernels", "schedule-kernels{prepack=false}")
+
+
+def _constant(block: Block, shape, seed: int):
+    array = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+    op = graph.ConstantOp(dense_of(array, tensor_type(shape)))
+    block.add_op(op)
+    return op.result
+
+
+def conv_module(c, h, o, k, stride=1, groups=1) -> ModuleOp:
+    block = Block(arg_types=[tensor_type((1, c, h, h))])
+    w = _constant(block, (o, c // groups, k, k), 1)
+    b = _constant(block, (1, o, 1, 1), 2)
+    pad = (k - 1) // 2
+    conv = graph.Conv2DOp(block.args[0], w, (stride, stride), (pad,) * 4, (1, 1), groups)
+    add = graph.AddOp(conv.result, b)
+    relu = graph.ReluOp(add.result)
+    block.add_ops([conv, add, relu, func.ReturnOp(relu.result)])
+    signature = ([block.args[0].type], [relu.result.type])
+    return ModuleOp([func.FuncOp("main", signature, Region(block))])
+
+
+def matmul_module(m, k, n) -> ModuleOp:
+    block = Block(arg_types=[tensor_type((m, k))])
+    b = _constant(block, (k, n), 3)
+    mm = graph.MatmulOp(block.args[0], b)
+    block.add_ops([mm, func.ReturnOp(mm.result)])
+    signature = ([block.args[0].type], [mm.result.type])
+    return ModuleOp([func.FuncOp("main", signature, Region(block))])
+
+
+CASES = {
+    # vectorised along the output channels, whose weights are the panel: a loop of column
+    # tiles and a remainder tile padded to whole vectors
+    "conv3x3_24x7x7_o40": lambda: conv_module(24, 7, 40, 3),
+    "conv3x3_16x9x9_o72_s2": lambda: conv_module(16, 9, 72, 3, stride=2),
+    "conv5x5_8x6x6_o20": lambda: conv_module(8, 6, 20, 5),
+    "conv3x3_16x6x6_o48_g2": lambda: conv_module(16, 6, 48, 3, groups=2),
+    "matmul_24x40x70": lambda: matmul_module(24, 40, 70),
+    # one row tile: packing per launch would only copy B, packing at load time pays
+    "matmul_2x64x200": lambda: matmul_module(2, 64, 200),
+}
+
+
+def _has_load_entry(module: ModuleOp, pipeline: str) -> bool:
+    lowered, _ = lower_to_entries(module, pipeline)
+    return any(LOAD_ENTRY_ATTR in op.attributes for op in lowered.ops)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_prepacked_weights_give_the_same_bits(name):
+    module = CASES[name]()
+    assert not _has_load_entry(module, NO_PREPACK)
+    arg = module.body.block.first_op.body.block.args[0]
+    x = np.random.default_rng(7).standard_normal(arg.type.get_shape(), dtype=np.float32)
+    packed = compile_module(module, cache=False)
+    per_launch = compile_module(module, NO_PREPACK, cache=False)
+    want = per_launch.run("main", x)[0]
+    np.testing.assert_array_equal(packed.run("main", x)[0], want)
+    np.testing.assert_array_equal(packed.run("main", x)[0], want)  # the packing ran once
+
+
+def test_the_convolutions_and_matmul_are_prepacked():
+    prepacked = [name for name, make in CASES.items() if _has_load_entry(make(), DEFAULT_PIPELINE)]
+    # whether a convolution is vectorised along its output channels (the weights are the
+    # panel) or along its pixels depends on the host's vector width; a matmul's panel is B
+    assert {"matmul_24x40x70", "matmul_2x64x200"} <= set(prepacked)
+    assert len(prepacked) >= 3, prepacked
+
+
+def test_weights_passed_as_arguments_are_packed_at_every_launch():
+    block = Block(arg_types=[tensor_type((1, 16, 9, 9)), tensor_type((72, 16, 3, 3))])
+    conv = graph.Conv2DOp(block.args[0], block.args[1], (2, 2), (1,) * 4, (1, 1), 1)
+    block.add_ops([conv, func.ReturnOp(conv.result)])
+    signature = ([a.type for a in block.args], [conv.result.type])
+    module = ModuleOp([func.FuncOp("main", signature, Region(block))])
+    assert not _has_load_entry(module, DEFAULT_PIPELINE)
