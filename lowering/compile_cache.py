@@ -96,7 +96,9 @@ class LoadBinding:
 
     @staticmethod
     def of_data(data: dict) -> LoadBinding:
-        results = tuple((tuple(int(d) for d in shape), str(dtype)) for shape, dtype in data["results"])
+        results = tuple(
+            (tuple(int(d) for d in shape), str(dtype)) for shape, dtype in data["results"]
+        )
         return LoadBinding(
             str(data["load_entry"]),
             tuple(int(i) for i in data["load_sources"]),

@@ -120,9 +120,7 @@ def _reduction_is_trailing(access, reduction: tuple[ForOp, ...], ivs: list[SSAVa
     if not any(depends_on(index, iv) for index in indices for iv in ivs):
         return True
     buffer_type = access.memref.type
-    if not isinstance(buffer_type, MemRefType) or not isinstance(
-        buffer_type.layout, NoneAttr
-    ):
+    if not isinstance(buffer_type, MemRefType) or not isinstance(buffer_type.layout, NoneAttr):
         return False
     head, tail = indices[: -len(ivs)], indices[-len(ivs) :]
     if any(index is not iv for index, iv in zip(tail, ivs, strict=True)):

@@ -273,7 +273,6 @@ class TileOptions:
         _, _, _, match, tile = min(plans)
         return match, tile
 
-
     def _prepacked(self, match: PackedContraction) -> bool:
         buffer = match.panel.memref
         return isinstance(buffer, BlockArgument) and buffer.index in self.weights

@@ -159,8 +159,8 @@ def _enclosing_loops(op: Operation) -> list[ForOp]:
     return loops[::-1]
 
 
-def _fill_root(alloc: AllocOp) -> tuple[ForOp, list[memref.LoadOp]] | None:
-    """The outermost loop holding every store into `alloc` and none of its reads; the reads."""
+def _accesses(alloc: AllocOp) -> tuple[list[memref.StoreOp], list[memref.LoadOp]] | None:
+    """The stores into `alloc` and its reads; None if it has any other use."""
     stores, loads = [], []
     for use in alloc.result.uses:
         user = use.operation
@@ -170,24 +170,30 @@ def _fill_root(alloc: AllocOp) -> tuple[ForOp, list[memref.LoadOp]] | None:
             loads.append(user)
         else:
             return None
-    if not stores or not loads:
+    return (stores, loads) if stores and loads else None
+
+
+def _fill_root(alloc: AllocOp) -> ForOp | None:
+    """The outermost loop holding every store into `alloc` and none of its reads, if every
+    read comes after it in its block."""
+    accesses = _accesses(alloc)
+    if accesses is None:
         return None
+    stores, loads = accesses
     root = None
     for candidate in _enclosing_loops(stores[0])[::-1]:  # innermost first
         if any(_inside(load, candidate) for load in loads):
             break
         if all(_inside(store, candidate) for store in stores):
             root = candidate
-    if root is None:
+    block = root.parent_block() if root is not None else None
+    if root is None or block is None:
         return None
-    block = root.parent_block()
-    assert block is not None
     order = {op: index for index, op in enumerate(block.ops)}
-    for load in loads:
-        holder = _ancestor_in(load, block)
-        if holder is None or order[holder] <= order[root]:
-            return None
-    return root, loads
+    holders = [_ancestor_in(load, block) for load in loads]
+    if any(holder is None or order[holder] <= order[root] for holder in holders):
+        return None
+    return root
 
 
 class _FreeValues:
@@ -255,10 +261,9 @@ class _FreeValues:
 
 
 def _fill(kernel: FuncOp, alloc: AllocOp, constant_inputs: set[int]) -> _Fill | None:
-    found = _fill_root(alloc)
-    if found is None:
+    root = _fill_root(alloc)
+    if root is None:
         return None
-    root, _ = found
     free = _FreeValues(kernel, root, constant_inputs)
     if not free.check(alloc) or not free.sources:
         return None
@@ -273,7 +278,9 @@ def _fill(kernel: FuncOp, alloc: AllocOp, constant_inputs: set[int]) -> _Fill | 
 
 def _panels(kernel: FuncOp) -> list[AllocOp]:
     return [
-        op for op in kernel.walk() if isinstance(op, AllocOp) and PRIVATE_BUFFER_ATTR in op.attributes
+        op
+        for op in kernel.walk()
+        if isinstance(op, AllocOp) and PRIVATE_BUFFER_ATTR in op.attributes
     ]
 
 
@@ -301,8 +308,11 @@ def _emit_fill(prepack: FuncOp, fill: _Fill, mapping: dict, packed: SSAValue) ->
     prefix = []
     for loop in fill.loops:
         lb, _, step = loop_range(loop)  # type: ignore[misc]
-        bounds = (index_constant(v, anchor) for v in (0, _trips(loop), 1))
-        new = ForOp(*bounds)
+        new = ForOp(
+            index_constant(0, anchor),
+            index_constant(_trips(loop), anchor),
+            index_constant(1, anchor),
+        )
         new.induction_var.name_hint = "t"
         emitter.emit(new)
         emitter = Emitter.into(new)
@@ -455,13 +465,16 @@ def _relaunch(call: graph.CallLoopOp, prepack: FuncOp, sources: list[int], unrea
     call.erase()
 
 
-def _packing_launch(block: Block, call, prepack: FuncOp, operands: list[SSAValue]) -> list[SSAValue]:
+def _packing_launch(
+    block: Block, call, prepack: FuncOp, operands: list[SSAValue]
+) -> list[SSAValue]:
     name = prepack.sym_name.data
     for op in block.ops:
-        if isinstance(op, graph.CallLoopOp) and op.callee.string_value() == name:
-            if list(op.inputs) == operands:
-                return list(op.outputs)
-    types = [TensorType(t.element_type, t.get_shape()) for t in prepack.function_type.outputs.data]
+        is_launch = isinstance(op, graph.CallLoopOp) and op.callee.string_value() == name
+        if is_launch and list(op.inputs) == operands:
+            return list(op.outputs)
+    buffers = [_memref(arg) for arg in prepack.output_args]
+    types = [TensorType(t.element_type, t.get_shape()) for t in buffers]
     launch = graph.CallLoopOp(name, operands, types)
     launch.location = call.location
     block.insert_op_before(launch, call)

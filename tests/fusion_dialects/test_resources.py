@@ -181,4 +181,6 @@ def test_a_version_1_weights_file_is_still_read(tmp_path):
     (tmp_path / "model.weights").write_bytes(data)
     module = parse_source(make_context(), text, path)
     x = np.ones((8, 32), np.float32)
-    np.testing.assert_array_equal(evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0])
+    np.testing.assert_array_equal(
+        evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0]
+    )
