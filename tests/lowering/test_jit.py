@@ -95,6 +95,19 @@ def test_short_loops_are_vector_code_too(lower, elementwise):
     assert "fadd <8 x float>" in str(_optimised_for(lower, text, target))
 
 
+@pytest.mark.parametrize("columns", [7, 14])
+def test_remainders_run_under_a_mask(lower, elementwise, columns):
+    """A row of 14 (or 7) on AVX2: the iterations left over by whole vectors of 8 run as one
+    masked vector iteration, not as a scalar loop (bench/layers.py, depthwise 3x3 on 14x14 and
+    7x7 pixels: 1.2x and 1.7x faster on a Zen 3)."""
+    target = CodegenTarget("znver3", "+avx,+avx2,+fma")
+    text = elementwise("add", (3, columns), 2, ADD_BODY, inner_kind="vectorized")
+    optimised = str(_optimised_for(lower, text, target))
+    assert "fadd <8 x float>" in optimised
+    assert "llvm.masked.store.v8f32" in optimised
+    assert not re.search(r"fadd float ", optimised)
+
+
 @pytest.mark.parametrize(("columns", "marked"), [(3, 0), (5, 0), (8, 1), (40, 1)])
 def test_loops_shorter_than_a_vector_are_not_forced(lower, elementwise, columns, marked):
     """LLVM cannot vectorise a loop of fewer iterations than lanes: forcing it would only
