@@ -44,6 +44,7 @@ from xdsl.printer import Printer
 
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.resources import HashingStream
 from fusion_compiler.lowering.jit import (
     JitModule,
@@ -219,7 +220,7 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
 
 def entry_bindings(module: ModuleOp) -> dict[str, LoadBinding]:
     """Per entry made by lower-graph that has a load entry, how its bound inputs are made."""
-    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    # (imported here: a model hit never lowers, and needs no pass)
     from fusion_compiler.lowering.lower_graph import BOUND_SOURCES_ATTR, LOAD_ENTRY_ATTR
 
     entries = {op.sym_name.data: op for op in module.ops if is_entry(op)}

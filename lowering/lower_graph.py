@@ -136,11 +136,11 @@ def _entries(function: func.FuncOp) -> list[_Entry]:
     early = load_time_calls(function)
     if not early:
         return [_Entry(name, function, list(block.args), constants, calls, list(ret.arguments))]
-    late = [call for call in calls if call not in early]
+    early_ops = set(early)
+    late = [call for call in calls if call not in early_ops]
     late_ops = {*late, ret}
     outputs = [v for call in early for v in call.outputs]
     derived = [v for v in outputs if any(use.operation in late_ops for use in v.uses)]
-    early_ops = set(early)
     used = [c for c in constants if any(use.operation in early_ops for use in c.uses)]
     kept = [c for c in constants if any(use.operation in late_ops for use in c.uses)]
     load = _Entry(name + LOAD_SUFFIX, function, [], used, early, derived)

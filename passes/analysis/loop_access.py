@@ -17,6 +17,7 @@ Read-only analyses of kernel loop nests for the scheduling passes (`passes/sched
   a common loop-invariant part plus terms of inner loops that spread over less than `k`
   (`out[g * Fg + fl]`, `fl < Fg`): iteration `iv` touches only its own block of `k` elements
   (`is_parallel` asks it when no dimension is sliced).
+- `enclosing_loops(op)`: the loops around an op, innermost first.
 - `stride(value, iv)`: how an `index` value changes when `iv` grows by one (1 for `iv + k`, 0
   when independent of `iv`), or None when it is not affine in `iv` (`linear_index.py`).
 
@@ -220,6 +221,16 @@ def blocked_dimension(accesses: Sequence[MemoryAccess], loop: ForOp) -> int | No
         if max(p[3] for p in known) - min(p[2] for p in known) < scale * bounds[2]:
             return dim
     return None
+
+
+def enclosing_loops(op: Operation) -> list[ForOp]:
+    """The loops around `op` in its kernel, innermost first."""
+    loops: list[ForOp] = []
+    parent = op.parent_op()
+    while isinstance(parent, ForOp):
+        loops.append(parent)
+        parent = parent.parent_op()
+    return loops
 
 
 def is_innermost(loop: ForOp) -> bool:

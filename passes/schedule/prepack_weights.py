@@ -72,7 +72,7 @@ from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR, AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
-from fusion_compiler.passes.analysis.loop_access import loop_range
+from fusion_compiler.passes.analysis.loop_access import enclosing_loops, loop_range, trip_count
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
 
@@ -99,8 +99,10 @@ class _Fill:
     """The kernel inputs the fill reads."""
 
     @property
-    def packed_shape(self) -> list[int]:
-        return [_trips(loop) for loop in self.loops] + list(_memref(self.alloc.result).get_shape())
+    def packed_type(self) -> MemRefType:
+        """The prepacked buffer: the panel for every iteration of `loops`."""
+        panel = _memref(self.alloc.result)
+        return MemRefType(panel.element_type, [*map(_trips, self.loops), *panel.get_shape()])
 
 
 def _memref(value: SSAValue) -> MemRefType:
@@ -109,10 +111,9 @@ def _memref(value: SSAValue) -> MemRefType:
 
 
 def _trips(loop: ForOp) -> int:
-    bounds = loop_range(loop)
-    assert bounds is not None
-    lb, ub, step = bounds
-    return max(0, -(-(ub - lb) // step))
+    count = trip_count(loop)
+    assert count is not None  # the fill's loops have constant bounds
+    return count
 
 
 def _is_index_like(value: SSAValue) -> bool:
@@ -129,34 +130,6 @@ def _copies_only(op: Operation) -> bool:
     if isinstance(op, arith.ConstantOp | arith.SelectOp):
         return True
     return all(_is_index_like(result) for result in op.results)
-
-
-def _ancestor_in(op: Operation, block: Block) -> Operation | None:
-    """The op of `block` that is `op` or holds it."""
-    current: Operation | None = op
-    while current is not None and current.parent_block() is not block:
-        current = current.parent_op()
-    return current
-
-
-def _inside(op: Operation, root: Operation) -> bool:
-    current: Operation | None = op
-    while current is not None:
-        if current is root:
-            return True
-        current = current.parent_op()
-    return False
-
-
-def _enclosing_loops(op: Operation) -> list[ForOp]:
-    """The loops around `op`, outermost first."""
-    loops = []
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, FuncOp):
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
 
 
 def _accesses(alloc: AllocOp) -> tuple[list[memref.StoreOp], list[memref.LoadOp]] | None:
@@ -181,16 +154,16 @@ def _fill_root(alloc: AllocOp) -> ForOp | None:
         return None
     stores, loads = accesses
     root = None
-    for candidate in _enclosing_loops(stores[0])[::-1]:  # innermost first
-        if any(_inside(load, candidate) for load in loads):
+    for candidate in enclosing_loops(stores[0]):
+        if any(candidate.is_ancestor(load) for load in loads):
             break
-        if all(_inside(store, candidate) for store in stores):
+        if all(candidate.is_ancestor(store) for store in stores):
             root = candidate
     block = root.parent_block() if root is not None else None
     if root is None or block is None:
         return None
     order = {op: index for index, op in enumerate(block.ops)}
-    holders = [_ancestor_in(load, block) for load in loads]
+    holders = [block.find_ancestor_op_in_block(load) for load in loads]
     if any(holder is None or order[holder] <= order[root] for holder in holders):
         return None
     return root
@@ -203,7 +176,7 @@ class _FreeValues:
         self.kernel = kernel
         self.root = root
         self.constant_inputs = constant_inputs
-        self.enclosing = _enclosing_loops(root)
+        self.enclosing = enclosing_loops(root)
         self.used_loops: set[ForOp] = set()
         self.hoisted: list[Operation] = []
         self.sources: list[BlockArgument] = []
@@ -237,11 +210,11 @@ class _FreeValues:
     def _value(self, value: SSAValue) -> bool:
         """Whether the fill may use `value` (recording what it needs)."""
         owner = value.owner
-        if isinstance(owner, Operation) and _inside(owner, self.root):
+        if isinstance(owner, Operation) and self.root.is_ancestor(owner):
             return True
         if isinstance(value, BlockArgument):
             loop = value.block.parent_op()
-            if isinstance(loop, ForOp) and _inside(loop, self.root):
+            if isinstance(loop, ForOp) and self.root.is_ancestor(loop):
                 return True
             if isinstance(loop, ForOp) and loop in self.enclosing:
                 if loop_range(loop) is None:
@@ -267,13 +240,10 @@ def _fill(kernel: FuncOp, alloc: AllocOp, constant_inputs: set[int]) -> _Fill | 
     free = _FreeValues(kernel, root, constant_inputs)
     if not free.check(alloc) or not free.sources:
         return None
-    loops = [loop for loop in free.enclosing if loop in free.used_loops]
+    loops = [loop for loop in reversed(free.enclosing) if loop in free.used_loops]
     fill = _Fill(alloc, root, loops, free.hoisted, free.sources)
-    packed = 1
-    for extent in fill.packed_shape:
-        packed *= extent
     source = sum(_memref(arg).element_count() for arg in fill.sources)
-    return fill if packed <= MAX_GROWTH * source else None
+    return fill if fill.packed_type.element_count() <= MAX_GROWTH * source else None
 
 
 def _panels(kernel: FuncOp) -> list[AllocOp]:
@@ -290,7 +260,7 @@ def _prepack_kernel(kernel: FuncOp, fills: list[_Fill]) -> tuple[FuncOp, list[Bl
     for fill in fills:
         sources += [arg for arg in fill.sources if arg not in sources]
     sources.sort(key=lambda arg: arg.index)
-    outputs = [MemRefType(_memref(f.alloc.result).element_type, f.packed_shape) for f in fills]
+    outputs = [fill.packed_type for fill in fills]
     prepack = FuncOp("prepack", [a.type for a in sources], outputs)  # named by `_unique`
     for arg, source in zip(prepack.input_args, sources, strict=True):
         arg.name_hint = source.name_hint
@@ -373,20 +343,16 @@ def _rewrite_kernel(kernel: FuncOp, fills: list[_Fill]) -> list[int]:
     count = kernel.num_inputs
     packed = []
     for offset, fill in enumerate(fills):
-        typ = MemRefType(_memref(fill.alloc.result).element_type, fill.packed_shape)
-        arg = block.insert_arg(typ, count + offset)
+        arg = block.insert_arg(fill.packed_type, count + offset)
         arg.name_hint = (fill.alloc.result.name_hint or "panel") + "_packed"
         packed.append(arg)
-    outputs = list(kernel.function_type.outputs.data)
-    kernel.function_type = FunctionType.from_lists(
-        [a.type for a in block.args[: count + len(fills)]], outputs
-    )
     for fill, arg in zip(fills, packed, strict=True):
         _read_packed(fill, arg)
     unread = [i for i, arg in enumerate(block.args[:count]) if not arg.uses]
     for index in reversed(unread):
         block.erase_arg(block.args[index])
     inputs = [arg.type for arg in block.args[: count + len(fills) - len(unread)]]
+    outputs = list(kernel.function_type.outputs.data)
     kernel.function_type = FunctionType.from_lists(inputs, outputs)
     return unread
 
@@ -413,6 +379,7 @@ class PrepackWeightsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         launches = kernel_launches(op)
         made: dict[str, FuncOp] = {}
+        packs: dict[tuple, list[SSAValue]] = {}
         for kernel in [k for k in op.ops if isinstance(k, FuncOp)]:
             constants = constant_inputs(kernel, launches)
             if not constants or REGISTER_TILED_ATTR not in kernel.attributes:
@@ -425,7 +392,7 @@ class PrepackWeightsPass(ModulePass):
             unread = _rewrite_kernel(kernel, fills)
             prepack = _unique(op, kernel, prepack, made)
             for call in launches[kernel.sym_name.data]:
-                _relaunch(call, prepack, source_indices, unread)
+                _relaunch(call, prepack, source_indices, unread, packs)
 
 
 def _unique(module: ModuleOp, kernel: FuncOp, prepack: FuncOp, made: dict[str, FuncOp]) -> FuncOp:
@@ -446,13 +413,23 @@ def _unique(module: ModuleOp, kernel: FuncOp, prepack: FuncOp, made: dict[str, F
     return prepack
 
 
-def _relaunch(call: graph.CallLoopOp, prepack: FuncOp, sources: list[int], unread: list[int]):
-    """`call` with the prepacked buffers (computed right before it, once per block and
-    set of constants) instead of the inputs the kernel no longer reads."""
+def _relaunch(
+    call: graph.CallLoopOp,
+    prepack: FuncOp,
+    sources: list[int],
+    unread: list[int],
+    packs: dict[tuple, list[SSAValue]],
+) -> None:
+    """`call` with the prepacked buffers instead of the inputs the kernel no longer reads;
+    `packs` holds the packing launches made so far (one per packing kernel and constants:
+    a constant operand is defined in the function's block, before every launch)."""
     block = call.parent_block()
     assert block is not None
     operands = [call.inputs[index] for index in sources]
-    packed = _packing_launch(block, call, prepack, operands)
+    key = (prepack.sym_name.data, *operands)
+    if key not in packs:
+        packs[key] = _packing_launch(block, call, prepack, operands)
+    packed = packs[key]
     inputs = [v for index, v in enumerate(call.inputs) if index not in unread] + packed
     new = graph.CallLoopOp(call.callee, inputs, [r.type for r in call.outputs])
     new.attributes |= call.attributes
@@ -468,11 +445,8 @@ def _relaunch(call: graph.CallLoopOp, prepack: FuncOp, sources: list[int], unrea
 def _packing_launch(
     block: Block, call, prepack: FuncOp, operands: list[SSAValue]
 ) -> list[SSAValue]:
+    """A launch of `prepack` on `operands`, inserted before `call`."""
     name = prepack.sym_name.data
-    for op in block.ops:
-        is_launch = isinstance(op, graph.CallLoopOp) and op.callee.string_value() == name
-        if is_launch and list(op.inputs) == operands:
-            return list(op.outputs)
     buffers = [_memref(arg) for arg in prepack.output_args]
     types = [TensorType(t.element_type, t.get_shape()) for t in buffers]
     launch = graph.CallLoopOp(name, operands, types)

@@ -56,6 +56,7 @@ from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     depends_on,
+    enclosing_loops,
     has_constant_bounds,
     is_parallel,
     loop_range,
@@ -95,15 +96,6 @@ def shared_vector_loads(outer: ForOp, inner: ForOp) -> int:
     )
 
 
-def _enclosing_loops(op: Operation) -> list[ForOp]:
-    loops: list[ForOp] = []
-    parent = op.parent_op()
-    while isinstance(parent, ForOp):
-        loops.append(parent)
-        parent = parent.parent_op()
-    return loops
-
-
 def jam_factor(loop: ForOp, budget: int) -> int:
     """The largest divisor of `loop`'s trip count within `budget` (1 if there is none)."""
     count = trip_count(loop) or 1
@@ -118,7 +110,7 @@ def choose_loop(vector_loop: ForOp, budget: int) -> tuple[ForOp, int] | None:
     largest divisor of its trip count within `budget`); see the module doc."""
     best: tuple[ForOp, int] | None = None
     best_score = 0
-    for outer in _enclosing_loops(vector_loop):
+    for outer in enclosing_loops(vector_loop):
         factor = jam_factor(outer, budget)
         if not can_unroll_jam(outer, factor):
             continue
@@ -244,7 +236,7 @@ def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:
         for op in func.body.walk()
         if isinstance(op, ForOp)
         and not any(isinstance(inner, ForOp) for inner in body_ops(op))
-        and any(not is_parallel(outer) for outer in _enclosing_loops(op))
+        and any(not is_parallel(outer) for outer in enclosing_loops(op))
         and is_parallel(op)
     ]
 
@@ -258,14 +250,14 @@ def in_order_reductions(func: FuncOp) -> list[ForOp]:
         if isinstance(op, ForOp)
         and not any(isinstance(inner, ForOp) for inner in body_ops(op))
         and not is_parallel(op)
-        and any(is_parallel(outer) for outer in _enclosing_loops(op))
+        and any(is_parallel(outer) for outer in enclosing_loops(op))
     ]
 
 
 def choose_rows(reduction: ForOp, budget: int) -> tuple[ForOp, int] | None:
     """The innermost loop around the in-order `reduction` that can be unroll-jammed, and by
     how much: its copies of the reduction are independent chains that run interleaved."""
-    for outer in _enclosing_loops(reduction):
+    for outer in enclosing_loops(reduction):
         factor = jam_factor(outer, budget)
         if can_unroll_jam(outer, factor):
             return outer, factor
