@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from xdsl.dialects import math, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp
@@ -288,6 +288,23 @@ def access_strides(access: MemoryAccess, iv: SSAValue) -> tuple[int | None, ...]
         for size, index in zip(buffer_type.get_shape(), access.indices, strict=True)
         if size != 1
     )
+
+
+def element_stride(access: MemoryAccess, iv: SSAValue) -> int | None:
+    """Elements of a row-major buffer between the elements `access` touches in consecutive
+    iterations of `iv`, if every subscript is affine in it."""
+    buffer_type = access.memref.type
+    assert isinstance(buffer_type, MemRefType)
+    if not isinstance(buffer_type.layout, NoneAttr) or not buffer_type.has_static_shape():
+        return None
+    total, size = 0, 1
+    for extent, index in reversed(list(zip(buffer_type.get_shape(), access.indices, strict=True))):
+        step = stride(index, iv)
+        if step is None:
+            return None
+        total += step * size
+        size *= extent
+    return total
 
 
 def is_unit_stride(access: MemoryAccess, iv: SSAValue) -> bool:

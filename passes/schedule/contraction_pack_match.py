@@ -19,9 +19,10 @@ The column dimension may also be two adjacent spatial loops collapsed into one (
 any order of the spatial iterations): a convolution's output rows and pixels, `oh * OW + ow`,
 so that a deep layer's 7 x 7 pixels make one column dimension of 49 and its input (small
 there) is the panel, an im2col of one column tile, rather than its weights (large there).
-Among the candidates, those whose panel depends on the fewest other spatial loops come first (the panel is packed once per column tile, not once per such iteration),
-then the cheapest by the tile model (`contraction_tiles`: the grid of register tiles plus
-the packing).
+`TileOptions.packed_plan` chooses among the candidates by the tile model (`contraction_tiles`:
+the grid of register tiles, the packing, the stores); within a tolerance of the cheapest, the
+one whose panel depends on the fewest other spatial loops wins (packed once per column tile,
+not once per such iteration).
 """
 
 from __future__ import annotations

@@ -71,7 +71,12 @@ from fusion_compiler.dialects.loop.attributes import (
 from fusion_compiler.dialects.loop.costs import counted_flops
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
-from fusion_compiler.passes.analysis.loop_access import depends_on, is_unit_stride, loop_range
+from fusion_compiler.passes.analysis.loop_access import (
+    depends_on,
+    element_stride,
+    is_unit_stride,
+    loop_range,
+)
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_groups import group_split, split_groups
 from fusion_compiler.passes.schedule.contraction_match import (
@@ -210,11 +215,10 @@ class TileOptions:
 
     def host(self) -> HostModel:
         detected = host_model()
-        return HostModel(
-            self.vector_width or detected.vector_width,
-            self.registers or detected.registers,
-            detected.l1_bytes,
-            detected.l2_bytes,
+        return replace(
+            detected,
+            vector_width=self.vector_width or detected.vector_width,
+            registers=self.registers or detected.registers,
         )
 
     def tile_for(self, match: Contraction) -> Tile:
@@ -238,14 +242,14 @@ class TileOptions:
         rows = min(self.rows, rows_extent) if self.rows else model.rows
         return Tile(rows, min(self.cols, covered) if self.cols else model.cols)
 
-    def packed_plan(
-        self, root: ForOp, by_cost: bool = False
-    ) -> tuple[PackedContraction, Tile] | None:
+    def packed_plan(self, root: ForOp) -> tuple[PackedContraction, Tile] | None:
         """The packed-panel schedule of the nest at `root`, if it has one worth packing: the
-        candidate whose panel depends on the fewest other loops, then the cheapest (the tile
-        model's `packed_cost`: register tiles and packing), or `by_cost` the cheapest; none
-        when the panel would serve a single row tile (a matrix-vector product: packing would
-        only copy it), unless it is read from `weights` (packed once, at load time)."""
+        cheapest candidate by the tile model's `packed_cost` (register tiles, packing, stores),
+        where candidates within `PLAN_TOLERANCE` of the cheapest tie and ties go to the one
+        whose panel depends on the fewest other loops (packed the fewest times), then to the
+        cheaper; none when the panel would serve a single row tile (a matrix-vector product:
+        packing would only copy it), unless it is read from `weights` (packed once, at load
+        time)."""
         if not self.packing:
             return None
         host = self.host()
@@ -257,26 +261,40 @@ class TileOptions:
             if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):
                 continue
             moving = [loop for loop in match.others if _extent(loop) > 1]
-            dependence = 0 if by_cost else sum(map(match.panel_depends_on, moving))
+            dependence = sum(map(match.panel_depends_on, moving))
+            column = match.cols[-1].induction_var
             shape = PackedShape(
                 rows_extent,
                 cols_extent,
                 _iterations(match.nest.reduction),
                 _iterations(match.others),
                 _iterations(match.others[: match.pack_depth]),
-                is_unit_stride(match.panel, match.cols[-1].induction_var),
-                is_unit_stride(match.nest.accumulator, match.cols[-1].induction_var),
+                is_unit_stride(match.panel, column),
+                is_unit_stride(match.nest.accumulator, column),
+                element_stride(match.nest.accumulator, column) or 0,
             )
-            plans.append((dependence, packed_cost(host, tile, shape), len(plans), match, tile))
+            plans.append((packed_cost(host, tile, shape), dependence, len(plans), match, tile))
         if not plans:
             return None
-        _, _, _, match, tile = min(plans)
+        cheapest = min(plan[0] for plan in plans)
+        ties = [plan for plan in plans if plan[0] <= cheapest * (1 + PLAN_TOLERANCE)]
+        _, _, _, match, tile = min(ties, key=lambda plan: (plan[1], plan[0], plan[2]))
         return match, tile
 
     def _prepacked(self, match: PackedContraction) -> bool:
         buffer = match.panel.memref
         return isinstance(buffer, BlockArgument) and buffer.index in self.weights
 
+
+PLAN_TOLERANCE = 0.15
+"""Packed plans within this fraction of the cheapest cost the same (`packed_plan`): the model
+prices packing a panel as a copy, while an im2col of a window packed per output row costs
+more (its rows' remainders, its shifted reads). Measured on Zen 5 (1 thread, paired against
+the cheapest plan by the model): squeezenet's 3x3 convolutions 16x55x55 -> 64 and
+32x27x27 -> 128, whose im2col plans the model prices 12% and 1% below the weights' plans, ran
+4% and 3% slower than them; the stems of 3 input channels (plans 1.4-2.5x apart) and the
+layers whose channel stores miss L1 (`contraction_tiles.MISSED_STORE_CYCLES`) took the
+cheaper plan and ran 1.05-11x faster than with the weights' plans."""
 
 MAX_COLLAPSED_VECTORS = 4
 """Collapsed column loops must fit one tile of this many vectors (`_collapse_pays`)."""
@@ -343,7 +361,7 @@ def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction,
     is_root = split.loop is trial
     groups = split_groups(split)
     new_root = groups if is_root else trial
-    plan = options.packed_plan(new_root, by_cost=True)
+    plan = options.packed_plan(new_root)
     made = [op for op in block.ops if op not in before and op is not new_root]
     for op in [root] if plan is not None else [new_root, *made]:  # made: the trial's constants
         op.detach()

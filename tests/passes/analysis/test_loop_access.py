@@ -10,7 +10,11 @@ from xdsl.dialects import memref
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.loop import ForOp, FuncOp
-from fusion_compiler.passes.analysis.loop_access import blocked_dimension, is_parallel
+from fusion_compiler.passes.analysis.loop_access import (
+    blocked_dimension,
+    element_stride,
+    is_parallel,
+)
 
 
 def _group_loop(inner: int, offset: int) -> ForOp:
@@ -52,3 +56,33 @@ def test_a_group_loop_over_blocks_of_its_own_is_parallel():
 @pytest.mark.parametrize(("inner", "offset"), [(5, 0), (4, 1), (3, 2)])
 def test_blocks_that_reach_into_the_next_group_are_not_parallel(inner, offset):
     assert not is_parallel(_group_loop(inner, offset))
+
+
+def test_element_stride_flattens_the_subscripts_row_major():
+    """`out[c, 2 * p]` of a 3 x 10 buffer: one step of `c` is 10 elements, one of `p` two."""
+    text = """
+loop.func @strided(%in: memref<3x5xf32>) outs(%out: memref<3x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  loop.for %c = %c0 to %c3 step %c1 {
+    loop.for %p = %c0 to %c5 step %c1 {
+      %q = arith.muli %p, %c2 : index
+      %v = memref.load %in[%c, %p] : memref<3x5xf32>
+      memref.store %v, %out[%c, %q] : memref<3x10xf32>
+    }
+  }
+  loop.return
+}"""
+    module = parse_source(make_context(), text, "strided.mlir")
+    kernel = next(op for op in module.ops if isinstance(op, FuncOp))
+    outer = next(op for op in kernel.body.block.ops if isinstance(op, ForOp))
+    inner = next(op for op in outer.body.block.ops if isinstance(op, ForOp))
+    store = next(op for op in inner.walk() if isinstance(op, memref.StoreOp))
+    load = next(op for op in inner.walk() if isinstance(op, memref.LoadOp))
+    assert element_stride(store, outer.induction_var) == 10
+    assert element_stride(store, inner.induction_var) == 2
+    assert element_stride(load, outer.induction_var) == 5
+    assert element_stride(load, inner.induction_var) == 1

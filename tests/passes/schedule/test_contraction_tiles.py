@@ -7,7 +7,10 @@ import pytest
 
 from fusion_compiler.passes.schedule.contraction_tiles import (
     HostModel,
+    PackedShape,
     Tile,
+    _store_misses,
+    packed_cost,
     packed_tile,
     register_tile,
 )
@@ -92,3 +95,46 @@ def test_the_wide_tile_is_chosen_when_the_reduction_is_unknown():
 def test_a_panel_that_fits_l2_keeps_the_tile():
     for extents in EXTENTS:
         assert packed_tile(ZEN3, *extents, steps=64) == packed_tile(ZEN3, *extents)
+
+
+ZEN5 = HostModel(vector_width=16, registers=32, l1_bytes=48 * 1024, l1_ways=12)
+
+
+@pytest.mark.parametrize(
+    ("cols", "pixels", "misses"),
+    [
+        (64, 224 * 224, 1 - 12 / 64),  # channels 196 KiB apart: the tile's 64 lines in one set
+        (64, 112 * 112, 1 - 12 / 16),  # 49 KiB apart: four sets of 16 lines, 12 ways each
+        (32, 112 * 112, 0.0),  # 32 lines fit those four sets
+        (64, 56 * 56, 0.0),  # 12.25 KiB apart: sixteen sets
+        (64, 55 * 55, 0.0),
+    ],
+)
+def test_scattered_stores_miss_when_their_lines_share_l1_sets(cols, pixels, misses):
+    assert ZEN5.l1_sets == 64
+    assert _store_misses(ZEN5, cols, pixels) == pytest.approx(misses)
+
+
+def test_no_misses_without_a_known_stride():
+    assert _store_misses(ZEN5, 64, 0) == 0.0
+
+
+def _stem_plans(pixels: int) -> tuple[PackedShape, PackedShape]:
+    """conv3x3 of 3 channels to 64 on `pixels` x `pixels` outputs: vectorised along the output
+    channels (the weights as panel, the tile stored across channels) or along each output
+    row's pixels (an im2col of the row as panel, packed per row, stored contiguously)."""
+    channels = PackedShape(pixels, 64, 27, pixels, 1, output_stride=pixels * pixels)
+    row = PackedShape(64, pixels, 27, pixels, pixels, True, True)
+    return channels, row
+
+
+def test_a_stem_whose_channels_alias_in_l1_is_vectorised_along_its_pixels():
+    channels, row = _stem_plans(224)
+    tile = Tile(6, 64)
+    assert packed_cost(ZEN5, tile, row) < packed_cost(ZEN5, tile, channels)
+
+
+def test_stores_that_do_not_alias_cost_what_they_did():
+    channels, _ = _stem_plans(56)
+    unknown = PackedShape(56, 64, 27, 56, 1)
+    assert packed_cost(ZEN5, Tile(6, 64), channels) == packed_cost(ZEN5, Tile(6, 64), unknown)
