@@ -47,7 +47,16 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop import LoopKind
 from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
-from fusion_compiler.lowering.vector_loops import ROLLED_HEADER, VECTOR_HEADER
+from fusion_compiler.lowering.vector_loops import (
+    ROLLED_HEADER,
+    STRIDED_VECTOR_HEADER,
+    VECTOR_HEADER,
+)
+from fusion_compiler.passes.analysis.loop_access import (
+    is_invariant,
+    is_unit_stride,
+    memory_accesses,
+)
 
 KERNEL_TYPE_ATTR = "loop.kernel_type"
 """The discardable attribute that keeps a lowered kernel's buffer types."""
@@ -118,8 +127,17 @@ class LowerViewPattern(RewritePattern):
 
 def _header_name(op: loop.ForOp) -> str:
     if op.loop_kind == LoopKind.VECTORIZED:
-        return VECTOR_HEADER
+        return VECTOR_HEADER if _contiguous_accesses(op) else STRIDED_VECTOR_HEADER
     return ROLLED_HEADER if ROLLED_LOOP_ATTR in op.attributes else "loop_header"
+
+
+def _contiguous_accesses(op: loop.ForOp) -> bool:
+    """Whether every load and store in `op` is contiguous or invariant in its iterations."""
+    iv = op.induction_var
+    return all(
+        is_invariant(access, iv) or is_unit_stride(access, iv)
+        for access in memory_accesses(op.walk())
+    )
 
 
 class LowerForPattern(RewritePattern):

@@ -19,7 +19,9 @@ model estimates (it still proves legality itself, and leaves an illegal loop sca
 of a static trip count under two vectors that is not a multiple of the lanes (a row of 7 or
 14 pixels on 8 lanes) also gets `llvm.loop.vectorize.predicate.enable`: its remainder runs
 as one vector iteration under a mask, not as a scalar loop (`MASKED_TRIPS`; only where every
-load and store has 32- or 64-bit elements, which AVX masks). The
+load and store has 32- or 64-bit elements, which AVX masks, and is contiguous or invariant in
+the loop: `loop_to_llvm` names the header of a loop with a strided access
+`STRIDED_VECTOR_HEADER`). The
 lane count is the target's preferred vector register width over 32 bits: 256-bit on AVX and
 AVX-512 hosts (LLVM's preference there), 512-bit in functions with math expansions on
 AVX-512 hosts (`llvm_codegen.widen_vectors`), 128-bit with SSE only.
@@ -35,6 +37,11 @@ import llvmlite.ir as ir
 VECTOR_HEADER = "vector_header"
 """The name of the header block of a lowered `vectorized` loop (llvmlite suffixes `.1`, ...
 to repeated names)."""
+
+STRIDED_VECTOR_HEADER = "strided_vector_header"
+"""The header name of a lowered `vectorized` loop with an access that is neither contiguous nor
+invariant in it (a stride-2 read of a pooling window, a packing gather): never masked, since
+a strided read under a mask is a gather, element by element (`MASKED_TRIPS`)."""
 
 ROLLED_HEADER = "rolled_header"
 """The header name of a lowered loop marked `ROLLED_LOOP_ATTR`: `keep_loops_rolled` forbids
@@ -78,7 +85,11 @@ class _LoopId(ir.values.MDValue):
 
 
 def _is_vector_header(block: ir.Block) -> bool:
-    return block.name == VECTOR_HEADER or block.name.startswith(f"{VECTOR_HEADER}.")
+    return block.name.split(".")[0] in (VECTOR_HEADER, STRIDED_VECTOR_HEADER)
+
+
+def _is_strided(header: ir.Block) -> bool:
+    return header.name.split(".")[0] == STRIDED_VECTOR_HEADER
 
 
 VECTOR_INTRINSICS = frozenset(
@@ -179,16 +190,19 @@ def vector_loops(
             continue
         body = blocks[blocks.index(header) : index + 1]
         if not _calls_scalar_only_function(body):
-            loops.append((terminator, static_trip_count(header, block), _maskable(body)))
+            maskable = not _is_strided(header) and _maskable(body)
+            loops.append((terminator, static_trip_count(header, block), maskable))
     return loops
 
 
 MASKED_TRIPS = 2
 """Loops of fewer than this many vectors run their remainder under a mask: there it is a
 third of the work or more (a row of 14 on 8 lanes: 6 scalar iterations after one vector).
-In longer loops a masked remainder costs more than it saves where the loads are strided
-(bench/layers.py on a Zen 3: a stride-2 depthwise 3x3 with 28-wide rows ran 0.17 -> 0.53 ms
-with its remainder of 4 masked, gathers under a mask)."""
+Not loops with strided accesses (`STRIDED_VECTOR_HEADER`): LLVM reads those under a mask
+with gathers, slower than the scalar remainder (bench/layers.py on a Zen 3: a stride-2
+depthwise 3x3 with 28-wide rows ran 0.17 -> 0.53 ms with its remainder of 4 masked;
+squeezenet's 3x3 stride-2 max pooling to 13 x 13 pixels on a Zen 5, 0.28 -> 0.15 ms without
+the mask)."""
 
 
 def _maskable(blocks: list[ir.Block]) -> bool:
