@@ -83,6 +83,7 @@ PASSES: dict[str, PassFactory] = {
     "unroll-reductions": _lazy(f"{_SCHEDULE}.unroll_reductions", "UnrollReductionsPass"),
     "unroll-jam-reductions": _lazy(f"{_SCHEDULE}.unroll_jam_reductions", "UnrollJamReductionsPass"),
     "mark-loop-kinds": _lazy(f"{_SCHEDULE}.mark_loop_kinds", "MarkLoopKindsPass"),
+    "overlap-vector-tails": _lazy(f"{_SCHEDULE}.overlap_vector_tails", "OverlapVectorTailsPass"),
     "lower-graph": _lazy("lowering.lower_graph", "LowerGraphPass"),
     "convert-loop-to-llvm": _lazy("lowering.convert_loop_to_llvm", "ConvertLoopToLLVMPass"),
 }

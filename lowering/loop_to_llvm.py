@@ -52,11 +52,7 @@ from fusion_compiler.lowering.vector_loops import (
     STRIDED_VECTOR_HEADER,
     VECTOR_HEADER,
 )
-from fusion_compiler.passes.analysis.loop_access import (
-    is_invariant,
-    is_unit_stride,
-    memory_accesses,
-)
+from fusion_compiler.passes.analysis.loop_access import has_strided_access
 
 KERNEL_TYPE_ATTR = "loop.kernel_type"
 """The discardable attribute that keeps a lowered kernel's buffer types."""
@@ -127,17 +123,8 @@ class LowerViewPattern(RewritePattern):
 
 def _header_name(op: loop.ForOp) -> str:
     if op.loop_kind == LoopKind.VECTORIZED:
-        return VECTOR_HEADER if _contiguous_accesses(op) else STRIDED_VECTOR_HEADER
+        return STRIDED_VECTOR_HEADER if has_strided_access(op) else VECTOR_HEADER
     return ROLLED_HEADER if ROLLED_LOOP_ATTR in op.attributes else "loop_header"
-
-
-def _contiguous_accesses(op: loop.ForOp) -> bool:
-    """Whether every load and store in `op` is contiguous or invariant in its iterations."""
-    iv = op.induction_var
-    return all(
-        is_invariant(access, iv) or is_unit_stride(access, iv)
-        for access in memory_accesses(op.walk())
-    )
 
 
 class LowerForPattern(RewritePattern):

@@ -11,7 +11,8 @@ A read-only analysis of `loop.func` kernels, for the profiler (`lowering/profili
   or more instructions. Index arithmetic, loads, stores, selects and casts count 0. Padding
   taps a convolution computes (a multiply by a padded zero) count. A schedule that executes
   more than the kernel's algorithm (schedule-contractions pads a remainder tile to whole
-  vectors, so how much depends on the host's vector width) records the algorithm's count on
+  vectors, overlap-vector-tails repeats a few iterations, so how much depends on the host's
+  vector width) records the algorithm's count on
   the kernel first (`ALGORITHM_FLOPS_ATTR`), and that count is the kernel's: the FLOPs of a
   kernel do not depend on the host or the schedule.
 - **Compulsory bytes**: each input buffer read once and each output buffer written once (the
@@ -33,7 +34,7 @@ import math as pymath
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
@@ -86,6 +87,13 @@ def kernel_flops(kernel: loop.FuncOp) -> int | None:
     if isinstance(recorded, IntegerAttr):
         return recorded.value.data
     return counted_flops(kernel)
+
+
+def record_algorithm_flops(kernel: loop.FuncOp, flops: int | None) -> None:
+    """Record `flops` (counted before a schedule that executes more) as `kernel`'s, unless a
+    count is recorded already or it is unknown."""
+    if flops is not None and ALGORITHM_FLOPS_ATTR not in kernel.attributes:
+        kernel.attributes[ALGORITHM_FLOPS_ATTR] = IntegerAttr(flops, i64)
 
 
 def counted_flops(kernel: loop.FuncOp) -> int | None:

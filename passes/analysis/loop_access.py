@@ -314,6 +314,15 @@ def is_unit_stride(access: MemoryAccess, iv: SSAValue) -> bool:
     return bool(strides) and strides[-1] == 1 and all(s == 0 for s in strides[:-1])
 
 
+def has_strided_access(loop: ForOp) -> bool:
+    """Whether a load or store in `loop` is neither contiguous nor invariant in its iterations."""
+    iv = loop.induction_var
+    return not all(
+        is_invariant(access, iv) or is_unit_stride(access, iv)
+        for access in memory_accesses(loop.walk())
+    )
+
+
 def is_invariant(access: MemoryAccess, iv: SSAValue) -> bool:
     """Whether `access` touches the same element in every iteration of `iv`."""
     return not any(depends_on(index, iv) for index in access.indices)

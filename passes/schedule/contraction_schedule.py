@@ -58,17 +58,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.dialects.loop.attributes import (
-    ALGORITHM_FLOPS_ATTR,
     REGISTER_TILED_ATTR,
     WIDE_VECTORS_ATTR,
 )
-from fusion_compiler.dialects.loop.costs import counted_flops
+from fusion_compiler.dialects.loop.costs import counted_flops, record_algorithm_flops
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import (
@@ -434,5 +433,4 @@ class ScheduleContractionsPass(ModulePass):
             weights = frozenset(constant_inputs(kernel, launches))
             if schedule_contractions(kernel, replace(options, weights=weights)):
                 kernel.attributes[REGISTER_TILED_ATTR] = UnitAttr()
-                if flops is not None and ALGORITHM_FLOPS_ATTR not in kernel.attributes:
-                    kernel.attributes[ALGORITHM_FLOPS_ATTR] = IntegerAttr(flops, i64)
+                record_algorithm_flops(kernel, flops)

@@ -68,11 +68,17 @@ class Tile:
     cols: int
 
 
-def _features() -> set[str]:
+@cache
+def host_features() -> str:
+    """This CPU's features as LLVM spells them (`+avx2,+fma,-avx512f,...`)."""
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()
-    return set(llvm.get_host_cpu_features().flatten().split(","))
+    return llvm.get_host_cpu_features().flatten()
+
+
+def _features() -> set[str]:
+    return set(host_features().split(","))
 
 
 def _cache_fact(level: int, fact: str) -> str | None:

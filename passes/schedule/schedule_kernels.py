@@ -35,6 +35,8 @@ on the right):
   clean-up-kernels       as above (without store forwarding when fusion is off)
   mark-loop-kinds        innermost contiguous loops `vectorized`, outermost parallel loops
                          `parallel`                                        loop_kinds.py
+  overlap-vector-tails   a vector loop's remainder becomes one whole vector overlapping the
+                         one before (iterations that may run twice)       vector_tails.py
 ```
 
 Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
@@ -56,6 +58,7 @@ from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContrac
 from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
 from fusion_compiler.passes.schedule.mark_loop_kinds import MarkLoopKindsPass
 from fusion_compiler.passes.schedule.normalize_kernels import NormalizeKernelsPass
+from fusion_compiler.passes.schedule.overlap_vector_tails import OverlapVectorTailsPass
 from fusion_compiler.passes.schedule.prepack_weights import PrepackWeightsPass
 from fusion_compiler.passes.schedule.reorder_reductions import ReorderReductionsPass
 from fusion_compiler.passes.schedule.reuse_outputs import ReuseOutputsPass
@@ -80,7 +83,7 @@ class ScheduleKernelsPass(PipelinePass):
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
-    8), `loop-kinds` (mark-loop-kinds). Unroll factors are the largest divisors of the trip
+    8), `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
     counts within their budget; 0 or 1 switches an unrolling off.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
@@ -100,6 +103,7 @@ class ScheduleKernelsPass(PipelinePass):
     unroll_reductions: int = 9
     unroll_jam: int = 8
     loop_kinds: bool = True
+    overlap_tails: bool = True
 
     def __post_init__(self) -> None:
         for option, value in (
@@ -134,5 +138,6 @@ class ScheduleKernelsPass(PipelinePass):
             (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
             (self.loop_kinds, (MarkLoopKindsPass(),)),
+            (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),
         )
         return tuple(stage for on, stages in switched if on for stage in stages)

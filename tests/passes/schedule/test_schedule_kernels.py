@@ -37,6 +37,7 @@ DEFAULT_STAGES = [
     "unroll-jam-reductions",
     "clean-up-kernels",
     "mark-loop-kinds",
+    "overlap-vector-tails",
 ]
 
 
@@ -72,6 +73,11 @@ def test_switched_off_stages_are_left_out():
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
+
+
+def test_vector_tails_can_be_left_scalar():
+    names = [p.name for p in parse_pipeline("schedule-kernels{overlap-tails=false}")]
+    assert names == DEFAULT_STAGES[:-1]
 
 
 def test_without_prepacking_weights_are_packed_at_every_launch():
