@@ -9,6 +9,7 @@ from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.dialects.loop.costs import counted_flops, record_algorithm_flops
 from fusion_compiler.passes.schedule.contraction_tiles import host_features
 from fusion_compiler.passes.schedule.kernel_pass import KernelPass
+from fusion_compiler.passes.schedule.normalize import hoist_constants
 from fusion_compiler.passes.schedule.vector_tails import host_lanes, overlap_tails
 
 
@@ -34,3 +35,4 @@ class OverlapVectorTailsPass(KernelPass):
         flops = counted_flops(kernel)
         if overlap_tails(kernel, self.lanes or host_lanes(kernel, host_features())):
             record_algorithm_flops(kernel, flops)  # the repeated iterations are not the kernel's
+            hoist_constants(kernel)  # the new bounds: one constant per value

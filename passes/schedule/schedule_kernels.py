@@ -32,6 +32,9 @@ on the right):
                          again                                             reduction_unroll.py
   unroll-jam-reductions  the outer loop that shares vector loads is unrolled and jammed (8
                          rows of a matmul per vector of B)                 unroll_jam.py
+  split-index-sets       loops comparing their induction variable with constants split where
+                         the comparisons change (a pad block: borders and a contiguous copy)
+                                                                           index_splitting.py
   clean-up-kernels       as above (without store forwarding when fusion is off)
   mark-loop-kinds        innermost contiguous loops `vectorized`, outermost parallel loops
                          `parallel`                                        loop_kinds.py
@@ -62,6 +65,7 @@ from fusion_compiler.passes.schedule.overlap_vector_tails import OverlapVectorTa
 from fusion_compiler.passes.schedule.prepack_weights import PrepackWeightsPass
 from fusion_compiler.passes.schedule.reorder_reductions import ReorderReductionsPass
 from fusion_compiler.passes.schedule.reuse_outputs import ReuseOutputsPass
+from fusion_compiler.passes.schedule.split_index_sets import SplitIndexSetsPass
 from fusion_compiler.passes.schedule.unroll_jam_reductions import UnrollJamReductionsPass
 from fusion_compiler.passes.schedule.unroll_reductions import UnrollReductionsPass
 
@@ -83,7 +87,7 @@ class ScheduleKernelsPass(PipelinePass):
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
-    8), `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
+    8), `split-index-sets`, `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
     counts within their budget; 0 or 1 switches an unrolling off.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
@@ -104,6 +108,7 @@ class ScheduleKernelsPass(PipelinePass):
     unroll_jam: int = 8
     loop_kinds: bool = True
     overlap_tails: bool = True
+    split_index_sets: bool = True
 
     def __post_init__(self) -> None:
         for option, value in (
@@ -136,6 +141,7 @@ class ScheduleKernelsPass(PipelinePass):
                 (UnrollReductionsPass(self.unroll_reductions, self.fuse),),
             ),
             (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam),)),
+            (self.split_index_sets, (SplitIndexSetsPass(),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
             (self.loop_kinds, (MarkLoopKindsPass(),)),
             (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),

@@ -35,6 +35,7 @@ DEFAULT_STAGES = [
     "reorder-reductions",
     "unroll-reductions",
     "unroll-jam-reductions",
+    "split-index-sets",
     "clean-up-kernels",
     "mark-loop-kinds",
     "overlap-vector-tails",
@@ -69,7 +70,7 @@ def test_switched_off_stages_are_left_out():
         p.name
         for p in parse_pipeline(
             "schedule-kernels{inline=false reuse-outputs=false contractions=false "
-            "reorder=false unroll-reductions=1 unroll-jam=0 loop-kinds=false}"
+            "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false loop-kinds=false}"
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
