@@ -199,6 +199,17 @@ class _TileBuilder:
             emitter.emit(op.clone(value_mapper=mapping))
 
 
+PLAN_TOLERANCE = 0.15
+"""Packed plans within this fraction of the cheapest cost the same (`packed_plan`): the model
+prices packing a panel as a copy, while an im2col of a window packed per output row costs
+more (its rows' remainders, its shifted reads). Measured on Zen 5 (1 thread, paired against
+the cheapest plan by the model): squeezenet's 3x3 convolutions 16x55x55 -> 64 and
+32x27x27 -> 128, whose im2col plans the model prices 12% and 1% below the weights' plans, ran
+4% and 3% slower than them; the stems of 3 input channels (plans 1.4-2.5x apart) and the
+layers whose channel stores miss L1 (`contraction_tiles.MISSED_STORE_CYCLES`) took the
+cheaper plan and ran as fast to 11x faster than with the weights' plans."""
+
+
 @dataclass(frozen=True)
 class TileOptions:
     """Overrides of the host model (0: from the host), and whether to pack panels."""
@@ -241,10 +252,12 @@ class TileOptions:
         rows = min(self.rows, rows_extent) if self.rows else model.rows
         return Tile(rows, min(self.cols, covered) if self.cols else model.cols)
 
-    def packed_plan(self, root: ForOp) -> tuple[PackedContraction, Tile] | None:
+    def packed_plan(
+        self, root: ForOp, tolerance: float = PLAN_TOLERANCE
+    ) -> tuple[PackedContraction, Tile] | None:
         """The packed-panel schedule of the nest at `root`, if it has one worth packing: the
         cheapest candidate by the tile model's `packed_cost` (register tiles, packing, stores),
-        where candidates within `PLAN_TOLERANCE` of the cheapest tie and ties go to the one
+        where candidates within `tolerance` of the cheapest tie and ties go to the one
         whose panel depends on the fewest other loops (packed the fewest times), then to the
         cheaper; none when the panel would serve a single row tile (a matrix-vector product:
         packing would only copy it), unless it is read from `weights` (packed once, at load
@@ -276,7 +289,7 @@ class TileOptions:
         if not plans:
             return None
         cheapest = min(plan[0] for plan in plans)
-        ties = [plan for plan in plans if plan[0] <= cheapest * (1 + PLAN_TOLERANCE)]
+        ties = [plan for plan in plans if plan[0] <= cheapest * (1 + tolerance)]
         _, _, _, match, tile = min(ties, key=lambda plan: (plan[1], plan[0], plan[2]))
         return match, tile
 
@@ -284,16 +297,6 @@ class TileOptions:
         buffer = match.panel.memref
         return isinstance(buffer, BlockArgument) and buffer.index in self.weights
 
-
-PLAN_TOLERANCE = 0.15
-"""Packed plans within this fraction of the cheapest cost the same (`packed_plan`): the model
-prices packing a panel as a copy, while an im2col of a window packed per output row costs
-more (its rows' remainders, its shifted reads). Measured on Zen 5 (1 thread, paired against
-the cheapest plan by the model): squeezenet's 3x3 convolutions 16x55x55 -> 64 and
-32x27x27 -> 128, whose im2col plans the model prices 12% and 1% below the weights' plans, ran
-4% and 3% slower than them; the stems of 3 input channels (plans 1.4-2.5x apart) and the
-layers whose channel stores miss L1 (`contraction_tiles.MISSED_STORE_CYCLES`) took the
-cheaper plan and ran 1.05-11x faster than with the weights' plans."""
 
 MAX_COLLAPSED_VECTORS = 4
 """Collapsed column loops must fit one tile of this many vectors (`_collapse_pays`)."""
@@ -343,7 +346,7 @@ def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction,
     """The packed plan of a grouped convolution's nest at `root`, split at its groups
     (`contraction_groups.py`) in place of `root`; None (and the kernel left as it was) if it
     is not one or its groups have no packed plan. The split is tried on a copy. The plan is
-    the cheapest by the tile model: a group's operands are small, and packing the input of a
+    the cheapest by the tile model (no `PLAN_TOLERANCE`): a group's operands are small, and packing the input of a
     group per output row (the weights broadcast) is priced by the model like any packing
     (bench/layers.py, shufflenet's 1x1 layers of 4 groups, 1 thread, paired against the
     filters-as-columns plan: 0.73 -> 0.95 x onnxruntime on 272x14x14, 0.86 -> 1.66 on
@@ -360,7 +363,7 @@ def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction,
     is_root = split.loop is trial
     groups = split_groups(split)
     new_root = groups if is_root else trial
-    plan = options.packed_plan(new_root)
+    plan = options.packed_plan(new_root, tolerance=0.0)
     made = [op for op in block.ops if op not in before and op is not new_root]
     for op in [root] if plan is not None else [new_root, *made]:  # made: the trial's constants
         op.detach()

@@ -25,7 +25,8 @@ in half the L1 data cache.
 Host facts: the vector width and register count come from the CPU features llvmlite reports
 (`+avx512f`: 16 lanes, 32 registers; `+avx`: 8 lanes, 16 registers; otherwise 4 and 16), the
 cache sizes and the L1 data cache's associativity from `/sys/devices/system/cpu/cpu0/cache`
-(defaults 32 KiB 8-way and 1 MiB where it is not readable). Every fact can be overridden by a pass option, which is how tests fix the tile.
+(defaults 32 KiB 8-way and 1 MiB where it is not readable). Every fact can be overridden by a
+pass option, which is how tests fix the tile.
 """
 
 from __future__ import annotations

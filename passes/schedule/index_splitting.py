@@ -26,6 +26,8 @@ whole).
 
 from __future__ import annotations
 
+import operator
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, i1
 from xdsl.ir import Operation, SSAValue
@@ -39,23 +41,15 @@ from fusion_compiler.passes.schedule.loop_transforms import index_constant
 MAX_PIECES = 3
 """Most loops one loop is split into (a pad block's three: before, inside, after)."""
 
-_PREDICATES = {"slt": 2, "sle": 3, "sgt": 4, "sge": 5}
-"""`arith.cmpi` predicate names and their numbers."""
-
-
-def _compare(predicate: int, value: int, constant: int) -> bool:
-    names = {number: name for name, number in _PREDICATES.items()}
-    return {
-        "slt": value < constant,
-        "sle": value <= constant,
-        "sgt": value > constant,
-        "sge": value >= constant,
-    }[names[predicate]]
+_PREDICATES = {2: operator.lt, 3: operator.le, 4: operator.gt, 5: operator.ge}
+"""The `arith.cmpi` predicates folded (`slt`, `sle`, `sgt`, `sge`), by number."""
+_CHANGES_AT = {2: 0, 3: 1, 4: 1, 5: 0}
+"""Where each predicate's truth changes: at the constant (`slt`, `sge`) or one past it."""
 
 
 def _against_constant(op: Operation, iv: SSAValue) -> int | None:
     """The constant `op` compares or clamps `iv` with, if it is such an op with `iv` first."""
-    if isinstance(op, arith.CmpiOp) and op.predicate.value.data not in _PREDICATES.values():
+    if isinstance(op, arith.CmpiOp) and op.predicate.value.data not in _PREDICATES:
         return None
     if not isinstance(op, arith.CmpiOp | arith.MaxSIOp | arith.MinSIOp):
         return None
@@ -73,12 +67,10 @@ def _cut_points(loop: ForOp, lb: int, ub: int) -> list[int]:
         constant = _against_constant(op, iv)
         if constant is None:
             continue
-        predicate = op.predicate.value.data if isinstance(op, arith.CmpiOp) else None
-        # value < c and value >= c change at c; value <= c, value > c and the clamps at c + 1
-        # (maxsi(iv, c) is c up to c and iv from c on: the same on both sides of c + 1 too)
-        cut = constant if predicate in (_PREDICATES["slt"], _PREDICATES["sge"]) else constant + 1
-        if isinstance(op, arith.MaxSIOp | arith.MinSIOp):
-            cut = constant
+        # maxsi(iv, c) is c up to c and iv from c on; minsi(iv, c) iv up to c and c from c on
+        cut = constant
+        if isinstance(op, arith.CmpiOp):
+            cut += _CHANGES_AT[op.predicate.value.data]
         if lb < cut < ub:
             points.add(cut)
     return sorted(points)
@@ -89,11 +81,8 @@ def _decided(op: Operation, constant: int, lb: int, ub: int) -> SSAValue | bool 
     whole piece `lb..ub`: a truth value, the induction variable, or None if it varies."""
     first, last = lb, ub - 1
     if isinstance(op, arith.CmpiOp):
-        predicate = op.predicate.value.data
-        at_first, at_last = (
-            _compare(predicate, first, constant),
-            _compare(predicate, last, constant),
-        )
+        compare = _PREDICATES[op.predicate.value.data]
+        at_first, at_last = compare(first, constant), compare(last, constant)
         return at_first if at_first == at_last else None
     iv = op.operands[0]
     if isinstance(op, arith.MaxSIOp):

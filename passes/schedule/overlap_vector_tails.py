@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.dialects.loop.attributes import ALGORITHM_FLOPS_ATTR
 from fusion_compiler.dialects.loop.costs import counted_flops, record_algorithm_flops
 from fusion_compiler.passes.schedule.contraction_tiles import host_features
 from fusion_compiler.passes.schedule.kernel_pass import KernelPass
 from fusion_compiler.passes.schedule.normalize import hoist_constants
-from fusion_compiler.passes.schedule.vector_tails import host_lanes, overlap_tails
+from fusion_compiler.passes.schedule.vector_tails import host_lanes, overlap_tail, overlap_tails
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,11 @@ class OverlapVectorTailsPass(KernelPass):
     lanes: int = 0
 
     def schedule(self, kernel: FuncOp) -> None:
-        flops = counted_flops(kernel)
-        if overlap_tails(kernel, self.lanes or host_lanes(kernel, host_features())):
-            record_algorithm_flops(kernel, flops)  # the repeated iterations are not the kernel's
-            hoist_constants(kernel)  # the new bounds: one constant per value
+        splits = overlap_tails(kernel, self.lanes or host_lanes(kernel, host_features()))
+        if not splits:
+            return
+        if ALGORITHM_FLOPS_ATTR not in kernel.attributes:  # the repeats are not the kernel's
+            record_algorithm_flops(kernel, counted_flops(kernel))
+        for loop, split in splits:
+            overlap_tail(loop, split)
+        hoist_constants(kernel)  # the new bounds: one constant per value

@@ -30,7 +30,6 @@ element is computed by the same ops from the same values.
 from __future__ import annotations
 
 from xdsl.dialects import memref
-from xdsl.ir import Operation
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind
 from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
@@ -66,32 +65,36 @@ def overlaps_legally(loop: ForOp) -> bool:
     return bool(stored) and not stored & loaded
 
 
-def overlap_tail(loop: ForOp, lanes: int) -> bool:
-    """Split `loop` into whole vectors and one overlapping vector at its end, if it is a
-    `vectorized` loop of a constant trip count above `lanes` and not a multiple of it, and
-    the overlap is legal; whether it was split."""
+def tail_split(loop: ForOp, lanes: int) -> tuple[int, int] | None:
+    """Where `loop`'s whole vectors end and its overlapping last vector starts, if it is a
+    `vectorized` loop of a constant trip count above `lanes` and not a multiple of it (one
+    iteration less where it has a strided access: LLVM's scalar epilogue), and the overlap is
+    legal."""
     bounds = loop_range(loop)
-    if loop.loop_kind != LoopKind.VECTORIZED or bounds is None or bounds[2] != 1:
-        return False
+    if lanes < 2 or loop.loop_kind != LoopKind.VECTORIZED or bounds is None or bounds[2] != 1:
+        return None
     lb, ub, _ = bounds
+    if ub - lb <= lanes or not overlaps_legally(loop):
+        return None
     epilogue = 1 if has_strided_access(loop) else 0
-    vectors = trip = ub - lb - epilogue
-    if lanes < 2 or trip <= lanes or trip % lanes == 0 or not overlaps_legally(loop):
-        return False
+    trip = ub - lb - epilogue
+    if trip <= lanes or trip % lanes == 0:
+        return None
+    return lb + trip - trip % lanes + epilogue, ub - lanes - epilogue
+
+
+def overlap_tail(loop: ForOp, split: tuple[int, int]) -> None:
+    """`loop` ended at `split[0]`, followed by its copy over `split[1]` to its end."""
     tail = loop.clone()
     block = loop.parent_block()
     assert block is not None
     block.insert_op_after(tail, loop)
-    _set_bound(tail, 0, ub - lanes - epilogue)
-    _set_bound(loop, 1, lb + vectors - vectors % lanes + epilogue)
-    return True
+    tail.operands[0] = index_constant(split[1], tail)
+    loop.operands[1] = index_constant(split[0], loop)
 
 
-def _set_bound(loop: ForOp, operand: int, value: int) -> None:
-    loop.operands[operand] = index_constant(value, loop)
-
-
-def overlap_tails(kernel: FuncOp, lanes: int) -> int:
-    """`overlap_tail` on every loop of `kernel`; how many were split."""
-    loops: list[Operation] = [op for op in kernel.body.walk() if isinstance(op, ForOp)]
-    return sum(overlap_tail(loop, lanes) for loop in loops)  # type: ignore[arg-type]
+def overlap_tails(kernel: FuncOp, lanes: int) -> list[tuple[ForOp, tuple[int, int]]]:
+    """The loops of `kernel` to split, with their splits (`tail_split`)."""
+    loops = [op for op in kernel.body.walk() if isinstance(op, ForOp)]
+    splits = [(loop, tail_split(loop, lanes)) for loop in loops]
+    return [(loop, split) for loop, split in splits if split is not None]
