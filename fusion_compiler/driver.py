@@ -33,6 +33,7 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
+from fusion_compiler.collector import collector_paused
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
 from fusion_compiler.errors import PassOptionError
@@ -273,7 +274,12 @@ class PassManager:
         self.ctx = ctx or make_context()
 
     def run(self, module: ModuleOp) -> ModuleOp:
-        """Apply every pass in order to `module`, in place; returns it for chaining."""
+        """Apply every pass in order to `module`, in place; returns it for chaining (with
+        Python's cyclic garbage collector paused: `fusion_compiler.collector`)."""
+        with collector_paused():
+            return self._run(module)
+
+    def _run(self, module: ModuleOp) -> ModuleOp:
         for pass_ in self.passes:
             for instrument in self.instruments:
                 instrument.before_pass(pass_, module)
@@ -358,15 +364,16 @@ def compile_native(
         # dialect would cost a fifth of the pass's time again.
         PassManager(unit_pipeline, ctx=ctx, verify="off").run(unit)
 
-    return compile_cache.compile_native(
-        module,
-        cache_pipeline(pipeline, profile),
-        to_entries,
-        to_llvm_dialect,
-        unit_pipeline=unit_pipeline,
-        use_cache=cache,
-        timings=timings,
-    )
+    with collector_paused():  # over the worker processes too, which inherit it
+        return compile_cache.compile_native(
+            module,
+            cache_pipeline(pipeline, profile),
+            to_entries,
+            to_llvm_dialect,
+            unit_pipeline=unit_pipeline,
+            use_cache=cache,
+            timings=timings,
+        )
 
 
 def compile_module(

@@ -132,12 +132,13 @@ class LocatedParser(Parser):
 def parse_source(ctx: Context, text: str, filename: str, line_offset: int = 0) -> ModuleOp:
     """Parse `text` (from `filename`), raising `CompileError` at the position of a syntax error;
     `dense_resource` constants are resolved to their blobs (`fusion_compiler.dialects.resources`)."""
+    from fusion_compiler.collector import collector_paused
     from fusion_compiler.dialects.resources import isolated_resources, resolve_resources
 
     parser: LocatedParser | None = None
     try:
         parser = LocatedParser(ctx, text, filename, line_offset)  # (lexes the first token)
-        with isolated_resources() as in_file_blobs:
+        with isolated_resources() as in_file_blobs, collector_paused():
             module = parser.parse_module()
         resolve_resources(module, filename, in_file_blobs)
         return module
