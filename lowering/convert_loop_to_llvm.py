@@ -14,7 +14,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
 )
-from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
 from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
@@ -24,6 +23,7 @@ from fusion_compiler.errors import check_option_range
 from fusion_compiler.lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPattern
 from fusion_compiler.lowering.contraction import ContractMultiplyAddPattern
 from fusion_compiler.lowering.gemm_to_llvm import LowerGemmPattern
+from fusion_compiler.lowering.llvm_builders import reconcile_casts
 from fusion_compiler.lowering.llvm_types import is_scalar
 from fusion_compiler.lowering.loop_to_llvm import (
     LowerCallPattern,
@@ -217,4 +217,4 @@ class ConvertLoopToLLVMPass(ModulePass):
             LowerMathLibmPattern(),
         )
         _walk(op, ARITH_LOWERINGS.keys(), LowerArithPattern())
-        reconcile_unrealized_casts(op)
+        reconcile_casts(op)

@@ -12,14 +12,70 @@ from collections.abc import Sequence
 from typing import cast
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.lowering.llvm_types import intrinsic_suffix, is_float, llvm_type
+
+
+def converted(value: SSAValue, target_type: Attribute) -> tuple[list[Operation], SSAValue]:
+    """`value` as a value of `target_type` during the lowering, when types are converted op by
+    op: `value` itself if it has that type already (a loop's induction variable is `i64` once
+    its loop is lowered), the source of the `unrealized_conversion_cast` that made `value` if
+    the source has it (a buffer argument is a cast of its pointer), else a new cast, returned
+    to be inserted (`reconcile_casts` removes the casts when every op is converted)."""
+    if value.type == target_type:
+        return [], value
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and len(owner.inputs) == 1:
+        source = owner.inputs[0]
+        if source.type == target_type:
+            return [], source
+    cast_op = UnrealizedConversionCastOp.create(operands=[value], result_types=[target_type])
+    return [cast_op], cast_op.results[0]
+
+
+def reconcile_casts(module: Operation) -> None:
+    """Removes the `unrealized_conversion_cast`s of a converted module: each use of a chain of
+    casts that ends at its start's type uses the start instead, then the unused casts go.
+    (xDSL's `reconcile_unrealized_casts` does the same through its greedy rewrite driver, at
+    a seventh of the speed.) A cast still used afterwards is left: the translation names it."""
+    casts = [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]
+    for cast_op in casts:
+        if len(cast_op.inputs) != 1 or len(cast_op.results) != 1:
+            continue
+        result = cast_op.results[0]
+        source = cast_op.inputs[0]
+        while source.type != result.type:
+            owner = source.owner
+            if not isinstance(owner, UnrealizedConversionCastOp) or len(owner.inputs) != 1:
+                break
+            source = owner.inputs[0]
+        if source.type == result.type:
+            result.replace_all_uses_with(source)
+    unused = [op for op in reversed(casts) if op.results[0].uses.get_length() == 0]
+    while unused:
+        cast_op = unused.pop()
+        sources = [value.owner for value in cast_op.inputs]
+        Rewriter.erase_op(cast_op)
+        unused += [
+            source
+            for source in sources
+            if isinstance(source, UnrealizedConversionCastOp)
+            and source.parent is not None
+            and source.results[0].uses.get_length() == 0
+        ]
 
 
 def constant(value: int | float, builtin_type: Attribute) -> llvm.ConstantOp:

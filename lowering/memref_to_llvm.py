@@ -54,7 +54,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.lowering.llvm_builders import call_function, constant
+from fusion_compiler.lowering.llvm_builders import call_function, constant, converted
 from fusion_compiler.lowering.llvm_types import llvm_type, memory_type, storage_bytes
 
 DEFAULT_STACK_LIMIT = 4096
@@ -216,26 +216,27 @@ def element_address(
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     zeros, indices = undo_delinearization(indices, buffer_type)
-    pointer = UnrealizedConversionCastOp.get([buffer], [llvm.LLVMPointerType()])
+    ops, pointer = converted(buffer, llvm.LLVMPointerType())
+    ops[:0] = zeros
     element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if len(indices) > 1 and row_major(buffer_type):
-        casts = [UnrealizedConversionCastOp.get([index], [i64]) for index in indices]
+        subscripts = []
+        for index in indices:
+            cast_ops, subscript = converted(index, i64)
+            ops += cast_ops
+            subscripts.append(subscript)
         rows: Attribute = element
         for size in reversed(buffer_type.get_shape()[1:]):
             rows = llvm.LLVMArrayType(IntAttr(size), rows)
-        address = llvm.GEPOp.from_mixed_indices(
-            pointer.results[0], [c.results[0] for c in casts], rows, inbounds=True
-        )
+        address = llvm.GEPOp.from_mixed_indices(pointer, subscripts, rows, inbounds=True)
         # (xDSL's translation types a GEP's result as a pointer to its source type; the
         # no-op cast makes it the opaque pointer that loads and stores expect)
         opaque = llvm.BitcastOp(address.result, llvm.LLVMPointerType())
-        return [*zeros, pointer, *casts, address, opaque], opaque.result
+        return [*ops, address, opaque], opaque.result
     offset_ops, offset = linearize(indices, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)
-    address = llvm.GEPOp.from_mixed_indices(
-        pointer.results[0], [offset64.result], element, inbounds=True
-    )
-    return [*zeros, pointer, *offset_ops, offset64, address], address.result
+    address = llvm.GEPOp.from_mixed_indices(pointer, [offset64.result], element, inbounds=True)
+    return [*ops, *offset_ops, offset64, address], address.result
 
 
 class LowerLoadPattern(RewritePattern):
