@@ -17,6 +17,7 @@ Ops that xDSL's `llvm` dialect cannot express directly are expanded:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from xdsl.dialects import arith, llvm
@@ -36,20 +37,26 @@ Lowered = tuple[list[Operation], SSAValue]
 # ---------------------------------------------------------------------------------------------
 
 
-def _overflow(op: Operation) -> llvm.OverflowAttr:
-    flags = getattr(op, "overflow_flags", None)
-    names = () if flags is None else flags.data
-    return llvm.OverflowAttr([llvm.OverflowFlag(flag.value) for flag in names])
+@cache
+def _overflow_properties(flags: Attribute | None) -> dict[str, Attribute]:
+    names = () if flags is None else flags.data  # type: ignore[attr-defined]
+    overflow = llvm.OverflowAttr([llvm.OverflowFlag(flag.value) for flag in names])
+    return {"overflowFlags": IntegerAttr(overflow.to_int(), 32)}
 
 
 def _fastmath(op: Operation) -> llvm.FastMathAttr:
     """The op's fast-math flags but `contract`: contraction is decided before this lowering
     (`fusion_compiler.lowering.contraction`), never left to LLVM."""
-    flags = getattr(op, "fastmath", None)
-    names = () if flags is None else flags.data
-    return llvm.FastMathAttr(
+    return _fastmath_properties(getattr(op, "fastmath", None))["fastmathFlags"]  # type: ignore[return-value]
+
+
+@cache
+def _fastmath_properties(flags: Attribute | None) -> dict[str, Attribute]:
+    names = () if flags is None else flags.data  # type: ignore[attr-defined]
+    fastmath = llvm.FastMathAttr(
         [llvm.FastMathFlag(flag.value) for flag in names if flag.value != "contract"]
     )
+    return {"fastmathFlags": fastmath}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,20 +101,31 @@ _INTRINSIC_BINARY: dict[type[Operation], str] = {
 }
 
 
+# The most numerous ops of a kernel: built with `create` from properties made once per set of
+# flags (as `llvm_builders.element_pointer`), the result typed as the left operand.
+
+
 def _float_binary(op: Operation) -> Lowered:
-    new = _FLOAT_BINARY[type(op)](op.operands[0], op.operands[1], _fastmath(op))
+    lhs, rhs = op.operands
+    properties = _fastmath_properties(getattr(op, "fastmath", None))
+    new = _FLOAT_BINARY[type(op)].create(
+        operands=[lhs, rhs], result_types=[lhs.type], properties=properties
+    )
     return [new], new.results[0]
 
 
 def _wrapping_binary(op: Operation) -> Lowered:
-    cls: Any = _WRAPPING_BINARY[type(op)]
-    new = cls(op.operands[0], op.operands[1], overflow=_overflow(op))
+    lhs, rhs = op.operands
+    properties = _overflow_properties(getattr(op, "overflow_flags", None))
+    new = _WRAPPING_BINARY[type(op)].create(
+        operands=[lhs, rhs], result_types=[lhs.type], properties=properties
+    )
     return [new], new.results[0]
 
 
 def _plain_binary(op: Operation) -> Lowered:
-    cls: Any = _PLAIN_BINARY[type(op)]
-    new = cls(op.operands[0], op.operands[1])
+    lhs, rhs = op.operands
+    new = _PLAIN_BINARY[type(op)].create(operands=[lhs, rhs], result_types=[lhs.type])
     return [new], new.results[0]
 
 

@@ -9,16 +9,21 @@ would get a single declaration for both.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import cast
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     UnrealizedConversionCastOp,
+    i32,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -76,6 +81,53 @@ def reconcile_casts(module: Operation) -> None:
             and source.parent is not None
             and source.results[0].uses.get_length() == 0
         ]
+
+
+# Address arithmetic and memory accesses are the most numerous ops a kernel lowers to, so
+# they are built with `create` from properties made once per kind (attributes are immutable
+# values, which ops may share), skipping the checks of the ops' constructors: a third of
+# their cost.
+
+_POINTER = llvm.LLVMPointerType()
+
+
+@cache
+def _gep_properties(subscripts: int, element_type: Attribute) -> dict[str, Attribute]:
+    return {
+        "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL] * subscripts),
+        "elem_type": element_type,
+        "noWrapFlags": IntegerAttr(0, 32),
+        "inbounds": UnitAttr(),
+    }
+
+
+def element_pointer(
+    pointer: SSAValue, subscripts: Sequence[SSAValue], element_type: Attribute
+) -> llvm.GEPOp:
+    """`llvm.getelementptr inbounds %pointer[%subscripts...] : element_type`, every subscript
+    an `i64` value."""
+    return llvm.GEPOp.create(
+        operands=[pointer, *subscripts],
+        result_types=[_POINTER],
+        properties=_gep_properties(len(subscripts), element_type),
+    )
+
+
+@cache
+def _access_properties(alignment: int) -> dict[str, Attribute]:
+    return {"ordering": IntegerAttr(0, i64), "alignment": IntegerAttr(alignment, i64)}
+
+
+def load(address: SSAValue, value_type: Attribute, alignment: int) -> llvm.LoadOp:
+    """`llvm.load %address {alignment}` of a `value_type`."""
+    return llvm.LoadOp.create(
+        operands=[address], result_types=[value_type], properties=_access_properties(alignment)
+    )
+
+
+def store(value: SSAValue, address: SSAValue, alignment: int) -> llvm.StoreOp:
+    """`llvm.store %value, %address {alignment}`."""
+    return llvm.StoreOp.create(operands=[value, address], properties=_access_properties(alignment))
 
 
 def constant(value: int | float, builtin_type: Attribute) -> llvm.ConstantOp:

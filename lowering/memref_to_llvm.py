@@ -33,6 +33,7 @@ Memref values that are still needed as memrefs meet their pointers through
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from math import prod
 
 from xdsl.dialects import arith, llvm, memref
@@ -54,7 +55,14 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.lowering.llvm_builders import call_function, constant, converted
+from fusion_compiler.lowering.llvm_builders import (
+    call_function,
+    constant,
+    converted,
+    element_pointer,
+    load,
+    store,
+)
 from fusion_compiler.lowering.llvm_types import llvm_type, memory_type, storage_bytes
 
 DEFAULT_STACK_LIMIT = 4096
@@ -207,6 +215,15 @@ def row_major(buffer_type: MemRefType) -> bool:
     return offset == 0 and strides == dense
 
 
+@cache
+def _rows(shape: tuple[int, ...], element: Attribute) -> Attribute:
+    """The nested LLVM array type of a row-major buffer's dimensions after the first."""
+    rows = element
+    for size in reversed(shape):
+        rows = llvm.LLVMArrayType(IntAttr(size), rows)
+    return rows
+
+
 def element_address(
     buffer: SSAValue, indices: tuple[SSAValue, ...]
 ) -> tuple[list[Operation], SSAValue]:
@@ -225,17 +242,14 @@ def element_address(
             cast_ops, subscript = converted(index, i64)
             ops += cast_ops
             subscripts.append(subscript)
-        rows: Attribute = element
-        for size in reversed(buffer_type.get_shape()[1:]):
-            rows = llvm.LLVMArrayType(IntAttr(size), rows)
-        address = llvm.GEPOp.from_mixed_indices(pointer, subscripts, rows, inbounds=True)
+        address = element_pointer(pointer, subscripts, _rows(buffer_type.get_shape()[1:], element))
         # (xDSL's translation types a GEP's result as a pointer to its source type; the
         # no-op cast makes it the opaque pointer that loads and stores expect)
         opaque = llvm.BitcastOp(address.result, llvm.LLVMPointerType())
         return [*ops, address, opaque], opaque.result
     offset_ops, offset = linearize(indices, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)
-    address = llvm.GEPOp.from_mixed_indices(pointer, [offset64.result], element, inbounds=True)
+    address = element_pointer(pointer, [offset64.result], element)
     return [*ops, *offset_ops, offset64, address], address.result
 
 
@@ -247,12 +261,12 @@ class LowerLoadPattern(RewritePattern):
         address_ops, address = element_address(op.memref, tuple(op.indices))
         element_type = op.res.type
         stored = memory_type(element_type)
-        load = llvm.LoadOp(address, stored, alignment=storage_bytes(element_type))
+        load_op = load(address, stored, storage_bytes(element_type))
         if stored == llvm_type(element_type):
-            rewriter.replace(op, [*address_ops, load], [load.dereferenced_value])
+            rewriter.replace(op, [*address_ops, load_op], [load_op.dereferenced_value])
             return
-        narrow = llvm.TruncOp(load.dereferenced_value, llvm_type(element_type))
-        rewriter.replace(op, [*address_ops, load, narrow], [narrow.res])
+        narrow = llvm.TruncOp(load_op.dereferenced_value, llvm_type(element_type))
+        rewriter.replace(op, [*address_ops, load_op, narrow], [narrow.res])
 
 
 class LowerStorePattern(RewritePattern):
@@ -266,8 +280,8 @@ class LowerStorePattern(RewritePattern):
         if stored != llvm_type(value.type):
             widen = [llvm.ZExtOp(value, stored)]
             value = widen[0].res
-        store = llvm.StoreOp(value, address, alignment=storage_bytes(op.value.type))
-        rewriter.replace(op, [*address_ops, *widen, store], [])
+        store_op = store(value, address, storage_bytes(op.value.type))
+        rewriter.replace(op, [*address_ops, *widen, store_op], [])
 
 
 # ---------------------------------------------------------------------------------------------
