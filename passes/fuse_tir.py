@@ -33,13 +33,13 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, is_external_function
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.dialects.loop.builder import tensor_buffer_type
+from fusion_compiler.dialects.symbols import lookup_symbol
 
 
 def is_primitive(op: Operation) -> bool:
@@ -75,7 +75,7 @@ def _member_calls(function: func.FuncOp) -> tuple[list[CallLoopOp], func.ReturnO
 
 
 def _kernel_of(call: CallLoopOp) -> loop.FuncOp:
-    kernel = SymbolTable.lookup_symbol(call, call.callee)
+    kernel = lookup_symbol(call, call.callee)
     if not isinstance(kernel, loop.FuncOp):
         raise CompileError(f"{call.callee} is not a loop.func kernel", call)
     return kernel
@@ -166,7 +166,7 @@ class CallFusedKernel(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
-        if not isinstance(SymbolTable.lookup_symbol(op, op.callee), loop.FuncOp):
+        if not isinstance(lookup_symbol(op, op.callee), loop.FuncOp):
             return
         call = CallLoopOp(op.callee, list(op.arguments), [r.type for r in op.results])
         call.location = op.location

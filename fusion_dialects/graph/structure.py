@@ -22,11 +22,11 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES, ElementTypes, GraphOp, check_tensor
 from fusion_compiler.dialects.shape_rules import Shape, fmt
+from fusion_compiler.dialects.symbols import lookup_symbol
 
 
 @irdl_op_definition
@@ -112,7 +112,7 @@ class CallLoopOp(GraphOp):
         # Kernels may take any tensor types; the shapes are checked against the callee.
         from fusion_compiler.dialects.loop import FuncOp as KernelOp
 
-        kernel = SymbolTable.lookup_symbol(self, self.callee)
+        kernel = lookup_symbol(self, self.callee)
         if kernel is None:
             raise VerifyException(f"{self.name}: no kernel named {self.callee}")
         if not isinstance(kernel, KernelOp):

@@ -16,10 +16,11 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import MemoryAllocEffect, Pure, SymbolTable
+from xdsl.traits import MemoryAllocEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects.loop.kernel import FuncOp, _types
+from fusion_compiler.dialects.symbols import lookup_symbol
 
 
 @irdl_op_definition
@@ -70,7 +71,7 @@ class CallOp(IRDLOperation):
         super().__init__(operands=[buffers], properties={"callee": callee})
 
     def verify_(self) -> None:
-        kernel = SymbolTable.lookup_symbol(self, self.callee)
+        kernel = lookup_symbol(self, self.callee)
         if not isinstance(kernel, FuncOp):
             raise VerifyException(f"{self.callee} is not a loop.func kernel")
         expected = (*kernel.function_type.inputs.data, *kernel.function_type.outputs.data)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.graph import CallLoopOp
 from fusion_compiler.dialects.pattern_kind import PatternKind
+from fusion_compiler.dialects.symbols import lookup_symbol
 from fusion_compiler.passes.analysis.forward_graph import IndexedForwardGraph
 
 
@@ -41,7 +41,7 @@ def kernel_pattern_of(op: Operation) -> PatternKind:
     """The fusion pattern of an op of a graph-level function."""
     if not isinstance(op, CallLoopOp):
         return PatternKind.OPAQUE
-    kernel = SymbolTable.lookup_symbol(op, op.callee)
+    kernel = lookup_symbol(op, op.callee)
     if not isinstance(kernel, loop.FuncOp) or kernel.pattern_kind is None:
         return PatternKind.OPAQUE
     return kernel.pattern_kind
