@@ -36,6 +36,9 @@ on the right):
                          the comparisons change (a pad block: borders and a contiguous copy)
                                                                            index_splitting.py
   clean-up-kernels       as above (without store forwarding when fusion is off)
+  balance-max-chains     an unrolled window's NaN-propagating maxima combined as a balanced
+                         tree, not a chain (exactly associative: the same bits)
+                                                                           max_chains.py
   mark-loop-kinds        innermost contiguous loops `vectorized`, outermost parallel loops
                          `parallel`                                        loop_kinds.py
   overlap-vector-tails   a vector loop's remainder becomes one whole vector overlapping the
@@ -44,7 +47,9 @@ on the right):
 
 Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
 followed by a rewrite, and does nothing when it cannot prove legality. No transformation
-reorders the terms of any reduction, so the scheduled kernels compute bit-identical results.
+reorders the terms of any reduction (balance-max-chains regroups, in order, the terms of a
+maximum that is associative bit for bit), so the scheduled kernels compute bit-identical
+results.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from xdsl.passes import ModulePass
 
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.pipeline_pass import PipelinePass
+from fusion_compiler.passes.schedule.balance_max_chains import BalanceMaxChainsPass
 from fusion_compiler.passes.schedule.clean_up_kernels import CleanUpKernelsPass
 from fusion_compiler.passes.schedule.compute_inline import ComputeInlinePass
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
@@ -87,7 +93,7 @@ class ScheduleKernelsPass(PipelinePass):
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
-    8), `split-index-sets`, `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
+    8), `split-index-sets`, `balance-max-chains`, `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
     counts within their budget; 0 or 1 switches an unrolling off.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
@@ -109,6 +115,7 @@ class ScheduleKernelsPass(PipelinePass):
     loop_kinds: bool = True
     overlap_tails: bool = True
     split_index_sets: bool = True
+    balance_max_chains: bool = True
 
     def __post_init__(self) -> None:
         for option, value in (
@@ -143,6 +150,7 @@ class ScheduleKernelsPass(PipelinePass):
             (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam),)),
             (self.split_index_sets, (SplitIndexSetsPass(),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
+            (self.balance_max_chains, (BalanceMaxChainsPass(),)),
             (self.loop_kinds, (MarkLoopKindsPass(),)),
             (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),
         )

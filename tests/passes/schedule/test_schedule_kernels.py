@@ -37,6 +37,7 @@ DEFAULT_STAGES = [
     "unroll-jam-reductions",
     "split-index-sets",
     "clean-up-kernels",
+    "balance-max-chains",
     "mark-loop-kinds",
     "overlap-vector-tails",
 ]
@@ -70,7 +71,8 @@ def test_switched_off_stages_are_left_out():
         p.name
         for p in parse_pipeline(
             "schedule-kernels{inline=false reuse-outputs=false contractions=false "
-            "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false loop-kinds=false}"
+            "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false "
+            "balance-max-chains=false loop-kinds=false}"
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
@@ -79,6 +81,11 @@ def test_switched_off_stages_are_left_out():
 def test_vector_tails_can_be_left_scalar():
     names = [p.name for p in parse_pipeline("schedule-kernels{overlap-tails=false}")]
     assert names == DEFAULT_STAGES[:-1]
+
+
+def test_max_chains_can_stay_chains():
+    names = [p.name for p in parse_pipeline("schedule-kernels{balance-max-chains=false}")]
+    assert names == [name for name in DEFAULT_STAGES if name != "balance-max-chains"]
 
 
 def test_without_prepacking_weights_are_packed_at_every_launch():
