@@ -62,7 +62,8 @@ the function that holds the loop after inlining, so the function is kept out of 
 
 def _is_wide(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
     """Whether `op` is to be vectorised 512 bits wide on `target`: it holds an f32 expansion,
-    or register tiles sized for the full vector width (`WIDE_VECTORS_ATTR`)."""
+    or its schedule asks for the full vector width (`WIDE_VECTORS_ATTR`: register tiles sized
+    for it, or stride-2 vector loops whose shuffles it halves)."""
     return target.has_avx512 and (
         EXPANDED_MATH_ATTR in op.attributes or WIDE_VECTORS_ATTR in op.attributes
     )

@@ -56,9 +56,10 @@ class LoopKindAttr(Data[LoopKind]):
 
 
 WIDE_VECTORS_ATTR = "fusion.wide_vectors"
-"""Discardable attribute of a kernel whose register tiles are sized for the full vector width
-of the host (schedule-contractions sets it; the JIT lets LLVM vectorise such a kernel 512 bits
-wide on AVX-512 hosts)."""
+"""Discardable attribute of a kernel to be vectorised at the full vector width of the host: its
+register tiles are sized for it (schedule-contractions sets it), or its vector loops read with
+stride 2 over at least one full-width vector (mark-loop-kinds: `loop_kinds.py`); the JIT lets
+LLVM vectorise such a kernel 512 bits wide on AVX-512 hosts."""
 
 
 ROLLED_LOOP_ATTR = "fusion.rolled"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from xdsl.dialects import memref
 
-from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind
+from fusion_compiler.dialects.loop import WIDE_VECTORS_ATTR, AllocOp, ForOp, LoopKind
 from fusion_compiler.dialects.reference.loop_interpreter import run_kernel
 from fusion_compiler.passes.analysis.loop_access import is_parallel
 from fusion_compiler.passes.schedule.compute_inline import (
@@ -20,7 +20,7 @@ from fusion_compiler.passes.schedule.compute_inline import (
     is_cheap,
 )
 from fusion_compiler.passes.schedule.loop_fusion import can_fuse, fuse_loops
-from fusion_compiler.passes.schedule.loop_kinds import mark_loop_kinds
+from fusion_compiler.passes.schedule.loop_kinds import mark_loop_kinds, widen_strided_vectors
 from fusion_compiler.passes.schedule.normalize import hoist_constants, remove_unit_loops
 from fusion_compiler.passes.schedule.reduction_order import can_reorder, reorder_reductions
 from fusion_compiler.passes.schedule.reduction_unroll import can_unroll_into, unroll_reductions
@@ -373,6 +373,53 @@ def test_loop_kinds(parse_kernel):
         ("k", LoopKind.SERIAL),
         ("j", LoopKind.VECTORIZED),
     ]
+
+
+AVX512 = "+avx,+avx2,+fma,+avx512f"
+AVX2 = "+avx,+avx2,+fma,-avx512f"
+
+
+def _strided_rows(width: int) -> str:
+    """Every other element of each row: a vector loop of `width` reading with stride 2."""
+    return f"""
+loop.func @halve(%a: memref<4x{2 * width}xf32>) outs(%c: memref<4x{width}xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %cw = arith.constant {width} : index
+  loop.for %i = %c0 to %c4 step %c1 {{
+    loop.for %j = %c0 to %cw step %c1 {{
+      %k = arith.muli %j, %c2 : index
+      %x = memref.load %a[%i, %k] : memref<4x{2 * width}xf32>
+      memref.store %x, %c[%i, %j] : memref<4x{width}xf32>
+    }}
+  }}
+  loop.return
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "width,features,wide",
+    [(16, AVX512, True), (55, AVX512, True), (13, AVX512, False), (55, AVX2, False)],
+)
+def test_strided_vector_loops_of_a_full_wide_vector_get_wide_vectors(
+    parse_kernel, width, features, wide
+):
+    kernel = parse_kernel(_strided_rows(width))
+    mark_loop_kinds(kernel)
+    assert _loops(kernel)[-1].loop_kind == LoopKind.VECTORIZED
+    assert widen_strided_vectors(kernel, features) is wide
+    assert (WIDE_VECTORS_ATTR in kernel.attributes) is wide
+
+
+def test_contiguous_vector_loops_keep_the_preferred_width(parse_kernel):
+    kernel = parse_kernel(MATMUL)
+    reorder_reductions(kernel)
+    mark_loop_kinds(kernel)
+    assert not widen_strided_vectors(kernel, AVX512)
+    assert WIDE_VECTORS_ATTR not in kernel.attributes
 
 
 def test_unit_loops_and_constants_are_normalised(parse_kernel):
