@@ -40,11 +40,12 @@ MIN_CHAIN = 3
 """The fewest `nan_max` steps worth rebalancing (two steps are a tree already)."""
 
 
-def _predicate(op: Operation | None, name: str) -> bool:
-    return (
-        isinstance(op, arith.CmpfOp)
-        and arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data] == name
-    )
+def _comparison(value: SSAValue, name: str) -> arith.CmpfOp | None:
+    """The `arith.cmpf <name>` that made `value`, if one did."""
+    op = value.owner
+    if not isinstance(op, arith.CmpfOp):
+        return None
+    return op if arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data] == name else None
 
 
 def nan_max_step(value: SSAValue) -> tuple[SSAValue, SSAValue, list[Operation]] | None:
@@ -53,21 +54,21 @@ def nan_max_step(value: SSAValue) -> tuple[SSAValue, SSAValue, list[Operation]] 
     outer = value.owner
     if not isinstance(outer, arith.SelectOp):
         return None
-    nan, term, larger = outer.cond.owner, outer.lhs, outer.rhs
-    if not _predicate(nan, "uno") or nan.lhs is not term or nan.rhs is not term:  # type: ignore[union-attr]
+    term = outer.lhs
+    nan = _comparison(outer.cond, "uno")
+    if nan is None or nan.lhs is not term or nan.rhs is not term:
         return None
-    inner = larger.owner
+    inner = outer.rhs.owner
     if not isinstance(inner, arith.SelectOp) or inner.lhs is not term:
         return None
-    accumulator, greater = inner.rhs, inner.cond.owner
-    if not _predicate(greater, "ogt"):
+    accumulator = inner.rhs
+    greater = _comparison(inner.cond, "ogt")
+    if greater is None or greater.lhs is not term or greater.rhs is not accumulator:
         return None
-    if greater.lhs is not term or greater.rhs is not accumulator:  # type: ignore[union-attr]
-        return None
-    ops = [outer, inner, nan, greater]
+    ops: list[Operation] = [outer, inner, nan, greater]
     if any(result.uses.get_length() != 1 for op in ops[1:] for result in op.results):
         return None
-    return accumulator, term, ops  # type: ignore[return-value]
+    return accumulator, term, ops
 
 
 def _feeds_only(value: SSAValue, step_ops: list[Operation]) -> bool:
