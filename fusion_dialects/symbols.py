@@ -61,5 +61,4 @@ def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Oper
     found = index.get(key) if index is not None else None
     if _current(found, table, key):
         return found
-    found = _scan(table).get(key)
-    return found
+    return _scan(table).get(key)

@@ -13,12 +13,17 @@ JIT loads the library that defines it (`blas_library`).
 from __future__ import annotations
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import UnrealizedConversionCastOp, f32, i32, i64
+from xdsl.dialects.builtin import f32, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.lowering.llvm_builders import call_function, constant
+from fusion_compiler.lowering.llvm_builders import (
+    call_function,
+    constant,
+    converted,
+    element_pointer,
+)
 
 CBLAS_ROW_MAJOR = 101
 CBLAS_NO_TRANS = 111
@@ -26,12 +31,10 @@ CBLAS_TRANS = 112
 
 
 def _address(buffer: SSAValue, offset: SSAValue) -> tuple[list[Operation], SSAValue]:
-    pointer = UnrealizedConversionCastOp.get([buffer], [llvm.LLVMPointerType()])
+    pointer_ops, pointer = converted(buffer, llvm.LLVMPointerType())
     offset64 = arith.IndexCastOp(offset, i64)
-    address = llvm.GEPOp.from_mixed_indices(
-        pointer.results[0], [offset64.result], f32, inbounds=True
-    )
-    return [pointer, offset64, address], address.result
+    address = element_pointer(pointer, [offset64.result], f32)
+    return [*pointer_ops, offset64, address], address.result
 
 
 class LowerGemmPattern(RewritePattern):

@@ -233,8 +233,8 @@ def element_address(
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     zeros, indices = undo_delinearization(indices, buffer_type)
-    ops, pointer = converted(buffer, llvm.LLVMPointerType())
-    ops[:0] = zeros
+    pointer_ops, pointer = converted(buffer, llvm.LLVMPointerType())
+    ops = [*zeros, *pointer_ops]
     element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if len(indices) > 1 and row_major(buffer_type):
         subscripts = []

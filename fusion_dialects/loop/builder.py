@@ -110,16 +110,25 @@ def broadcast_indices(
     ]
 
 
+def nan_max_ops(accumulator: SSAValue, term: SSAValue) -> list[Operation]:
+    """The four ops of `nan_max(accumulator, term)`, its result last (`cmpf ogt`, `select`,
+    `cmpf uno`, `select`: the shape `passes/schedule/max_chains.py` matches)."""
+    greater = arith.CmpfOp(term, accumulator, "ogt")
+    larger = arith.SelectOp(greater.result, term, accumulator)
+    nan = arith.CmpfOp(term, term, "uno")
+    return [greater, larger, nan, arith.SelectOp(nan.result, term, larger.result)]
+
+
 def nan_max(kb: KernelBuilder, accumulator: SSAValue, term: SSAValue) -> SSAValue:
     """`term` if it is greater than `accumulator` or NaN, else `accumulator`: a maximum that
     propagates NaN (a NaN accumulator stays, a NaN term replaces it) and keeps the earlier
     value on ties, so -0.0 and +0.0 are not ordered (as numpy's `maximum.reduce`, unlike
     `arith.maximumf`). Three x86 instructions (max, unordered compare, masked move) where
     `maximumf` takes six: max_pool2d's combine."""
-    greater = kb.emit(arith.CmpfOp(term, accumulator, "ogt")).results[0]
-    larger = kb.emit(arith.SelectOp(greater, term, accumulator)).results[0]
-    nan = kb.emit(arith.CmpfOp(term, term, "uno")).results[0]
-    return kb.emit(arith.SelectOp(nan, term, larger)).results[0]
+    ops = nan_max_ops(accumulator, term)
+    for op in ops:
+        kb.emit(op)
+    return ops[-1].results[0]
 
 
 class KernelBuilder:

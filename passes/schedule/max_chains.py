@@ -1,6 +1,7 @@
 """NaN-propagating maxima of an unrolled window combined as a balanced tree, not a chain.
 
-max_pool2d reduces its window with `nan_max` (`fusion_compiler.dialects.loop.builder`):
+max_pool2d reduces its window with `nan_max` (`fusion_compiler.dialects.loop.builder`, whose
+`nan_max_ops` builds the steps of the trees below too):
 
     nan_max(a, t) = t          if t is NaN
                     t          if t > a
@@ -35,6 +36,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.dialects.loop.builder import nan_max_ops
 
 MIN_CHAIN = 3
 """The fewest `nan_max` steps worth rebalancing (two steps are a tree already)."""
@@ -107,12 +109,9 @@ def _is_negative_infinity(value: SSAValue) -> bool:
 
 
 def _nan_max(a: SSAValue, t: SSAValue, ops: list[Operation]) -> SSAValue:
-    greater = arith.CmpfOp(t, a, "ogt")
-    larger = arith.SelectOp(greater.result, t, a)
-    nan = arith.CmpfOp(t, t, "uno")
-    result = arith.SelectOp(nan.result, t, larger.result)
-    ops += [greater, larger, nan, result]
-    return result.result
+    step = nan_max_ops(a, t)
+    ops += step
+    return step[-1].results[0]
 
 
 def _tree(terms: list[SSAValue], ops: list[Operation]) -> SSAValue:
