@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -274,7 +275,7 @@ class JitModule:
             prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * len(specs)))
             function = prototype(self.function_address(name))
             self._callables[name] = function
-        function(*(array.ctypes.data for array in arrays))
+        function(*(buffer_address(array) for array in arrays))
 
 
 def aligned_empty(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
@@ -287,10 +288,24 @@ def aligned_empty(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
     compiled functions allocate their outputs and bound constants this way; inputs aligned
     likewise run fastest too."""
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
-    raw = np.empty(count * dtype.itemsize + BUFFER_ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % BUFFER_ALIGNMENT
-    return raw[start : start + count * dtype.itemsize].view(dtype).reshape(shape)
+    return aligned_buffer(shape, dtype, math.prod(shape) * dtype.itemsize)[0]
+
+
+def aligned_buffer(shape: Sequence[int], dtype: np.dtype, size: int) -> tuple[np.ndarray, int]:
+    """`aligned_empty` of `size` bytes (`shape`'s elements of `dtype`), and its address."""
+    raw = np.empty(size + BUFFER_ALIGNMENT, np.uint8)
+    base = buffer_address(raw)
+    start = -base % BUFFER_ALIGNMENT
+    return raw[start : start + size].view(dtype).reshape(shape), base + start
+
+
+def buffer_address(array: np.ndarray) -> int:
+    """The address of a C-contiguous array's first element. Through ctypes' buffer protocol
+    when the array is writeable and not empty (0.7 µs, a third of `array.ctypes.data`: the
+    calls of small models are dominated by such costs), else through `array.ctypes`."""
+    if array.flags.writeable and array.nbytes:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    return array.ctypes.data
 
 
 def array_problem(array: object, spec: BufferSpec, writeable: bool = False) -> str | None:

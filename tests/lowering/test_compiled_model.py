@@ -90,6 +90,26 @@ def test_bad_arguments_are_named(cache_dir, arrays, message):
         model.run("main", *arrays(*_inputs()))
 
 
+class _Tagged(np.ndarray):
+    """An ndarray subclass, as user code makes them."""
+
+
+def test_read_only_views_and_subclasses_are_passed_by_their_own_address(cache_dir):
+    """The call takes each argument's address through the buffer protocol, or through
+    `ndarray.ctypes` for read-only arrays: views at an offset, read-only arrays and ndarray
+    subclasses give the results their copies give."""
+    model = compile_module(_module())
+    x, w = _inputs()
+    (want,) = model.run("main", x, w)
+    rows = np.concatenate([np.zeros((3, 32), np.float32), x])[3:]  # a view at an offset
+    frozen = w.copy()
+    frozen.flags.writeable = False
+    (got,) = model.run("main", rows, frozen)
+    np.testing.assert_array_equal(got, want)
+    (got,) = model.run("main", x.view(_Tagged), w)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_outputs_and_bound_weights_are_64_byte_aligned(cache_dir):
     model = compile_module(_module())
     (y,) = model.run("main", *_inputs())
