@@ -316,7 +316,8 @@ CONTIGUOUS_STORE_CYCLES = 0.25
 class PackedShape:
     """The iteration space of a packed-panel schedule: rows x columns per iteration of the
     other spatial loops (`repeats` of them), a reduction of `steps`, the panel packed
-    `pack_repeats` times (once, or per iteration of the other loops it depends on); whether
+    `pack_repeats` times a run (once, per iteration of the other loops it depends on, or
+    never: weights packed at load time); whether
     the panel is read, and the output written, contiguously along the columns."""
 
     rows: int
