@@ -263,11 +263,21 @@ class _EntryBuilder:
         )
 
 
+COPY_KERNEL_PREFIX = "copy_"
+"""The names of the copy kernels lower-graph generates (`_copy_kernel`); no graph op has a
+kernel of that name."""
+
+
+def is_copy_kernel(name: str) -> bool:
+    """Whether the kernel `name` is a generated copy into an output, not an op's kernel."""
+    return name.startswith(COPY_KERNEL_PREFIX)
+
+
 def _copy_kernel(module: ModuleOp, buffer: MemRefType) -> loop.FuncOp:
     """The kernel that copies a buffer of this type (created once per type): `copy_4x8`
     for f32, `copy_4x8_i64` for other element types."""
     shape = tuple(buffer.get_shape())
-    name = "copy_" + ("x".join(str(d) for d in shape) or "scalar")
+    name = COPY_KERNEL_PREFIX + ("x".join(str(d) for d in shape) or "scalar")
     if buffer.element_type != f32:
         name += f"_{buffer.element_type}"
     for op in module.ops:

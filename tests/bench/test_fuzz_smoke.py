@@ -76,3 +76,18 @@ def test_the_shrinker_keeps_the_failure_and_drops_the_rest():
     assert fails(small) == "has it"
     assert len(small.nodes) < len(spec.nodes)
     assert sum(n.op != "constant" for n in small.nodes) <= 2
+
+
+def test_a_returned_constant_is_copied_by_a_kernel_no_op_has():
+    """Fuzz seed 1626 returned a constant: lower-graph copies it into the output with a
+    kernel of its own, which the checker counted as an op's kernel ("one kernel per op
+    unfused" failed). Counted without the copies, the graph passes."""
+    from graph_checks import check_graph
+    from graph_spec import GraphSpec, Node, Ref
+
+    spec = GraphSpec(
+        args=((2, 3),),
+        nodes=(Node("constant", (), ((2, 3), 7)), Node("relu", (Ref("arg", 0),))),
+        outputs=(Ref("node", 0), Ref("node", 1)),
+    )
+    check_graph(spec)
