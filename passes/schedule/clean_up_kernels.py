@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from xdsl.transforms.common_subexpression_elimination import cse
-
 from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR, FuncOp
+from fusion_compiler.passes.schedule.common_values import eliminate_common_values
 from fusion_compiler.passes.schedule.kernel_pass import KernelPass
 from fusion_compiler.passes.schedule.normalize import (
     erase_dead_code,
@@ -28,7 +27,7 @@ def clean_up(func: FuncOp, forward_stores_: bool) -> None:
     fold_quotients(func)
     fold_index_constants(func)
     hoist_constants(func)
-    cse(func.body)
+    eliminate_common_values(func)
     if forward_stores_:
         forward_stores(func)
         erase_overwritten_stores(func)

@@ -8,10 +8,10 @@
 - `fold_index_constants`: `addi`/`subi`/`muli` of two constants, `x + 0` and `x - 0` folded.
 - `erase_dead_code`: pure ops and loads whose results are unused, and loops left empty.
 
-The last two are not xDSL's `canonicalize` and `dce` (tried; `clean-up-kernels` does use
-xDSL's `cse`): canonicalize also moves constant operands to the right and folds pairs of float
-constants, and dce also erases unused buffers and loops that only read, earlier than the
-stages expect, so later stages choose differently (the transformer block's attention kernel
+The last two are not xDSL's `canonicalize` and `dce` (tried; clean-up-kernels' common values
+are not xDSL's `cse` either: `common_values.py`): canonicalize also moves constant operands
+to the right and folds pairs of float constants, and dce also erases unused buffers and
+loops that only read, earlier than the stages expect, so later stages choose differently (the transformer block's attention kernel
 gets another loop order). Either would change the scheduled kernels.
 
 None of them changes what the kernel computes.

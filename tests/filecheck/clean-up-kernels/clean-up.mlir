@@ -68,3 +68,58 @@ loop.func @tiled(%x: memref<4xf32>) outs(%y: memref<4xf32>) attributes {fusion.r
 // CHECK-NEXT:    %[[B:.*]] = memref.load %y
 // CHECK-NEXT:    %[[S:.*]] = arith.addf %[[B]], %[[A]]
 // CHECK-NEXT:    memref.store %[[S]], %y
+
+// -----
+
+// Common values (`common_values.py`): an `addi` repeated inside a nested loop is the outer
+// one; the same `addi` in two sibling loops is computed in each (neither dominates the
+// other); a load repeated after a store to its buffer, or after a loop that stores to it,
+// is loaded again, while one repeated across a store to another buffer is merged.
+
+loop.func @common(%x: memref<8xf32>) outs(%y: memref<8xf32>) attributes {fusion.register_tiled} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 to %c4 step %c1 {
+    %j = arith.addi %i, %c1 : index
+    loop.for %k = %c0 to %c4 step %c1 {
+      %j2 = arith.addi %i, %c1 : index
+      %a = memref.load %x[%j2] : memref<8xf32>
+      memref.store %a, %y[%k] : memref<8xf32>
+    }
+    %b = memref.load %y[%j] : memref<8xf32>
+    memref.store %b, %y[%i] : memref<8xf32>
+    %c = memref.load %y[%j] : memref<8xf32>
+    %d = memref.load %x[%j] : memref<8xf32>
+    %e = arith.addf %c, %d : f32
+    memref.store %e, %y[%j] : memref<8xf32>
+    %f = memref.load %x[%j] : memref<8xf32>
+    memref.store %f, %y[%c0] : memref<8xf32>
+  }
+  loop.for %i = %c0 to %c4 step %c1 {
+    %j = arith.addi %i, %c1 : index
+    %g = memref.load %x[%j] : memref<8xf32>
+    memref.store %g, %y[%j] : memref<8xf32>
+  }
+}
+
+// CHECK-LABEL: loop.func @common
+// CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      %[[J:.*]] = arith.addi %[[I]], %c1
+// CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %x[%[[J]]]
+// CHECK-NEXT:        memref.store %[[A]], %y[%[[K]]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[B:.*]] = memref.load %y[%[[J]]]
+// CHECK-NEXT:      memref.store %[[B]], %y[%[[I]]]
+// CHECK-NEXT:      %[[C:.*]] = memref.load %y[%[[J]]]
+// CHECK-NEXT:      %[[D:.*]] = memref.load %x[%[[J]]]
+// CHECK-NEXT:      %[[E:.*]] = arith.addf %[[C]], %[[D]]
+// CHECK-NEXT:      memref.store %[[E]], %y[%[[J]]]
+// CHECK-NEXT:      memref.store %[[D]], %y[%c0]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[I2:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      %[[J2:.*]] = arith.addi %[[I2]], %c1
+// CHECK-NEXT:      %[[G:.*]] = memref.load %x[%[[J2]]]
+// CHECK-NEXT:      memref.store %[[G]], %y[%[[J2]]]
+// CHECK-NEXT:    }
