@@ -122,7 +122,7 @@ class CompiledFunction:
         expected = self._expected
         if expected is None or len(arrays) != len(expected):
             return False
-        for array, (shape, dtype) in zip(arrays, expected):
+        for array, (shape, dtype) in zip(arrays, expected, strict=True):
             if (
                 type(array) is not np.ndarray
                 or array.shape != shape

@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import Any, cast
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -304,7 +305,7 @@ def buffer_address(array: np.ndarray) -> int:
     when the array is writeable and not empty (0.7 µs, a third of `array.ctypes.data`: the
     calls of small models are dominated by such costs), else through `array.ctypes`."""
     if array.flags.writeable and array.nbytes:
-        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+        return ctypes.addressof(ctypes.c_char.from_buffer(cast(Any, array)))  # numpy's stubs
     return array.ctypes.data
 
 
