@@ -82,13 +82,15 @@ loop.func @common(%x: memref<8xf32>) outs(%y: memref<8xf32>) attributes {fusion.
   %c4 = arith.constant 4 : index
   loop.for %i = %c0 to %c4 step %c1 {
     %j = arith.addi %i, %c1 : index
+    %p = memref.load %y[%j] : memref<8xf32>
     loop.for %k = %c0 to %c4 step %c1 {
       %j2 = arith.addi %i, %c1 : index
       %a = memref.load %x[%j2] : memref<8xf32>
       memref.store %a, %y[%k] : memref<8xf32>
     }
     %b = memref.load %y[%j] : memref<8xf32>
-    memref.store %b, %y[%i] : memref<8xf32>
+    %pb = arith.addf %p, %b : f32
+    memref.store %pb, %y[%i] : memref<8xf32>
     %c = memref.load %y[%j] : memref<8xf32>
     %d = memref.load %x[%j] : memref<8xf32>
     %e = arith.addf %c, %d : f32
@@ -106,12 +108,14 @@ loop.func @common(%x: memref<8xf32>) outs(%y: memref<8xf32>) attributes {fusion.
 // CHECK-LABEL: loop.func @common
 // CHECK:         loop.for %[[I:.*]] = %c0 to %c4 step %c1 {
 // CHECK-NEXT:      %[[J:.*]] = arith.addi %[[I]], %c1
+// CHECK-NEXT:      %[[P:.*]] = memref.load %y[%[[J]]]
 // CHECK-NEXT:      loop.for %[[K:.*]] = %c0 to %c4 step %c1 {
 // CHECK-NEXT:        %[[A:.*]] = memref.load %x[%[[J]]]
 // CHECK-NEXT:        memref.store %[[A]], %y[%[[K]]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %[[B:.*]] = memref.load %y[%[[J]]]
-// CHECK-NEXT:      memref.store %[[B]], %y[%[[I]]]
+// CHECK-NEXT:      %[[PB:.*]] = arith.addf %[[P]], %[[B]]
+// CHECK-NEXT:      memref.store %[[PB]], %y[%[[I]]]
 // CHECK-NEXT:      %[[C:.*]] = memref.load %y[%[[J]]]
 // CHECK-NEXT:      %[[D:.*]] = memref.load %x[%[[J]]]
 // CHECK-NEXT:      %[[E:.*]] = arith.addf %[[C]], %[[D]]

@@ -3,8 +3,18 @@ given by their facts (never this machine's), so the choices hold on every CPU.""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, BlockArgument, Region
 
+from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import tensor_type
+from fusion_compiler.dialects.loop import AllocOp, FuncOp
+from fusion_compiler.driver import FUSION_PIPELINE, PassManager
+from fusion_compiler.passes.fold_constants.elements import dense_of
+from fusion_compiler.passes.schedule import contraction_schedule
 from fusion_compiler.passes.schedule.contraction_tiles import (
     HostModel,
     PackedShape,
@@ -157,3 +167,44 @@ def test_weights_packed_at_load_time_cost_nothing_per_run():
     assert packed_cost(ZEN5, Tile(7, 48), channels) < packed_cost(ZEN5, Tile(6, 64), pixels)
     channels, pixels = _deep_plans(weights_packed_per_run=1)
     assert packed_cost(ZEN5, Tile(7, 48), channels) > packed_cost(ZEN5, Tile(6, 64), pixels)
+
+
+def _deep_conv(constant_weights: bool):
+    """conv1x1 2048x7x7 -> 512 at graph level, its weights a constant or an argument."""
+    x_type, w_type = tensor_type((1, 2048, 7, 7)), tensor_type((512, 2048, 1, 1))
+    block = Block(arg_types=[x_type] if constant_weights else [x_type, w_type])
+    if constant_weights:
+        weights = np.random.default_rng(0).standard_normal((512, 2048, 1, 1), np.float32)
+        constant = graph.ConstantOp(dense_of(weights, w_type))
+        block.add_op(constant)
+        w = constant.result
+    else:
+        w = block.args[1]
+    conv = graph.Conv2DOp(block.args[0], w, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    block.add_ops([conv, func.ReturnOp(conv.result)])
+    signature = ([arg.type for arg in block.args], [conv.result.type])
+    return ModuleOp([func.FuncOp("main", signature, Region(block))])
+
+
+@pytest.mark.parametrize("constant_weights", [True, False], ids=["constant", "argument"])
+def test_the_plan_of_a_deep_layer_follows_where_its_weights_are_packed(
+    constant_weights, monkeypatch
+):
+    """With constant weights (packed once, at load time) the 2048x7x7 -> 512 layer is
+    vectorised along its output channels, the weights its panel; with weights passed at
+    every run (packed at every run) along its 49 pixels, the input its panel. Before the
+    prepacked panel was priced at no packing, both got the pixels."""
+    monkeypatch.setattr(contraction_schedule, "host_model", lambda: ZEN5)
+    module = _deep_conv(constant_weights)
+    PassManager(f"{FUSION_PIPELINE},schedule-contractions").run(module)
+    (kernel,) = [op for op in module.ops if isinstance(op, FuncOp)]
+    panels = {op.result for op in kernel.walk() if isinstance(op, AllocOp)}
+    sources = {
+        store.value.owner.memref.index
+        for store in kernel.walk()
+        if isinstance(store, memref.StoreOp)
+        and store.memref in panels
+        and isinstance(store.value.owner, memref.LoadOp)
+        and isinstance(store.value.owner.memref, BlockArgument)
+    }
+    assert sources == ({1} if constant_weights else {0})
