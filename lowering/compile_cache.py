@@ -57,6 +57,7 @@ from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
     compile_units,
     is_entry,
+    name_by_content,
     split_units,
 )
 from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
@@ -281,7 +282,7 @@ def compile_native(
             return hit
     lowered, kernels = lower_to_entries()
     bindings = entry_bindings(lowered)
-    units = split_units(lowered)
+    units = name_by_content(split_units(lowered), module_hash)
     keys = [cache_key(unit, unit_pipeline) if directory is not None else "" for unit in units]
     compiled = [_load_unit(directory, k) if directory is not None else None for k in keys]
     pending = [index for index, unit in enumerate(compiled) if unit is None]

@@ -21,6 +21,12 @@ Two things follow:
   sets their number (default: the CPUs this process may run on; 1 compiles in this
   process); small models compile in this process, where forking costs more than it saves.
 
+A kernel's unit is compiled under a symbol made from its content (`name_by_content`): the
+name the passes gave it (`fused_conv2d_add_relu_15`) without its numeric suffixes, then a hash
+of its IR. The suffixes count the kernels built before it, so editing one op renumbers every
+kernel after it; the content name keeps their units (and cache entries) the same, and two
+kernels of the same content are compiled once. Entries and reports keep the passes' names.
+
 What LLVM no longer sees is a kernel and the entry that launches it in one module: it cannot
 inline a kernel into its entry (kernels are loop nests launched once per call; their
 arguments stay `noalias`, so nothing else about their code changes).
@@ -30,12 +36,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import TypeGuard
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
@@ -68,6 +75,50 @@ def split_units(module: ModuleOp) -> list[ModuleOp]:
     if entries:
         units.append(ModuleOp(entries))
     return units
+
+
+NUMERIC_SUFFIX = re.compile(r"_[0-9]+(?=_|$)")
+"""The `_<n>` parts of a kernel's name that make it unique in its module
+(`legalize_ops.kernels`' fresh names, fuse-ops' group names): not part of its content."""
+
+
+def name_by_content(units: list[ModuleOp], digest: Callable[[ModuleOp], str]) -> list[ModuleOp]:
+    """`units` (from `split_units`) with every kernel renamed to its content symbol, each
+    `loop.call` of it following, and kernels of the same content (and base name) kept once.
+
+    A kernel's content symbol is its base name (the name without `NUMERIC_SUFFIX`es), `_`,
+    and the first 16 hex digits of `digest` of its unit while it bears the base name: the same
+    kernel gets the same symbol in every model, whatever was numbered before it."""
+    renamed: dict[str, str] = {}
+    kept: list[ModuleOp] = []
+    seen: set[str] = set()
+    for unit in units:
+        kernel = _kernel_of(unit)
+        if kernel is None:
+            kept.append(unit)
+            continue
+        name = kernel.sym_name.data
+        base = NUMERIC_SUFFIX.sub("", name)
+        kernel.sym_name = StringAttr(base)
+        symbol = f"{base}_{digest(unit)[:16]}"
+        kernel.sym_name = StringAttr(symbol)
+        renamed[name] = symbol
+        if symbol not in seen:
+            seen.add(symbol)
+            kept.append(unit)
+    for unit in kept:
+        for op in unit.walk():
+            if isinstance(op, loop.CallOp) and op.callee.string_value() in renamed:
+                op.callee = SymbolRefAttr(renamed[op.callee.string_value()])
+    return kept
+
+
+def _kernel_of(unit: ModuleOp) -> loop.FuncOp | None:
+    """The kernel a kernel unit holds (None for the entry unit)."""
+    ops = list(unit.ops)
+    if len(ops) == 1 and isinstance(ops[0], loop.FuncOp) and not is_entry(ops[0]):
+        return ops[0]
+    return None
 
 
 def declare_callees(unit: ModuleOp) -> None:

@@ -4,10 +4,14 @@ unit."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from xdsl.dialects import llvm
+from xdsl.dialects.builtin import StringAttr
 
+from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module, lower_to_entries
@@ -30,6 +34,22 @@ func.func @main(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tensor<64x16xf3
 """
 
 ONE_LAYER_CHANGED = TWO_KERNELS.replace("{axis = 1 : i64}", "{axis = 0 : i64}")
+
+TWO_MATMULS = """
+func.func @main(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %v: tensor<16x8xf32>)
+    -> tensor<64x8xf32> {
+  %a = graph.matmul %x, %w : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  %b = graph.relu %a : tensor<64x16xf32>
+  %c = graph.matmul %b, %v : (tensor<64x16xf32>, tensor<16x8xf32>) -> tensor<64x8xf32>
+  %d = graph.relu %c : tensor<64x8xf32>
+  func.return %d : tensor<64x8xf32>
+}
+"""
+"""Two kernels of one base name: `fused_matmul_relu`, then `fused_matmul_relu_1`."""
+
+FIRST_RELU_A_SIGMOID = TWO_MATMULS.replace("%b = graph.relu", "%b = graph.sigmoid")
+"""The first kernel becomes `fused_matmul_sigmoid`, and the second, unchanged, is renamed
+`fused_matmul_relu`."""
 
 
 def _lowered(source: str):
@@ -111,13 +131,52 @@ def test_a_changed_layer_recompiles_only_its_kernel(tmp_path, monkeypatch):
     changed = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
     assert not changed.from_cache
     new = set(tmp_path.glob("*.entry")) - before
-    # The new model and the new softmax kernel; the matmul kernel and the entry function
-    # (which launches kernels of the same names on the same buffers) come from the cache.
-    assert len(new) == 2
+    # The new model, the new softmax kernel and the entry function (which calls it by its
+    # content symbol); the matmul kernel comes from the cache.
+    assert len(new) == 3
     again = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
     assert again.from_cache
     x, w = _inputs()
     np.testing.assert_array_equal(again.run("main", x, w)[0], changed.run("main", x, w)[0])
+
+
+def test_kernels_renumbered_by_an_edit_come_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    compile_module(parse_source(make_context(), TWO_MATMULS, "a.mlir"))
+    before = set(tmp_path.glob("*.entry"))
+    assert len(before) == 4  # the model, two kernels, the entry function
+    edited = compile_module(parse_source(make_context(), FIRST_RELU_A_SIGMOID, "b.mlir"))
+    assert edited.kernels() == ["fused_matmul_sigmoid", "fused_matmul_relu"]
+    # The model, the sigmoid kernel and the entry function are new; the second kernel, named
+    # `fused_matmul_relu_1` before and `fused_matmul_relu` now, is the same unit.
+    assert len(set(tmp_path.glob("*.entry")) - before) == 3
+    rng = np.random.default_rng(0)
+    x, w, v = (rng.standard_normal(s, np.float32) for s in [(64, 32), (32, 16), (16, 8)])
+    (out,) = edited.run("main", x, w, v)
+    hidden = 1 / (1 + np.exp(-(x.astype(np.float64) @ w)))
+    np.testing.assert_allclose(out, np.maximum(hidden @ v, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_kernels_are_linked_under_content_symbols():
+    _, lowered, kernels = _lowered(TWO_MATMULS)
+    assert kernels["main"] == ("fused_matmul_relu", "fused_matmul_relu_1")
+    units = native_units.name_by_content(split_units(lowered), compile_cache.module_hash)
+    symbols = [op.sym_name.data for unit in units[:-1] for op in unit.ops]
+    assert all(re.fullmatch(r"fused_matmul_relu_[0-9a-f]{16}", s) for s in symbols)
+    assert len(set(symbols)) == 2
+    calls = [op for op in units[-1].walk() if isinstance(op, loop.CallOp)]
+    assert [c.callee.string_value() for c in calls] == symbols
+
+
+def test_kernels_of_the_same_content_are_compiled_once():
+    _, lowered, _ = _lowered(TWO_KERNELS)
+    first, second, entry = split_units(lowered)
+    twin = first.clone()
+    (kernel,) = twin.ops
+    kernel.sym_name = StringAttr(kernel.sym_name.data + "_7")
+    units = native_units.name_by_content([first, twin, second, entry], compile_cache.module_hash)
+    assert len(units) == 3
+    assert list(units[0].ops)[0].sym_name == list(first.ops)[0].sym_name
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two"])
