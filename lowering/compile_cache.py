@@ -180,9 +180,14 @@ def module_hash(module: ModuleOp, *, weights: bool = True) -> str:
 
 
 def cache_key(module: ModuleOp, pipeline: str, *, weights: bool = True) -> str:
+    return key_of_hash(module_hash(module, weights=weights), pipeline)
+
+
+def key_of_hash(digest: str, pipeline: str) -> str:
+    """The cache key of a module whose `module_hash` is `digest`, compiled with `pipeline`."""
     machine = host_target_machine()
     parts = [
-        module_hash(module, weights=weights),
+        digest,
         pipeline,
         machine.triple,
         llvm.get_host_cpu_name(),
@@ -282,8 +287,8 @@ def compile_native(
             return hit
     lowered, kernels = lower_to_entries()
     bindings = entry_bindings(lowered)
-    units = name_by_content(split_units(lowered), module_hash)
-    keys = [cache_key(unit, unit_pipeline) if directory is not None else "" for unit in units]
+    units, digests = name_by_content(split_units(lowered), module_hash)
+    keys = [key_of_hash(d, unit_pipeline) if directory is not None else "" for d in digests]
     compiled = [_load_unit(directory, k) if directory is not None else None for k in keys]
     pending = [index for index, unit in enumerate(compiled) if unit is None]
     _check_convertible([units[index] for index in pending])

@@ -82,35 +82,42 @@ NUMERIC_SUFFIX = re.compile(r"_[0-9]+(?=_|$)")
 (`legalize_ops.kernels`' fresh names, fuse-ops' group names): not part of its content."""
 
 
-def name_by_content(units: list[ModuleOp], digest: Callable[[ModuleOp], str]) -> list[ModuleOp]:
+def name_by_content(
+    units: list[ModuleOp], digest: Callable[[ModuleOp], str]
+) -> tuple[list[ModuleOp], list[str]]:
     """`units` (from `split_units`) with every kernel renamed to its content symbol, each
-    `loop.call` of it following, and kernels of the same content (and base name) kept once.
+    `loop.call` of it following, and kernels of the same content (and base name) kept once;
+    and the content digest of each unit kept (for a kernel, the digest of its unit while it
+    bore its base name: the content symbol is made from it, so it covers the renamed unit).
 
     A kernel's content symbol is its base name (the name without `NUMERIC_SUFFIX`es), `_`,
     and the first 16 hex digits of `digest` of its unit while it bears the base name: the same
-    kernel gets the same symbol in every model, whatever was numbered before it."""
+    kernel gets the same symbol in every model, whatever was numbered before it. The entry
+    unit is digested after the renaming."""
     renamed: dict[str, str] = {}
-    kept: list[ModuleOp] = []
+    kept: list[tuple[ModuleOp, str | None]] = []
     seen: set[str] = set()
     for unit in units:
         kernel = _kernel_of(unit)
         if kernel is None:
-            kept.append(unit)
+            kept.append((unit, None))
             continue
         name = kernel.sym_name.data
         base = NUMERIC_SUFFIX.sub("", name)
         kernel.sym_name = StringAttr(base)
-        symbol = f"{base}_{digest(unit)[:16]}"
+        content = digest(unit)
+        symbol = f"{base}_{content[:16]}"
         kernel.sym_name = StringAttr(symbol)
         renamed[name] = symbol
         if symbol not in seen:
             seen.add(symbol)
-            kept.append(unit)
-    for unit in kept:
+            kept.append((unit, content))
+    for unit, _ in kept:
         for op in unit.walk():
             if isinstance(op, loop.CallOp) and op.callee.string_value() in renamed:
                 op.callee = SymbolRefAttr(renamed[op.callee.string_value()])
-    return kept
+    digests = [digest(unit) if content is None else content for unit, content in kept]
+    return [unit for unit, _ in kept], digests
 
 
 def _kernel_of(unit: ModuleOp) -> loop.FuncOp | None:

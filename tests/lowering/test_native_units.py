@@ -160,7 +160,7 @@ def test_kernels_renumbered_by_an_edit_come_from_the_cache(tmp_path, monkeypatch
 def test_kernels_are_linked_under_content_symbols():
     _, lowered, kernels = _lowered(TWO_MATMULS)
     assert kernels["main"] == ("fused_matmul_relu", "fused_matmul_relu_1")
-    units = native_units.name_by_content(split_units(lowered), compile_cache.module_hash)
+    units, _ = native_units.name_by_content(split_units(lowered), compile_cache.module_hash)
     symbols = [op.sym_name.data for unit in units[:-1] for op in unit.ops]
     assert all(re.fullmatch(r"fused_matmul_relu_[0-9a-f]{16}", s) for s in symbols)
     assert len(set(symbols)) == 2
@@ -174,8 +174,10 @@ def test_kernels_of_the_same_content_are_compiled_once():
     twin = first.clone()
     (kernel,) = twin.ops
     kernel.sym_name = StringAttr(kernel.sym_name.data + "_7")
-    units = native_units.name_by_content([first, twin, second, entry], compile_cache.module_hash)
-    assert len(units) == 3
+    units, digests = native_units.name_by_content(
+        [first, twin, second, entry], compile_cache.module_hash
+    )
+    assert len(units) == len(digests) == 3
     assert list(units[0].ops)[0].sym_name == list(first.ops)[0].sym_name
 
 
