@@ -110,22 +110,31 @@ def broadcast_indices(
     ]
 
 
-def nan_max_ops(accumulator: SSAValue, term: SSAValue) -> list[Operation]:
+QUIET_NAN = struct.unpack("<f", struct.pack("<I", 0x7FC00000))[0]
+"""The NaN `nan_max` returns (bits 0x7FC00000, whatever NaN came in)."""
+
+
+def nan_max_ops(
+    accumulator: SSAValue, term: SSAValue, quiet_nan: SSAValue
+) -> list[Operation]:
     """The four ops of `nan_max(accumulator, term)`, its result last (`cmpf ogt`, `select`,
-    `cmpf uno`, `select`: the shape `passes/schedule/max_chains.py` matches)."""
+    `cmpf uno`, `select` of `quiet_nan`, an `f32` constant holding `QUIET_NAN`: the shape
+    `passes/schedule/max_chains.py` matches)."""
     greater = arith.CmpfOp(term, accumulator, "ogt")
     larger = arith.SelectOp(greater.result, term, accumulator)
     nan = arith.CmpfOp(term, term, "uno")
-    return [greater, larger, nan, arith.SelectOp(nan.result, term, larger.result)]
+    return [greater, larger, nan, arith.SelectOp(nan.result, quiet_nan, larger.result)]
 
 
 def nan_max(kb: KernelBuilder, accumulator: SSAValue, term: SSAValue) -> SSAValue:
-    """`term` if it is greater than `accumulator` or NaN, else `accumulator`: a maximum that
-    propagates NaN (a NaN accumulator stays, a NaN term replaces it) and keeps the earlier
-    value on ties, so -0.0 and +0.0 are not ordered (as numpy's `maximum.reduce`, unlike
-    `arith.maximumf`). Three x86 instructions (max, unordered compare, masked move) where
-    `maximumf` takes six: max_pool2d's combine."""
-    ops = nan_max_ops(accumulator, term)
+    """`QUIET_NAN` if `term` is NaN, else `term` if it is greater than `accumulator`, else
+    `accumulator`: from a `-inf` (or any non-NaN) start, a maximum that propagates NaN (a
+    NaN term makes the result the canonical quiet NaN, which then stays) and keeps the
+    earlier value on ties, so -0.0 and +0.0 are not ordered (as numpy's `maximum.reduce`,
+    unlike `arith.maximumf`). Every NaN comes out as the same bits, whichever came in:
+    balance-max-chains can then test a window for NaN apart from its maximum
+    (`passes/schedule/max_chains.py`). max_pool2d's combine."""
+    ops = nan_max_ops(accumulator, term, kb.f32(QUIET_NAN))
     for op in ops:
         kb.emit(op)
     return ops[-1].results[0]

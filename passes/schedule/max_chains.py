@@ -1,9 +1,9 @@
-"""NaN-propagating maxima of an unrolled window combined as a balanced tree, not a chain.
+"""NaN-propagating maxima of an unrolled window: a tree of plain maxima and a NaN test, not a
+chain of NaN-propagating steps.
 
-max_pool2d reduces its window with `nan_max` (`fusion_compiler.dialects.loop.builder`, whose
-`nan_max_ops` builds the steps of the trees below too):
+max_pool2d reduces its window with `nan_max` (`fusion_compiler.dialects.loop.builder`):
 
-    nan_max(a, t) = t          if t is NaN
+    nan_max(a, t) = QNAN       if t is NaN        (the canonical quiet NaN, 0x7FC00000)
                     t          if t > a
                     a          otherwise
 
@@ -14,13 +14,20 @@ a compare, a mask merge and a masked move whose latency the next step waits for,
 loop ran at a sixth of the machine's throughput (squeezenet's 3x3 stride-2 pools took 0.35,
 0.22 and 0.13 ms against onnxruntime's 0.10, 0.03 and 0.02).
 
-`nan_max` is associative bit for bit: the result is the last NaN of the sequence if there is
-one, else its first greatest element (ties keep the earlier value, so -0.0 and +0.0 come out
-as they came in); every grouping of a sequence, in order, gives the same element. So a chain
-of `nan_max` steps can be evaluated as a balanced tree of the same terms in the same order
-(`tree(terms) = nan_max(tree(first half), tree(second half))`): depth 4 for nine terms
-instead of 9, and the same bits. A leading `-inf` accumulator is dropped (`nan_max(-inf, t)`
-is `t`, bit for bit).
+From a start `a0` that is not NaN, the chain's result is QNAN if any term is NaN, else the
+first greatest of `a0, t0, t1, ...` (ties keep the earlier value, so -0.0 and +0.0 come out
+as they came in). Both parts can be computed apart, each as a balanced tree of the terms in
+order:
+
+    select(uno(t0, t1) or uno(t2, t3) or ..., QNAN, max(max(t0, t1), max(t2, t3)) ...)
+
+where `max(a, b) = select(b > a, b, a)` keeps the earlier value on ties, and NaN never
+reaches it when it matters: x86 makes each `max` one `maxps` and each pair's NaN test one
+unordered compare, about half the instructions of the tree of `nan_max` steps, and depth 4
+for nine terms instead of 9. A leading `-inf` accumulator is dropped (it is never greater
+than a term, nor NaN); any other start `a0` stays the accumulator of one last step,
+`nan_max(a0, tree)`, which keeps `a0` when it is NaN and the terms are not, as the chain does.
+The same bits as the chain, in every case (`tests/passes/schedule/test_max_chains.py`).
 
 `balance_max_chains(kernel)` rewrites every chain of at least `MIN_CHAIN` steps whose
 intermediate values are used only by the next step; the chain's ops are erased.
@@ -29,6 +36,7 @@ intermediate values are used only by the next step; the chain's ops are erased.
 from __future__ import annotations
 
 import math
+import struct
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr
@@ -36,7 +44,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects.loop import FuncOp
-from fusion_compiler.dialects.loop.builder import nan_max_ops
+from fusion_compiler.dialects.loop.builder import QUIET_NAN, nan_max_ops
 
 MIN_CHAIN = 3
 """The fewest `nan_max` steps worth rebalancing (two steps are a tree already)."""
@@ -50,20 +58,29 @@ def _comparison(value: SSAValue, name: str) -> arith.CmpfOp | None:
     return op if arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data] == name else None
 
 
+def _is_quiet_nan(value: SSAValue) -> bool:
+    owner = value.owner
+    return (
+        isinstance(owner, arith.ConstantOp)
+        and isinstance(owner.value, FloatAttr)
+        and struct.pack("<f", owner.value.value.data) == struct.pack("<f", QUIET_NAN)
+    )
+
+
 def nan_max_step(value: SSAValue) -> tuple[SSAValue, SSAValue, list[Operation]] | None:
     """`(accumulator, term, ops)` when `value` is `nan_max(accumulator, term)` as the kernel
-    builder emits it (its four ops, the last first), else None."""
+    builder emits it (its four ops, the last first; the NaN constant is not one of them),
+    else None."""
     outer = value.owner
-    if not isinstance(outer, arith.SelectOp):
+    if not isinstance(outer, arith.SelectOp) or not _is_quiet_nan(outer.lhs):
         return None
-    term = outer.lhs
+    inner = outer.rhs.owner
+    if not isinstance(inner, arith.SelectOp):
+        return None
+    term, accumulator = inner.lhs, inner.rhs
     nan = _comparison(outer.cond, "uno")
     if nan is None or nan.lhs is not term or nan.rhs is not term:
         return None
-    inner = outer.rhs.owner
-    if not isinstance(inner, arith.SelectOp) or inner.lhs is not term:
-        return None
-    accumulator = inner.rhs
     greater = _comparison(inner.cond, "ogt")
     if greater is None or greater.lhs is not term or greater.rhs is not accumulator:
         return None
@@ -108,17 +125,33 @@ def _is_negative_infinity(value: SSAValue) -> bool:
     )
 
 
-def _nan_max(a: SSAValue, t: SSAValue, ops: list[Operation]) -> SSAValue:
-    step = nan_max_ops(a, t)
-    ops += step
-    return step[-1].results[0]
-
-
-def _tree(terms: list[SSAValue], ops: list[Operation]) -> SSAValue:
+def _balanced(terms: list[SSAValue], combine) -> SSAValue:
     if len(terms) == 1:
         return terms[0]
     middle = len(terms) // 2
-    return _nan_max(_tree(terms[:middle], ops), _tree(terms[middle:], ops), ops)
+    return combine(_balanced(terms[:middle], combine), _balanced(terms[middle:], combine))
+
+
+def _tree(terms: list[SSAValue], start: SSAValue | None, quiet_nan: SSAValue) -> list[Operation]:
+    """The ops computing `nan_max` of `terms` (in order) from `start` (None: from -inf), as
+    the module docstring shows; the result is the last op's."""
+    ops: list[Operation] = []
+
+    def emit(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    def larger(a: SSAValue, b: SSAValue) -> SSAValue:
+        return emit(arith.SelectOp(emit(arith.CmpfOp(b, a, "ogt")), b, a))
+
+    pairs = [terms[i : i + 2] for i in range(0, len(terms), 2)]
+    tests = [emit(arith.CmpfOp(pair[0], pair[-1], "uno")) for pair in pairs]
+    maximum = _balanced(terms, larger)
+    nan = _balanced(tests, lambda a, b: emit(arith.OrIOp(a, b)))
+    result = emit(arith.SelectOp(nan, quiet_nan, maximum))
+    if start is not None:
+        ops += nan_max_ops(start, result, quiet_nan)
+    return ops
 
 
 def balance_max_chains(kernel: FuncOp) -> int:
@@ -132,12 +165,10 @@ def balance_max_chains(kernel: FuncOp) -> int:
         if found is None or len(found[1]) < 4 * MIN_CHAIN:
             continue
         terms, chain_ops = found
-        if len(terms) > 1 and _is_negative_infinity(terms[0]):
-            terms = terms[1:]
-        new_ops: list[Operation] = []
-        result = _tree(terms, new_ops)
+        start = None if _is_negative_infinity(terms[0]) else terms[0]
+        new_ops = _tree(terms[1:], start, op.lhs)
         Rewriter.insert_op(new_ops, InsertPoint.before(op))
-        op.result.replace_all_uses_with(result)
+        op.result.replace_all_uses_with(new_ops[-1].results[0])
         for dead in chain_ops:  # users first: the last step's ops come first
             Rewriter.erase_op(dead)
         rewritten += 1

@@ -116,8 +116,9 @@ func.func @case(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32>
 // -----
 
 // max_pool2d: the pad block fills with -inf, then a max reduction over the window. Its max
-// propagates NaN and keeps the earlier value on ties (`nan_max`: the term if greater or NaN),
-// three x86 instructions where `arith.maximumf`, which orders -0.0 below +0.0, takes six.
+// propagates NaN as the canonical quiet NaN and keeps the earlier value on ties (`nan_max`:
+// the NaN constant if the term is NaN, else the term if greater), three x86 instructions
+// where `arith.maximumf`, which orders -0.0 below +0.0, takes six.
 
 func.func @case(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
   %y = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
@@ -127,6 +128,7 @@ func.func @case(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
 // CHECK-LABEL: loop.func @max_pool2d(
 // CHECK-NEXT:    %[[PAD:.*]] = loop.alloc : memref<1x2x7x7xf32>
 // CHECK-DAG:     %[[NEG_INF:.*]] = arith.constant 0xff800000 : f32
+// CHECK-DAG:     %[[QNAN:.*]] = arith.constant 0x7fc00000 : f32
 // CHECK:         arith.select %{{.*}}, %{{.*}}, %[[NEG_INF]] : f32
 // CHECK:         memref.store %[[NEG_INF]], %[[OUT:.*]][%[[N:.*]], %[[C:.*]], %[[Y:.*]], %[[X:.*]]] : memref<1x2x3x3xf32>
 // CHECK:         %[[V:.*]] = memref.load %[[PAD]]
@@ -134,7 +136,7 @@ func.func @case(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
 // CHECK-NEXT:    %[[GT:.*]] = arith.cmpf ogt, %[[V]], %[[OLD]] : f32
 // CHECK-NEXT:    %[[MAX:.*]] = arith.select %[[GT]], %[[V]], %[[OLD]] : f32
 // CHECK-NEXT:    %[[NAN:.*]] = arith.cmpf uno, %[[V]], %[[V]] : f32
-// CHECK-NEXT:    %[[NEW:.*]] = arith.select %[[NAN]], %[[V]], %[[MAX]] : f32
+// CHECK-NEXT:    %[[NEW:.*]] = arith.select %[[NAN]], %[[QNAN]], %[[MAX]] : f32
 // CHECK-NEXT:    memref.store %[[NEW]], %[[OUT]][%[[N]], %[[C]], %[[Y]], %[[X]]]
 
 // -----
