@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from fusion_compiler.lowering.compile_cache import NativeCode
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.lowering.llvm_codegen import StageTimings
+    from fusion_compiler.lowering.schedule_memo import ScheduleMemo
     from fusion_compiler.specializing import SpecializingModel
 
 PassFactory = Callable[[], type[ModulePass]]
@@ -324,15 +325,32 @@ def lower_to_entries(
     ctx: Context | None = None,
     *,
     profile: bool = False,
+    memo: ScheduleMemo | None = None,
 ) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
     """A copy of `module` (graph level) through `pipeline` and lower-graph (timing every
     launch when `profile`), and the kernels each entry launches, in order (the passes only:
-    no LLVM)."""
+    no LLVM). With the schedule `memo` (for a pipeline that ends with schedule-kernels), the
+    kernels it has records of are stubs before schedule-kernels runs, and what it makes of the
+    others is noted (`lowering/schedule_memo.py`)."""
     from fusion_compiler.lowering.compile_cache import entry_kernels
+    from fusion_compiler.lowering.schedule_memo import split_schedule
 
     lowered = module.clone()
-    spec = ",".join(p for p in (pipeline, native_steps(profile)[0]) if p)
-    PassManager(spec, ctx=ctx, instruments=instruments, verify=verify_policy()).run(lowered)
+    lower = native_steps(profile)[0]
+    parts = split_schedule(pipeline) if memo is not None else None
+    policy = verify_policy()
+    if parts is None:
+        spec = ",".join(p for p in (pipeline, lower) if p)
+        PassManager(spec, ctx=ctx, instruments=instruments, verify=policy).run(lowered)
+        return lowered, entry_kernels(lowered)
+    assert memo is not None
+    fusion, schedule = parts
+    between = "off" if policy == "end" else policy  # ("end": once, after lower-graph)
+    PassManager(fusion, ctx=ctx, instruments=instruments, verify=between).run(lowered)
+    memo.replay(lowered)
+    PassManager(schedule, ctx=ctx, instruments=instruments, verify=between).run(lowered)
+    memo.capture(lowered)
+    PassManager(lower, ctx=ctx, instruments=instruments, verify=policy).run(lowered)
     return lowered, entry_kernels(lowered)
 
 
@@ -352,12 +370,14 @@ def compile_native(
     `CompiledModel.of` binds the constants of `module` to the code, so `pipeline` must keep
     them: `compile_module` runs the `GRAPH_PASSES` a pipeline starts with before this."""
     from fusion_compiler.lowering import compile_cache
+    from fusion_compiler.lowering.schedule_memo import split_schedule
 
     ctx = make_context()
 
-    def to_entries() -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
-        return lower_to_entries(module, pipeline, instruments, ctx, profile=profile)
+    def to_entries(memo: ScheduleMemo | None) -> tuple[ModuleOp, dict[str, tuple[str, ...]]]:
+        return lower_to_entries(module, pipeline, instruments, ctx, profile=profile, memo=memo)
 
+    parts = None if profile else split_schedule(pipeline)
     unit_pipeline = native_steps(profile)[1]
 
     def to_llvm_dialect(unit: ModuleOp) -> None:
@@ -374,6 +394,7 @@ def compile_native(
             unit_pipeline=unit_pipeline,
             use_cache=cache,
             timings=timings,
+            schedule=None if parts is None else parts[1],
         )
 
 

@@ -38,14 +38,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import llvmlite.binding as llvm
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
-from xdsl.ir import Attribute, Operation
-from xdsl.printer import Printer
+from xdsl.dialects.builtin import ModuleOp
 
-from fusion_compiler.dialects import graph, loop
+from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.loop.queries import numpy_dtype
-from fusion_compiler.dialects.resources import HashingStream
+from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
     JitModule,
     NativeUnit,
@@ -57,9 +55,11 @@ from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
     compile_units,
     is_entry,
+    is_stub,
     name_by_content,
     split_units,
 )
+from fusion_compiler.lowering.schedule_memo import MemoMiss, Record, ScheduleMemo
 from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
@@ -139,44 +139,18 @@ def compiler_fingerprint() -> str:
     return digest.hexdigest()
 
 
-class _ConstantHashingPrinter(Printer):
-    """Prints dense elements as the SHA-256 of their raw bytes (and their type); with
-    `weights=False`, the elements of `graph.constant` ops as their type alone."""
-
-    weights = True
-    _in_constant = False
-
-    def print_op(self, op: Operation) -> None:
-        if self.weights or not isinstance(op, graph.ConstantOp):
-            super().print_op(op)
-            return
-        self._in_constant = True
-        try:
-            super().print_op(op)
-        finally:
-            self._in_constant = False
-
-    def print_attribute(self, attribute: Attribute) -> None:
-        if isinstance(attribute, DenseIntOrFPElementsAttr):
-            if self._in_constant:
-                self.print_string("weights : ")
-            else:
-                digest = hashlib.sha256(attribute.data.data).hexdigest()
-                self.print_string(f"dense_sha256<{digest}> : ")
-            self.print_attribute(attribute.type)
-            return
-        super().print_attribute(attribute)
-
-
-def module_hash(module: ModuleOp, *, weights: bool = True) -> str:
-    """A hash of `module` that reads each constant's raw bytes once and never prints them;
-    with `weights=False`, one that covers the types of `graph.constant` ops, not their
-    elements."""
-    digest = hashlib.sha256()
-    printer = _ConstantHashingPrinter(stream=HashingStream(digest), print_generic_format=True)
-    printer.weights = weights
-    printer.print_op(module)
-    return digest.hexdigest()
+@cache
+def _host_and_versions() -> tuple[str, ...]:
+    """The parts of every key that a process cannot change: the host (triple, CPU name and
+    features), the versions of this package, xDSL and llvmlite."""
+    return (
+        host_target_machine().triple,
+        llvm.get_host_cpu_name(),
+        llvm.get_host_cpu_features().flatten(),
+        _version("fusion-compiler"),
+        _version("xdsl"),
+        _version("llvmlite"),
+    )
 
 
 def cache_key(module: ModuleOp, pipeline: str, *, weights: bool = True) -> str:
@@ -185,18 +159,12 @@ def cache_key(module: ModuleOp, pipeline: str, *, weights: bool = True) -> str:
 
 def key_of_hash(digest: str, pipeline: str) -> str:
     """The cache key of a module whose `module_hash` is `digest`, compiled with `pipeline`."""
-    machine = host_target_machine()
     parts = [
         digest,
         pipeline,
-        machine.triple,
-        llvm.get_host_cpu_name(),
-        llvm.get_host_cpu_features().flatten(),
-        threading_runtime_name(),
-        _version("fusion-compiler"),
-        _version("xdsl"),
-        _version("llvmlite"),
+        *_host_and_versions(),
         compiler_fingerprint(),
+        threading_runtime_name(),
         ENTRY_FORMAT.decode(),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
@@ -253,10 +221,13 @@ def _integers(attr) -> tuple[int, ...]:
     return tuple(item.value.data for item in attr.data)
 
 
-LowerToEntries = Callable[[], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
-"""Runs the pipeline and lower-graph on a copy of the module: the loop-level module (bound
-constants are buffer arguments) and the kernels each entry launches
-(`fusion_compiler.driver.lower_to_entries`)."""
+LowerToEntries = Callable[["ScheduleMemo | None"], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
+"""Runs the pipeline and lower-graph on a copy of the module, with the schedule memo when
+given: the loop-level module (bound constants are buffer arguments) and the kernels each
+entry launches (`fusion_compiler.driver.lower_to_entries`)."""
+
+MEMO_PIPELINE = "schedule-memo"
+"""The pipeline part of a schedule memo record's cache key."""
 
 
 def compile_native(
@@ -268,29 +239,68 @@ def compile_native(
     unit_pipeline: str = "convert-loop-to-llvm",
     use_cache: bool = True,
     timings: StageTimings | None = None,
+    schedule: str | None = None,
 ) -> NativeCode:
     """Native code for `module` compiled with `pipeline` (from the cache when possible); the
     driver (`fusion_compiler.driver`) passes the two lowering steps, run on a miss, and the
     pipeline of the second (`unit_pipeline`, part of each unit's key); the seconds of the
     stages after lower-graph are appended to `timings` when given.
 
-    Two levels: the graph-level module (a hit skips everything), then, after the pipeline and
-    lower-graph, each unit of `native_units.split_units` (a kernel, or the entry functions),
-    keyed by its loop-level IR, in which bound constants are buffer arguments: a model whose
-    weights changed, or which shares kernels with a model compiled before, or has one layer
-    changed, compiles only the units the cache does not hold."""
+    Three levels: the graph-level module (a hit skips everything); then, when `pipeline`
+    ends with `schedule` (schedule-kernels and its options), each kernel as fuse-tir made it
+    (the schedule memo, `schedule_memo`: a kernel scheduled in an earlier compile is not
+    scheduled again); then, after the pipeline and lower-graph, each unit of
+    `native_units.split_units`, keyed by its loop-level IR, in which bound constants are
+    buffer arguments: a model whose weights changed, or which shares kernels with a model
+    compiled before, or has one layer changed, compiles only the units the cache does not
+    hold."""
     directory = cache_dir() if use_cache else None
     key = model_key(module, pipeline) if directory is not None else ""
     if directory is not None:
         hit = _load_model(directory, key)
         if hit is not None:
             return hit
-    lowered, kernels = lower_to_entries()
+    memo = None
+    if directory is not None and schedule is not None:
+        memo = _memo(directory, schedule, unit_pipeline)
+    try:
+        return _compile(
+            key, directory, memo, lower_to_entries, lower_to_llvm_dialect, unit_pipeline, timings
+        )
+    except MemoMiss:  # a stub's unit went missing since its record was read
+        return _compile(
+            key, directory, None, lower_to_entries, lower_to_llvm_dialect, unit_pipeline, timings
+        )
+
+
+def _memo(directory: Path, schedule: str, unit_pipeline: str) -> ScheduleMemo:
+    def lookup(memo_key: str) -> Record | None:
+        parsed = _read(directory, key_of_hash(memo_key, MEMO_PIPELINE))
+        return None if parsed is None else Record.of_data(parsed[0])
+
+    def has_unit(digest: str) -> bool:
+        return _entry_path(directory, key_of_hash(digest, unit_pipeline)).exists()
+
+    return ScheduleMemo(schedule, lookup, has_unit)
+
+
+def _compile(
+    key: str,
+    directory: Path | None,
+    memo: ScheduleMemo | None,
+    lower_to_entries: LowerToEntries,
+    lower_to_llvm_dialect: LowerToLLVMDialect,
+    unit_pipeline: str,
+    timings: StageTimings | None,
+) -> NativeCode:
+    lowered, kernels = lower_to_entries(memo)
     bindings = entry_bindings(lowered)
-    units, digests = name_by_content(split_units(lowered), module_hash)
+    units, digests, by_name = name_by_content(split_units(lowered), module_hash)
     keys = [key_of_hash(d, unit_pipeline) if directory is not None else "" for d in digests]
     compiled = [_load_unit(directory, k) if directory is not None else None for k in keys]
     pending = [index for index, unit in enumerate(compiled) if unit is None]
+    if any(is_stub(units[index]) for index in pending):
+        raise MemoMiss()
     _check_convertible([units[index] for index in pending])
     fresh = compile_units([units[index] for index in pending], lower_to_llvm_dialect, timings)
     for index, unit in zip(pending, fresh, strict=True):
@@ -299,6 +309,13 @@ def compile_native(
             _store(directory, keys[index], _unit_bytes(unit))
     if directory is not None:
         _store(directory, key, _model_bytes(kernels, bindings, keys))
+        if memo is not None:
+            for memo_key, record in memo.records(by_name).items():
+                _store(
+                    directory,
+                    key_of_hash(memo_key, MEMO_PIPELINE),
+                    _entry_bytes(record.data(), b"", b""),
+                )
     done = [unit for unit in compiled if unit is not None]
     jit = JitModule(done, host_target_machine())
     return NativeCode(jit, kernels, from_cache=not pending, bindings=bindings)

@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
 from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings, compile_unit
 
@@ -82,19 +83,33 @@ NUMERIC_SUFFIX = re.compile(r"_[0-9]+(?=_|$)")
 (`legalize_ops.kernels`' fresh names, fuse-ops' group names): not part of its content."""
 
 
+def base_name(name: str) -> str:
+    """A kernel's name without its `NUMERIC_SUFFIX`es."""
+    return NUMERIC_SUFFIX.sub("", name)
+
+
+def stub_digest(kernel: loop.FuncOp) -> str | None:
+    """The unit digest a stub kernel carries (`UNIT_DIGEST_ATTR`), None for any other."""
+    attr = kernel.attributes.get(UNIT_DIGEST_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
 def name_by_content(
     units: list[ModuleOp], digest: Callable[[ModuleOp], str]
-) -> tuple[list[ModuleOp], list[str]]:
+) -> tuple[list[ModuleOp], list[str], dict[str, str]]:
     """`units` (from `split_units`) with every kernel renamed to its content symbol, each
     `loop.call` of it following, and kernels of the same content (and base name) kept once;
-    and the content digest of each unit kept (for a kernel, the digest of its unit while it
-    bore its base name: the content symbol is made from it, so it covers the renamed unit).
+    the content digest of each unit kept (for a kernel, the digest of its unit while it bore
+    its base name: the content symbol is made from it, so it covers the renamed unit); and
+    each kernel's digest by the name it had.
 
-    A kernel's content symbol is its base name (the name without `NUMERIC_SUFFIX`es), `_`,
-    and the first 16 hex digits of `digest` of its unit while it bears the base name: the same
-    kernel gets the same symbol in every model, whatever was numbered before it. The entry
-    unit is digested after the renaming."""
+    A kernel's content symbol is its base name (`base_name`), `_`, and the first 16 hex
+    digits of `digest` of its unit while it bears the base name: the same kernel gets the
+    same symbol in every model, whatever was numbered before it. A stub kernel (the schedule
+    memo's) is not digested: it carries its digest. The entry unit is digested after the
+    renaming."""
     renamed: dict[str, str] = {}
+    by_name: dict[str, str] = {}
     kept: list[tuple[ModuleOp, str | None]] = []
     seen: set[str] = set()
     for unit in units:
@@ -103,12 +118,15 @@ def name_by_content(
             kept.append((unit, None))
             continue
         name = kernel.sym_name.data
-        base = NUMERIC_SUFFIX.sub("", name)
-        kernel.sym_name = StringAttr(base)
-        content = digest(unit)
+        base = base_name(name)
+        content = stub_digest(kernel)
+        if content is None:
+            kernel.sym_name = StringAttr(base)
+            content = digest(unit)
         symbol = f"{base}_{content[:16]}"
         kernel.sym_name = StringAttr(symbol)
         renamed[name] = symbol
+        by_name[name] = content
         if symbol not in seen:
             seen.add(symbol)
             kept.append((unit, content))
@@ -117,7 +135,13 @@ def name_by_content(
             if isinstance(op, loop.CallOp) and op.callee.string_value() in renamed:
                 op.callee = SymbolRefAttr(renamed[op.callee.string_value()])
     digests = [digest(unit) if content is None else content for unit, content in kept]
-    return [unit for unit, _ in kept], digests
+    return [unit for unit, _ in kept], digests, by_name
+
+
+def is_stub(unit: ModuleOp) -> bool:
+    """Whether `unit` holds a stub kernel of the schedule memo (which cannot be compiled)."""
+    kernel = _kernel_of(unit)
+    return kernel is not None and stub_digest(kernel) is not None
 
 
 def _kernel_of(unit: ModuleOp) -> loop.FuncOp | None:

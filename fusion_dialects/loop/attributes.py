@@ -90,3 +90,10 @@ ALGORITHM_FLOPS_ATTR = "fusion.algorithm_flops"
 """Discardable integer attribute of a kernel: the FLOPs of one launch of its algorithm, recorded
 by a schedule that makes the kernel execute more (schedule-contractions pads remainder tiles
 to whole vectors); the profiler's count (`costs.kernel_flops`) then stays the algorithm's."""
+
+
+UNIT_DIGEST_ATTR = "fusion.unit_digest"
+"""Discardable string attribute of a stub kernel (an empty body of a scheduled kernel's type)
+that the schedule memo puts in place of a kernel scheduled in an earlier compile: the content
+digest of the unit that compiles it, whose object code the compile cache holds
+(`lowering/schedule_memo.py`)."""

@@ -127,13 +127,13 @@ def test_a_changed_layer_recompiles_only_its_kernel(tmp_path, monkeypatch):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
     compile_module(parse_source(make_context(), TWO_KERNELS, "a.mlir"))
     before = set(tmp_path.glob("*.entry"))
-    assert len(before) == 4  # the model, two kernels, the entry function
+    assert len(before) == 6  # the model, two kernels, the entry function, two memo records
     changed = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
     assert not changed.from_cache
     new = set(tmp_path.glob("*.entry")) - before
-    # The new model, the new softmax kernel and the entry function (which calls it by its
-    # content symbol); the matmul kernel comes from the cache.
-    assert len(new) == 3
+    # The new model, the new softmax kernel, its memo record and the entry function (which
+    # calls it by its content symbol); the matmul kernel comes from the cache.
+    assert len(new) == 4
     again = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
     assert again.from_cache
     x, w = _inputs()
@@ -144,12 +144,13 @@ def test_kernels_renumbered_by_an_edit_come_from_the_cache(tmp_path, monkeypatch
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
     compile_module(parse_source(make_context(), TWO_MATMULS, "a.mlir"))
     before = set(tmp_path.glob("*.entry"))
-    assert len(before) == 4  # the model, two kernels, the entry function
+    assert len(before) == 6  # the model, two kernels, the entry function, two memo records
     edited = compile_module(parse_source(make_context(), FIRST_RELU_A_SIGMOID, "b.mlir"))
     assert edited.kernels() == ["fused_matmul_sigmoid", "fused_matmul_relu"]
-    # The model, the sigmoid kernel and the entry function are new; the second kernel, named
-    # `fused_matmul_relu_1` before and `fused_matmul_relu` now, is the same unit.
-    assert len(set(tmp_path.glob("*.entry")) - before) == 3
+    # The model, the sigmoid kernel (and its memo record) and the entry function are new;
+    # the second kernel, named `fused_matmul_relu_1` before and `fused_matmul_relu` now, is
+    # the same unit.
+    assert len(set(tmp_path.glob("*.entry")) - before) == 4
     rng = np.random.default_rng(0)
     x, w, v = (rng.standard_normal(s, np.float32) for s in [(64, 32), (32, 16), (16, 8)])
     (out,) = edited.run("main", x, w, v)
@@ -160,7 +161,7 @@ def test_kernels_renumbered_by_an_edit_come_from_the_cache(tmp_path, monkeypatch
 def test_kernels_are_linked_under_content_symbols():
     _, lowered, kernels = _lowered(TWO_MATMULS)
     assert kernels["main"] == ("fused_matmul_relu", "fused_matmul_relu_1")
-    units, _ = native_units.name_by_content(split_units(lowered), compile_cache.module_hash)
+    units, _, _ = native_units.name_by_content(split_units(lowered), compile_cache.module_hash)
     symbols = [op.sym_name.data for unit in units[:-1] for op in unit.ops]
     assert all(re.fullmatch(r"fused_matmul_relu_[0-9a-f]{16}", s) for s in symbols)
     assert len(set(symbols)) == 2
@@ -174,7 +175,7 @@ def test_kernels_of_the_same_content_are_compiled_once():
     twin = first.clone()
     (kernel,) = twin.ops
     kernel.sym_name = StringAttr(kernel.sym_name.data + "_7")
-    units, digests = native_units.name_by_content(
+    units, digests, _ = native_units.name_by_content(
         [first, twin, second, entry], compile_cache.module_hash
     )
     assert len(units) == len(digests) == 3

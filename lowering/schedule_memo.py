@@ -1,0 +1,360 @@
+"""What scheduling made of each kernel, remembered across compiles: the schedule memo.
+
+schedule-kernels is most of the passes' time, and it schedules each kernel on its own: what it
+makes of a kernel depends on the kernel's IR (as fuse-tir left it), on which of its inputs every
+launch passes a `graph.constant` for (schedule-contractions prices panels packed from
+constants apart, prepack-weights moves their packing to load time), on the host and on the
+scheduling options; nothing else. After a compile, for each kernel the memo records, under a
+key made of exactly those (`memo_key`):
+
+- the scheduled kernel's function type and the content digest of its unit
+  (`native_units.name_by_content`), whose object code the compile cache holds;
+- the packing kernels prepack-weights made for it (their function types, digests, base names,
+  and which of the kernel's inputs each packs);
+- the scheduled kernel's inputs, each an input of the kernel as fuse-tir left it or a result
+  of one of those packing kernels.
+
+A later compile of a module in which a kernel has a record (the same model with one layer
+changed: every other kernel) replaces that kernel, before schedule-kernels runs, by a *stub*: a
+`loop.func` of the scheduled type with an empty body, marked with its unit's digest
+(`UNIT_DIGEST_ATTR`); its launches are rewritten as prepack-weights would have rewritten them
+(packing launches on the same operands, one per packing kernel and operands). Nothing is
+scheduled for a stub, and its unit is not built: lower-graph needs only its type,
+`name_by_content` takes the recorded digest, and the unit comes from the cache. The entry
+functions are made exactly as without the memo, so the native code is the same.
+
+A record is used only if the unit of every digest it names is in the cache. If a stub's unit
+cannot be loaded after all (removed in between, or damaged), `MemoMiss` makes the driver
+compile the module again without the memo. Profiling builds do not use the memo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+from xdsl.dialects.builtin import FunctionType, MemRefType, StringAttr, TensorType
+from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.parser import Parser
+from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
+
+from fusion_compiler.dialects import graph, loop
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
+from fusion_compiler.lowering.ir_hash import module_hash
+from fusion_compiler.lowering.native_units import base_name
+from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
+
+SCHEDULE_PASS = "schedule-kernels"
+
+MEMO_FORMAT = "schedule memo 1"
+
+
+class MemoMiss(Exception):
+    """A stub's unit is not in the cache: the module must be compiled without the memo."""
+
+
+def split_schedule(pipeline: str) -> tuple[str, str] | None:
+    """`(passes before, schedule-kernels with its options)` when `pipeline` ends with
+    schedule-kernels (the memo applies), else None."""
+    try:
+        specs = [str(spec) for spec in split_pipeline(pipeline)]
+    except Exception:  # noqa: BLE001 - a bad pipeline is reported when it runs
+        return None
+    if len(specs) < 2 or not specs[-1].startswith(SCHEDULE_PASS):
+        return None
+    if specs[-1] != SCHEDULE_PASS and not specs[-1].startswith(SCHEDULE_PASS + "{"):
+        return None
+    return ",".join(specs[:-1]), specs[-1]
+
+
+@dataclass(frozen=True)
+class Packing:
+    """A packing kernel prepack-weights made for a kernel."""
+
+    base: str
+    function_type: str
+    digest: str
+    sources: tuple[int, ...]
+    """The inputs of the unscheduled kernel it packs, in order."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """What schedule-kernels made of one kernel (see the module docstring)."""
+
+    function_type: str
+    digest: str
+    packings: tuple[Packing, ...]
+    inputs: tuple[tuple[int, int], ...]
+    """Per input of the scheduled kernel: `(-1, i)`, input `i` of the unscheduled kernel, or
+    `(j, k)`, result `k` of packing `j`."""
+
+    def data(self) -> dict:
+        return {
+            "format": MEMO_FORMAT,
+            "function_type": self.function_type,
+            "digest": self.digest,
+            "packings": [
+                [p.base, p.function_type, p.digest, list(p.sources)] for p in self.packings
+            ],
+            "inputs": [list(i) for i in self.inputs],
+        }
+
+    @staticmethod
+    def of_data(data: dict) -> Record | None:
+        try:
+            if data["format"] != MEMO_FORMAT:
+                return None
+            packings = tuple(
+                Packing(str(b), str(t), str(d), tuple(int(i) for i in s))
+                for b, t, d, s in data["packings"]
+            )
+            inputs = tuple((int(j), int(k)) for j, k in data["inputs"])
+            return Record(str(data["function_type"]), str(data["digest"]), packings, inputs)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def digests(self) -> list[str]:
+        return [self.digest, *(p.digest for p in self.packings)]
+
+
+def memo_key(kernel: loop.FuncOp, constants: set[int], schedule: str) -> str:
+    """The digest of what scheduling `kernel` depends on, but the host (the cache key adds
+    it): its IR under its base name, the inputs every launch passes a constant for, and the
+    schedule-kernels spec."""
+    name = kernel.sym_name
+    kernel.sym_name = StringAttr(base_name(name.data))
+    try:
+        content = module_hash(kernel)
+    finally:
+        kernel.sym_name = name
+    text = "\0".join([MEMO_FORMAT, content, ",".join(map(str, sorted(constants))), schedule])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@cache
+def _function_type(text: str) -> FunctionType:
+    parsed = Parser(_context(), text).parse_attribute()
+    assert isinstance(parsed, FunctionType)
+    return parsed
+
+
+@cache
+def _context():
+    return make_context()
+
+
+def _kernels(module: Operation) -> list[loop.FuncOp]:
+    return [op for op in module.ops if isinstance(op, loop.FuncOp)]  # type: ignore[attr-defined]
+
+
+@dataclass
+class _Pending:
+    key: str
+    operands: list[SSAValue]
+    """The operands of the kernel's first launch before scheduling."""
+
+
+@dataclass
+class ScheduleMemo:
+    """One compile's use of the memo: `lookup(key)` gives a stored record (None without one),
+    `has_unit(digest)` tells whether the cache holds the unit of a digest."""
+
+    schedule: str
+    lookup: Callable[[str], Record | None]
+    has_unit: Callable[[str], bool]
+    replayed: int = 0
+    _pending: dict[str, _Pending] = field(default_factory=dict)
+    _scheduled: dict[str, tuple[str, list[tuple[str, str, tuple[int, ...]]], list]] = field(
+        default_factory=dict
+    )
+
+    # --- before schedule-kernels: stubs for the kernels with a record ---
+
+    def replay(self, module: Operation) -> None:
+        """Replaces every kernel of `module` that has a usable record by its stub (and its
+        launches as prepack-weights would have left them); remembers the others."""
+        launches = kernel_launches(module)  # type: ignore[arg-type]
+        taken = {k.sym_name.data for k in _kernels(module)}
+        packing_names: dict[str, str] = {}
+        for kernel in _kernels(module):
+            calls = launches.get(kernel.sym_name.data, [])
+            if not calls:
+                continue
+            key = memo_key(kernel, constant_inputs(kernel, launches), self.schedule)
+            record = self.lookup(key)
+            if record is not None and all(self.has_unit(d) for d in record.digests()):
+                self._stub(module, kernel, record, calls, taken, packing_names)
+                self.replayed += 1
+            else:
+                self._pending[kernel.sym_name.data] = _Pending(key, list(calls[0].inputs))
+
+    def _stub(self, module, kernel, record: Record, calls, taken, packing_names) -> None:
+        name = kernel.sym_name.data
+        stub = _stub_kernel(name, _function_type(record.function_type), record.digest)
+        module.body.block.insert_op_before(stub, kernel)
+        kernel.detach()
+        kernel.erase()
+        packings = []
+        for packing in record.packings:
+            if packing.digest not in packing_names:
+                packing_name = _fresh(packing.base, taken)
+                packing_stub = _stub_kernel(
+                    packing_name, _function_type(packing.function_type), packing.digest
+                )
+                module.body.block.insert_op_after(packing_stub, stub)
+                packing_names[packing.digest] = packing_name
+            packings.append((packing, packing_names[packing.digest]))
+        made: dict[tuple, list[SSAValue]] = {}
+        for call in calls:
+            results = []
+            for packing, packing_name in packings:
+                operands = [call.inputs[i] for i in packing.sources]
+                key = (packing_name, *operands)
+                if key not in made:
+                    made[key] = _launch(call, packing_name, operands, packing)
+                results.append(made[key])
+            inputs = [call.inputs[k] if j < 0 else results[j][k] for j, k in record.inputs]
+            _relaunch(call, name, inputs)
+
+    # --- after schedule-kernels: what it made of the others ---
+
+    def capture(self, module: Operation) -> None:
+        """Notes, for each kernel scheduled in this compile, its type, its packing kernels and
+        its inputs (before lower-graph turns the launches into entry code)."""
+        launches = kernel_launches(module)  # type: ignore[arg-type]
+        kernels = {k.sym_name.data: k for k in _kernels(module)}
+        for name, pending in self._pending.items():
+            calls = launches.get(name, [])
+            if (
+                name not in kernels
+                or not calls
+                or len(set(pending.operands)) < len(pending.operands)
+            ):
+                continue  # (an operand passed twice: its inputs could not be told apart)
+            mapped = _map_inputs(pending.operands, list(calls[0].inputs), kernels)
+            if mapped is not None:
+                self._scheduled[name] = (str(kernels[name].function_type), *mapped)
+
+    # --- after name_by_content: the records ---
+
+    def records(self, digests: dict[str, str]) -> dict[str, Record]:
+        """The records of the kernels scheduled in this compile, by memo key; `digests` maps
+        each kernel's name (as the passes left it) to its unit's content digest."""
+        made = {}
+        for name, (function_type, packings, inputs) in self._scheduled.items():
+            if name not in digests or any(p not in digests for p, _, _ in packings):
+                continue
+            record = Record(
+                function_type,
+                digests[name],
+                tuple(Packing(base_name(p), t, digests[p], s) for p, t, s in packings),
+                tuple(inputs),
+            )
+            made[self._pending[name].key] = record
+        return made
+
+
+def _map_inputs(
+    original: list[SSAValue], inputs: list[SSAValue], kernels: dict[str, loop.FuncOp]
+) -> tuple[list[tuple[str, str, tuple[int, ...]]], list[tuple[int, int]]] | None:
+    """The packing kernels and the input map of a launch that prepack-weights rewrote (or
+    left as it was), from its operands before (`original`) and after (`inputs`); None when
+    the launch is not one prepack-weights can have made of the other.
+
+    A packed input is a result of a launch of a kernel on constants of the original
+    operands. The other inputs are the original operands in order, less constants the
+    kernel no longer reads (the ones it reads packed); a value made by a launch that
+    prepack-weights replaced (an earlier kernel's, relaunched) is a new value of the same
+    type where the old one's op is gone."""
+    packings: list[tuple[str, str, tuple[int, ...]]] = []
+    mapped: list[tuple[int, int]] = []
+    index = {value: i for i, value in enumerate(original)}
+    cursor = 0
+    for value in inputs:
+        launch = value.owner
+        if (
+            isinstance(launch, graph.CallLoopOp)
+            and launch.callee.string_value() in kernels
+            and launch.inputs
+            and all(v in index and isinstance(v.owner, graph.ConstantOp) for v in launch.inputs)
+        ):
+            packing = launch.callee.string_value()
+            entry = (
+                packing,
+                str(kernels[packing].function_type),
+                tuple(index[v] for v in launch.inputs),
+            )
+            if entry not in packings:
+                packings.append(entry)
+            mapped.append(
+                (packings.index(entry), next(k for k, r in enumerate(launch.outputs) if r is value))
+            )
+            continue
+        while cursor < len(original) and not _same_input(original[cursor], value):
+            if not isinstance(original[cursor].owner, graph.ConstantOp):
+                return None
+            cursor += 1
+        if cursor == len(original):
+            return None
+        mapped.append((-1, cursor))
+        cursor += 1
+    if any(not isinstance(v.owner, graph.ConstantOp) for v in original[cursor:]):
+        return None
+    return packings, mapped
+
+
+def _same_input(old: SSAValue, new: SSAValue) -> bool:
+    if old is new:
+        return True
+    return old.type == new.type and isinstance(old, OpResult) and old.op.parent is None
+
+
+def _stub_kernel(name: str, function_type: FunctionType, digest: str) -> loop.FuncOp:
+    stub = loop.FuncOp(name, function_type.inputs.data, function_type.outputs.data)
+    stub.attributes[UNIT_DIGEST_ATTR] = StringAttr(digest)
+    return stub
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, suffix = base, 0
+    while name in taken:
+        suffix += 1
+        name = f"{base}_{suffix}"
+    taken.add(name)
+    return name
+
+
+def _launch(call: graph.CallLoopOp, name: str, operands, packing: Packing) -> list[SSAValue]:
+    """A launch of the packing kernel `name` on `operands`, before `call` (as prepack-weights
+    makes it)."""
+    outputs = _function_type(packing.function_type).outputs.data
+    types = []
+    for t in outputs:
+        assert isinstance(t, MemRefType)
+        types.append(TensorType(t.element_type, t.get_shape()))
+    launch = graph.CallLoopOp(name, operands, types)
+    launch.location = call.location
+    block = call.parent_block()
+    assert block is not None
+    block.insert_op_before(launch, call)
+    for result in launch.outputs:
+        result.name_hint = (operands[0].name_hint or "w") + "_packed"
+    return list(launch.outputs)
+
+
+def _relaunch(call: graph.CallLoopOp, name: str, inputs: list[SSAValue]) -> None:
+    new = graph.CallLoopOp(name, inputs, [r.type for r in call.outputs])
+    new.attributes |= call.attributes
+    new.location = call.location
+    block = call.parent_block()
+    assert block is not None
+    block.insert_op_before(new, call)
+    for old, result in zip(call.outputs, new.outputs, strict=True):
+        result.name_hint = old.name_hint
+        old.replace_all_uses_with(result)
+    call.detach()
+    call.erase()
