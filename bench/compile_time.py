@@ -12,8 +12,8 @@ to an `.onnx` file, then, each step in a fresh process with an empty compile cac
 - edit: one weight of the model changed (a different `.onnx`, imported and compiled with the
   cache of the cold run): what a user who retrains or edits weights waits for;
 - op edit: one op of the model changed instead (the middle `Relu` made a `Sigmoid`): what a
-  user who edits the graph waits for (the passes run again; the cache holds every kernel
-  but the edited one).
+  user who edits the graph waits for (the graph passes run again; the schedule memo and the
+  cache hold every kernel but the edited one, which alone is scheduled and compiled).
 
 Peak memory is the process's maximum resident set (`VmHWM`), which includes the Python
 interpreter and the libraries (about 130 MB before any model is read); the peak of a compile
