@@ -46,6 +46,7 @@ from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.native_units import base_name
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
+from fusion_compiler.passes.schedule.prepack_weights import replace_launch
 
 SCHEDULE_PASS = "schedule-kernels"
 
@@ -218,7 +219,7 @@ class ScheduleMemo:
                     made[key] = _launch(call, packing_name, operands, packing)
                 results.append(made[key])
             inputs = [call.inputs[k] if j < 0 else results[j][k] for j, k in record.inputs]
-            _relaunch(call, name, inputs)
+            replace_launch(call, name, inputs)
 
     # --- after schedule-kernels: what it made of the others ---
 
@@ -344,17 +345,3 @@ def _launch(call: graph.CallLoopOp, name: str, operands, packing: Packing) -> li
     for result in launch.outputs:
         result.name_hint = (operands[0].name_hint or "w") + "_packed"
     return list(launch.outputs)
-
-
-def _relaunch(call: graph.CallLoopOp, name: str, inputs: list[SSAValue]) -> None:
-    new = graph.CallLoopOp(name, inputs, [r.type for r in call.outputs])
-    new.attributes |= call.attributes
-    new.location = call.location
-    block = call.parent_block()
-    assert block is not None
-    block.insert_op_before(new, call)
-    for old, result in zip(call.outputs, new.outputs, strict=True):
-        result.name_hint = old.name_hint
-        old.replace_all_uses_with(result)
-    call.detach()
-    call.erase()

@@ -431,7 +431,16 @@ def _relaunch(
         packs[key] = _packing_launch(block, call, prepack, operands)
     packed = packs[key]
     inputs = [v for index, v in enumerate(call.inputs) if index not in unread] + packed
-    new = graph.CallLoopOp(call.callee, inputs, [r.type for r in call.outputs])
+    replace_launch(call, call.callee.string_value(), inputs)
+
+
+def replace_launch(call: graph.CallLoopOp, callee: str, inputs: list[SSAValue]) -> None:
+    """`call` replaced by a launch of `callee` on `inputs` with the same results (types, name
+    hints, attributes, location, uses); also the schedule memo's replay of this pass
+    (`lowering/schedule_memo.py`)."""
+    block = call.parent_block()
+    assert block is not None
+    new = graph.CallLoopOp(callee, inputs, [r.type for r in call.outputs])
     new.attributes |= call.attributes
     new.location = call.location
     block.insert_op_before(new, call)
