@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from xdsl.dialects.builtin import FunctionType, MemRefType, StringAttr, TensorType
+from xdsl.dialects.builtin import FunctionType, StringAttr
 from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
@@ -46,7 +46,7 @@ from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.native_units import base_name
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
-from fusion_compiler.passes.schedule.prepack_weights import replace_launch
+from fusion_compiler.passes.schedule.prepack_weights import packing_launch, replace_launch
 
 SCHEDULE_PASS = "schedule-kernels"
 
@@ -180,7 +180,7 @@ class ScheduleMemo:
         launches as prepack-weights would have left them); remembers the others."""
         launches = kernel_launches(module)  # type: ignore[arg-type]
         taken = {k.sym_name.data for k in _kernels(module)}
-        packing_names: dict[str, str] = {}
+        packing_stubs: dict[str, loop.FuncOp] = {}
         for kernel in _kernels(module):
             calls = launches.get(kernel.sym_name.data, [])
             if not calls:
@@ -188,12 +188,12 @@ class ScheduleMemo:
             key = memo_key(kernel, constant_inputs(kernel, launches), self.schedule)
             record = self.lookup(key)
             if record is not None and all(self.has_unit(d) for d in record.digests()):
-                self._stub(module, kernel, record, calls, taken, packing_names)
+                self._stub(module, kernel, record, calls, taken, packing_stubs)
                 self.replayed += 1
             else:
                 self._pending[kernel.sym_name.data] = _Pending(key, list(calls[0].inputs))
 
-    def _stub(self, module, kernel, record: Record, calls, taken, packing_names) -> None:
+    def _stub(self, module, kernel, record: Record, calls, taken, packing_stubs) -> None:
         name = kernel.sym_name.data
         stub = _stub_kernel(name, _function_type(record.function_type), record.digest)
         module.body.block.insert_op_before(stub, kernel)
@@ -201,22 +201,25 @@ class ScheduleMemo:
         kernel.erase()
         packings = []
         for packing in record.packings:
-            if packing.digest not in packing_names:
-                packing_name = _fresh(packing.base, taken)
+            if packing.digest not in packing_stubs:
                 packing_stub = _stub_kernel(
-                    packing_name, _function_type(packing.function_type), packing.digest
+                    _fresh(packing.base, taken),
+                    _function_type(packing.function_type),
+                    packing.digest,
                 )
                 module.body.block.insert_op_after(packing_stub, stub)
-                packing_names[packing.digest] = packing_name
-            packings.append((packing, packing_names[packing.digest]))
+                packing_stubs[packing.digest] = packing_stub
+            packings.append((packing, packing_stubs[packing.digest]))
         made: dict[tuple, list[SSAValue]] = {}
         for call in calls:
+            block = call.parent_block()
+            assert block is not None
             results = []
-            for packing, packing_name in packings:
+            for packing, packing_stub in packings:
                 operands = [call.inputs[i] for i in packing.sources]
-                key = (packing_name, *operands)
+                key = (packing_stub, *operands)
                 if key not in made:
-                    made[key] = _launch(call, packing_name, operands, packing)
+                    made[key] = packing_launch(block, call, packing_stub, operands)
                 results.append(made[key])
             inputs = [call.inputs[k] if j < 0 else results[j][k] for j, k in record.inputs]
             replace_launch(call, name, inputs)
@@ -327,21 +330,3 @@ def _fresh(base: str, taken: set[str]) -> str:
         name = f"{base}_{suffix}"
     taken.add(name)
     return name
-
-
-def _launch(call: graph.CallLoopOp, name: str, operands, packing: Packing) -> list[SSAValue]:
-    """A launch of the packing kernel `name` on `operands`, before `call` (as prepack-weights
-    makes it)."""
-    outputs = _function_type(packing.function_type).outputs.data
-    types = []
-    for t in outputs:
-        assert isinstance(t, MemRefType)
-        types.append(TensorType(t.element_type, t.get_shape()))
-    launch = graph.CallLoopOp(name, operands, types)
-    launch.location = call.location
-    block = call.parent_block()
-    assert block is not None
-    block.insert_op_before(launch, call)
-    for result in launch.outputs:
-        result.name_hint = (operands[0].name_hint or "w") + "_packed"
-    return list(launch.outputs)

@@ -428,7 +428,7 @@ def _relaunch(
     operands = [call.inputs[index] for index in sources]
     key = (prepack.sym_name.data, *operands)
     if key not in packs:
-        packs[key] = _packing_launch(block, call, prepack, operands)
+        packs[key] = packing_launch(block, call, prepack, operands)
     packed = packs[key]
     inputs = [v for index, v in enumerate(call.inputs) if index not in unread] + packed
     replace_launch(call, call.callee.string_value(), inputs)
@@ -451,10 +451,9 @@ def replace_launch(call: graph.CallLoopOp, callee: str, inputs: list[SSAValue]) 
     call.erase()
 
 
-def _packing_launch(
-    block: Block, call, prepack: FuncOp, operands: list[SSAValue]
-) -> list[SSAValue]:
-    """A launch of `prepack` on `operands`, inserted before `call`."""
+def packing_launch(block: Block, call, prepack: FuncOp, operands: list[SSAValue]) -> list[SSAValue]:
+    """A launch of `prepack` on `operands`, inserted before `call` (also the schedule memo's
+    replay of this pass)."""
     name = prepack.sym_name.data
     buffers = [_memref(arg) for arg in prepack.output_args]
     types = [TensorType(t.element_type, t.get_shape()) for t in buffers]
