@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
     JitModule,
@@ -141,12 +142,14 @@ def compiler_fingerprint() -> str:
 
 @cache
 def _host_and_versions() -> tuple[str, ...]:
-    """The parts of every key that a process cannot change: the host (triple, CPU name and
-    features), the versions of this package, xDSL and llvmlite."""
+    """The parts of every key that a process cannot change: the host (triple, CPU name,
+    features and usable cores, which the contraction schedule balances its parallel loops
+    over), the versions of this package, xDSL and llvmlite."""
     return (
         host_target_machine().triple,
         llvm.get_host_cpu_name(),
         llvm.get_host_cpu_features().flatten(),
+        str(usable_cores()),
         _version("fusion-compiler"),
         _version("xdsl"),
         _version("llvmlite"),

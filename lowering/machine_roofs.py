@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ import numpy as np
 
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.compile_cache import atomic_write, cache_dir
 from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
 from fusion_compiler.lowering.jit import CodegenTarget, JitModule, aligned_empty
@@ -149,11 +149,7 @@ def measure_gbps(threads: int) -> float:
 def team_size(threads: int) -> int:
     """The threads a parallel loop runs on when asked for `threads` (0: every core this
     process may use, OpenMP's default)."""
-    if threads > 0:
-        return threads
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    return threads if threads > 0 else usable_cores()
 
 
 def machine_key() -> str:

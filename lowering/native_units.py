@@ -47,6 +47,7 @@ from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
+from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings, compile_unit
 
@@ -186,7 +187,7 @@ def compile_jobs() -> int:
         if not text.isdigit() or int(text) < 1:
             raise ValueError(f"{JOBS_VARIABLE} must be a positive job count, got {text!r}")
         return int(text)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return usable_cores()
 
 
 def compile_units(

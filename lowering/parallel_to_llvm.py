@@ -70,7 +70,7 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
-from fusion_compiler.dialects.loop.queries import defined_outside, trip_count
+from fusion_compiler.dialects.loop.queries import defined_outside, parallel_work
 from fusion_compiler.lowering.llvm_builders import call_function, constant, enclosing_module
 from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
@@ -97,17 +97,6 @@ SLOT_BYTES = 8
 # ---------------------------------------------------------------------------------------------
 # Predicates and estimates (never mutate IR)
 # ---------------------------------------------------------------------------------------------
-
-
-def parallel_work(loop_op: loop.ForOp) -> int | None:
-    """The innermost iterations one execution of `loop_op` runs: its trip count times the
-    iterations of the loops in its body (added up; a loop of unknown trip count counts as
-    one), or None when `loop_op`'s own trip count is not a constant."""
-    trips = trip_count(loop_op)
-    if trips is None:
-        return None
-    inner = [op for op in loop_op.body.block.ops if isinstance(op, loop.ForOp)]
-    return trips * max(1, sum(parallel_work(op) or 1 for op in inner))
 
 
 def _in_parallel_loop(op: Operation) -> bool:

@@ -114,9 +114,7 @@ QUIET_NAN = struct.unpack("<f", struct.pack("<I", 0x7FC00000))[0]
 """The NaN `nan_max` returns (bits 0x7FC00000, whatever NaN came in)."""
 
 
-def nan_max_ops(
-    accumulator: SSAValue, term: SSAValue, quiet_nan: SSAValue
-) -> list[Operation]:
+def nan_max_ops(accumulator: SSAValue, term: SSAValue, quiet_nan: SSAValue) -> list[Operation]:
     """The four ops of `nan_max(accumulator, term)`, its result last (`cmpf ogt`, `select`,
     `cmpf uno`, `select` of `quiet_nan`, an `f32` constant holding `QUIET_NAN`: the shape
     `passes/schedule/max_chains.py` matches)."""

@@ -70,6 +70,18 @@ def trip_count(loop: ForOp) -> int | None:
     return max(0, -(-(ub - lb) // step))
 
 
+def parallel_work(loop: ForOp) -> int | None:
+    """The innermost iterations one execution of `loop` runs: its trip count times the
+    iterations of the loops in its body (added up; a loop of unknown trip count counts as
+    one), or None when `loop`'s own trip count is not a constant. What a launch of `loop` on
+    a team of threads must reach to be worth one (`lowering/parallel_to_llvm.py`)."""
+    trips = trip_count(loop)
+    if trips is None:
+        return None
+    inner = [op for op in loop.body.block.ops if isinstance(op, ForOp)]
+    return trips * max(1, sum(parallel_work(op) or 1 for op in inner))
+
+
 def defined_outside(value: SSAValue, loop: ForOp) -> bool:
     """Whether `value` is defined outside `loop` (so it is the same in all its iterations)."""
     owner = value.owner

@@ -30,7 +30,18 @@ dilation: the input pixels are broadcasts. A matmul packs `B`'s column panel `K 
 accumulator tile in registers across the reduction (R x T/W vectors); the epilogue runs on
 the tile before the single store of each output element.
 
-Parallelism: the outermost emitted loop with at least two iterations is marked `parallel`.
+Parallelism: one loop on every path through the emitted nests is marked `parallel`, chosen
+among the loops over tiles and spatial iterations (`parallel_tile_loops`): the outermost
+whose iterations divide evenly enough among the host's cores. The static schedule gives
+each thread `ceil(n / cores)` iterations at most, so a loop of `n` runs at `n / (ceil(n /
+cores) * cores)` of the team's speed (its balance): 5 column tiles on 2 cores keep one core
+idle for a sixth of the time. A loop whose balance is under `BALANCE` goes serial when a
+loop inside it, with enough work per launch (`PARALLEL_THRESHOLD`), balances better; that
+one is then launched once per iteration of the loops around it (a launch costs a
+microsecond or two, a column tile of a convolution hundreds). Measured on resnet50 (Zen 5,
+2 threads, paired runs of the whole model): 1.08-1.14x faster, its 3x3 256 -> 256
+convolution on 14 x 14 pixels (5 column tiles of 48 channels, now 14 output rows in
+parallel) 1.29x; on 1 thread the same to within noise.
 The accumulator tile is allocated inside every tile (the LLVM lowering hoists allocations
 to the entry of the function that holds them: per thread inside a parallel loop); the
 panel buffer where it is packed (per thread when the column tiles are the parallel loop,
@@ -50,6 +61,8 @@ from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind, LoopKindAttr
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, ROLLED_LOOP_ATTR
+from fusion_compiler.dialects.loop.queries import parallel_work
+from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
 from fusion_compiler.passes.analysis.loop_access import is_unit_stride, loop_range, trip_count
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
@@ -66,8 +79,11 @@ def _extent(loop: ForOp) -> int:
 class PackedBuilder:
     """Builds the packed-panel nest of one contraction (module docstring) before its root."""
 
-    def __init__(self, match: PackedContraction, tile: Tile, vector_width: int):
+    def __init__(self, match: PackedContraction, tile: Tile, vector_width: int, cores: int = 1):
         self.match = match
+        self.cores = cores
+        self.tops: list[ForOp] = []
+        """The loops over tiles and spatial iterations, in the order they are made."""
         self.nest = match.nest
         self.tile = tile
         self.width = vector_width
@@ -84,16 +100,17 @@ class PackedBuilder:
         assert parent is not None
         extent = self.match.cols_extent
         self._split_range(Emitter(parent, root), 0, extent, self.tile.cols, "jt", self._column)
+        for loop in parallel_tile_loops(self.tops, self.cores):
+            loop.kind = LoopKindAttr(LoopKind.PARALLEL)
         root.detach()
         root.erase()
 
     def _loop(self, emitter: Emitter, lb: int | SSAValue, ub, step, name: str, top=False) -> ForOp:
-        """A loop; a `top` one (over tiles or spatial iterations) is parallel if it has two
-        iterations or more and no loop around it has."""
+        """A loop; a `top` one (over tiles or spatial iterations) may be made parallel."""
         values = [self.const(v) if isinstance(v, int) else v for v in (lb, ub, step)]
         new = emitter.loop(*values, name)
-        if top and (trip_count(new) or 0) >= 2 and not _inside_repeated_loop(new):
-            new.kind = LoopKindAttr(LoopKind.PARALLEL)
+        if top:
+            self.tops.append(new)
         return new
 
     def _split(self, emitter, loop: ForOp, size: int, name: str, inner, *args) -> None:
@@ -321,14 +338,37 @@ class _Frame:
         self.i_base, self.j_base, self.acc, self.packed = i_base, j_base, acc, packed
 
 
-def _inside_repeated_loop(loop: ForOp) -> bool:
-    """Whether a loop around `loop` runs two iterations or more."""
-    parent = loop.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp) and (trip_count(parent) or 0) >= 2:
-            return True
-        parent = parent.parent_op()
-    return False
+BALANCE = 0.9
+"""The balance (module docstring) at which a loop is parallel even where a loop inside it
+balances better."""
+
+
+def balance(trips: int, cores: int) -> float:
+    """The share of a team of `cores` threads that a static schedule of `trips` iterations
+    keeps busy."""
+    return trips / (-(-trips // cores) * cores)
+
+
+def parallel_tile_loops(tops: list[ForOp], cores: int) -> list[ForOp]:
+    """The loops of `tops` (outer loops before the loops inside them) to run in parallel: on
+    each path, the outermost of two iterations or more whose balance reaches `BALANCE`, or
+    that no loop inside it (of enough work per launch) beats."""
+    chosen: list[ForOp] = []
+    for loop in tops:
+        trips = trip_count(loop) or 0
+        if trips < 2 or any(outer.is_ancestor(loop) for outer in chosen):
+            continue
+        inside = [
+            balance(trip_count(inner) or 0, cores)
+            for inner in tops
+            if inner is not loop
+            and loop.is_ancestor(inner)
+            and (trip_count(inner) or 0) >= 2
+            and (parallel_work(inner) or 0) >= PARALLEL_THRESHOLD
+        ]
+        if balance(trips, cores) >= min(BALANCE, max(inside, default=0.0)):
+            chosen.append(loop)
+    return chosen
 
 
 def _pure(op: Operation) -> bool:

@@ -68,6 +68,7 @@ from fusion_compiler.dialects.loop.attributes import (
     WIDE_VECTORS_ATTR,
 )
 from fusion_compiler.dialects.loop.costs import counted_flops, record_algorithm_flops
+from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import (
@@ -220,6 +221,7 @@ class TileOptions:
     registers: int = 0
     packing: bool = True
     weights: frozenset[int] = frozenset()
+    cores: int = 0
     """Inputs of the kernel that are constants at every launch: prepack-weights packs a panel
     of theirs once, at load time, so a plan whose panel serves one row tile pays."""
 
@@ -229,6 +231,7 @@ class TileOptions:
             detected,
             vector_width=self.vector_width or detected.vector_width,
             registers=self.registers or detected.registers,
+            cores=self.cores or detected.cores,
         )
 
     def tile_for(self, match: Contraction) -> Tile:
@@ -377,7 +380,8 @@ def _schedule_root(root: ForOp, options: TileOptions) -> bool:
     """Tile the contraction nest at `root`, packed if it can be; whether it was one."""
     plan = options.packed_plan(root) or _grouped_plan(root, options)
     if plan is not None:
-        PackedBuilder(plan[0], plan[1], options.host().vector_width).build()
+        host = options.host()
+        PackedBuilder(plan[0], plan[1], host.vector_width, host.cores).build()
         return True
     match = match_contraction(root)
     if match is None:
@@ -416,7 +420,9 @@ class ScheduleContractionsPass(ModulePass):
     lanes) and `registers` (vector registers) of the host model (0: this host's), `packing`
     (default true: the packed-panel schedule where it applies), `weights` (default true: a
     kernel input that every launch passes a constant for counts as packed once, at load time,
-    by prepack-weights: a matrix-vector product then gets the packed schedule too).
+    by prepack-weights: a matrix-vector product then gets the packed schedule too), `cores`
+    (the cores the packed schedule balances its parallel loop over; 0: the CPUs this process
+    may use).
     """
 
     name = "schedule-contractions"
@@ -427,9 +433,16 @@ class ScheduleContractionsPass(ModulePass):
     registers: int = 0
     packing: bool = True
     weights: bool = True
+    cores: int = 0
+
+    def __post_init__(self) -> None:
+        for option in ("rows", "cols", "vector_width", "registers", "cores"):
+            check_option_range(self.name, option.replace("_", "-"), getattr(self, option), 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        options = TileOptions(self.rows, self.cols, self.vector_width, self.registers, self.packing)
+        options = TileOptions(
+            self.rows, self.cols, self.vector_width, self.registers, self.packing, cores=self.cores
+        )
         launches = kernel_launches(op) if self.weights else {}
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:
             if REGISTER_TILED_ATTR in kernel.attributes:

@@ -25,8 +25,8 @@ in half the L1 data cache.
 Host facts: the vector width and register count come from the CPU features llvmlite reports
 (`+avx512f`: 16 lanes, 32 registers; `+avx`: 8 lanes, 16 registers; otherwise 4 and 16), the
 cache sizes and the L1 data cache's associativity from `/sys/devices/system/cpu/cpu0/cache`
-(defaults 32 KiB 8-way and 1 MiB where it is not readable). Every fact can be overridden by a
-pass option, which is how tests fix the tile.
+(defaults 32 KiB 8-way and 1 MiB where it is not readable), the cores from the process's CPU
+affinity. Every fact can be overridden by a pass option, which is how tests fix the tile.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from fusion_compiler.host import usable_cores
 
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 DEFAULT_L1_BYTES = 32 * 1024
@@ -55,6 +57,9 @@ class HostModel:
     l2_bytes: int = DEFAULT_L2_BYTES
     l1_ways: int = DEFAULT_L1_WAYS
     """Associativity of the L1 data cache."""
+    cores: int = 1
+    """The cores a kernel's parallel loop is split over (`contraction_pack_schedule`'s
+    choice of that loop)."""
 
     @property
     def l1_sets(self) -> int:
@@ -127,6 +132,7 @@ def host_model() -> HostModel:
         _cache_size(1) or DEFAULT_L1_BYTES,
         _cache_size(2) or DEFAULT_L2_BYTES,
         _cache_ways(1) or DEFAULT_L1_WAYS,
+        usable_cores(),
     )
 
 

@@ -19,11 +19,12 @@ from xdsl.parser import Parser
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.loop.queries import parallel_work
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
 from fusion_compiler.lowering import compile_cache, llvm_codegen, threading_runtime
 from fusion_compiler.lowering.jit import JitModule, host_target_machine
-from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, parallel_work
+from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
 from fusion_compiler.lowering.threading_runtime import check_threading
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=4 vector-width=4 registers=16}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=4 vector-width=4 registers=16 cores=2}' | filecheck %s
 
 // A grouped 1x1 convolution (8 -> 8 channels, 2 groups: 4 filters and 4 input channels per
 // group) with a bias, on a row of 4 pixels, as legalize-ops and fuse-loops leave it: the input

@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=8 vector-width=4 registers=16}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{rows=2 cols=8 vector-width=4 registers=16 cores=2}' | filecheck %s
 
 // The packed-panel schedule of a matmul with a bias epilogue, tile 2 x 8 (two vectors of four),
 // 5 rows by 18 columns: two column tiles (the parallel loop) and two columns left, two row

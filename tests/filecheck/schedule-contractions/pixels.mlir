@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{vector-width=4 registers=16}' | filecheck %s
+// RUN: fusion-opt %s --split-input-file -p 'schedule-contractions{vector-width=4 registers=16 cores=2}' | filecheck %s
 
 // A 1x1 convolution (NCHW, 8 -> 16 channels, 6 x 6 pixels) is vectorised along its pixels:
 // the two pixel loops collapse into one column dimension of 36 (`oh * 6 + ow`), the panel is a
