@@ -31,17 +31,32 @@ that is not parallel), such that
   A row sum `s[i] += x[i, k]` stays as it is (`x` would be read down a column); legalize-ops
   already gives a long one a vector loop over its partial sums, `lanes[i, l] += x[i, c*32 + l]`
   (`passes/legalize_ops/reduction.py`), which needs no reordering.
+
+Parallel chunks (`parallel_chunk`): a candidate that is a root loop of its kernel (a
+matrix-vector product `y[j] += x[k] * W[k, j]`, a classifier at batch 1) would leave no loop
+to run in parallel once sunk: every spatial iteration is then inside the reduction. When it
+has enough work for a team of threads on each of the host's cores, it is first split into
+one chunk per core, `loop.for %jo = 0 to n step n/cores parallel { reordered nest over
+j = %jo + %jj }`: each thread reads its own columns of `W` for the whole reduction. The
+elements and their sums are the same (bits included). Measured on VGG-19's 25088 x 4096
+classifier alone (+ bias + relu, Zen 5, paired runs): 1.25x faster on 2 threads (the two
+cores stream 36 GB/s of weights where one streams 26), 0.95x on 1 (each chunk reads half
+rows: shorter streams); the whole model on 2 threads 1.13-1.18x with the balanced
+contraction loops (`contraction_pack_schedule`).
 """
 
 from __future__ import annotations
 
-from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop.queries import parallel_work
+from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_constant_bounds,
     is_parallel,
     is_vector_loop_body,
     memory_accesses,
+    trip_count,
 )
 from fusion_compiler.passes.schedule.loop_transforms import (
     distribute,
@@ -50,7 +65,7 @@ from fusion_compiler.passes.schedule.loop_transforms import (
     sink,
     statement_groups,
 )
-from fusion_compiler.passes.schedule.tiling import can_strip_mine, tile
+from fusion_compiler.passes.schedule.tiling import can_strip_mine, strip_mine, tile
 
 
 def reduction_nests(loop: ForOp) -> list[ForOp]:
@@ -74,6 +89,8 @@ def can_reorder(loop: ForOp) -> bool:
     """Whether `loop` may be distributed over its statements and sunk below its reductions,
     and doing so vectorises them."""
     nests = reduction_nests(loop)
+    if loop.loop_kind == LoopKind.PARALLEL:  # the chunks of a split (`parallel_chunk`)
+        return False
     if not nests or not is_parallel(loop) or not has_constant_bounds(loop):
         return False
     if not groups_are_independent(statement_groups(loop)):
@@ -97,15 +114,35 @@ def find_candidate(func: FuncOp) -> ForOp | None:
     return None
 
 
-def reorder_reductions(func: FuncOp, tile_size: int = 0) -> bool:
+def parallel_chunk(loop: ForOp, cores: int) -> int | None:
+    """The chunk size to split `loop` by before it is reordered (module docstring): `n /
+    cores` for a root loop of `n` iterations (a multiple of `cores`) whose work reaches
+    `PARALLEL_THRESHOLD` per core; None when it is not split."""
+    if cores < 2 or not isinstance(loop.parent_op(), FuncOp):
+        return None
+    chunk = (trip_count(loop) or 0) // cores
+    work = parallel_work(loop) or 0
+    if not can_strip_mine(loop, chunk) or work < PARALLEL_THRESHOLD * cores:
+        return None
+    return chunk
+
+
+def reorder_reductions(func: FuncOp, tile_size: int = 0, cores: int = 1) -> bool:
     """Reorder every reduction of `func` that can and should be; whether any was. With a
-    `tile_size`, a longer loop is tiled first (`tiling.py`) and its loop in a tile reordered."""
+    `tile_size`, a longer loop is tiled first (`tiling.py`) and its loop in a tile reordered;
+    a root loop with work for `cores` threads is split into parallel chunks first
+    (`parallel_chunk`)."""
     changed = False
     while (candidate := find_candidate(func)) is not None:
         if tile_size and can_strip_mine(candidate, tile_size):
             candidate = tile(candidate, tile_size)
             if not can_reorder(candidate):
                 continue
+        elif (chunk := parallel_chunk(candidate, cores)) is not None:
+            candidate = strip_mine(candidate, chunk)
+            chunks = candidate.parent_op()
+            assert isinstance(chunks, ForOp)
+            chunks.kind = LoopKindAttr(LoopKind.PARALLEL)
         reorder(candidate)
         changed = True
     return changed

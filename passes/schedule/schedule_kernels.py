@@ -94,7 +94,9 @@ class ScheduleKernelsPass(PipelinePass):
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
     8), `split-index-sets`, `balance-max-chains`, `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
-    counts within their budget; 0 or 1 switches an unrolling off.
+    counts within their budget; 0 or 1 switches an unrolling off. `cores` (0: the CPUs this
+    process may use) is the cores schedule-contractions and reorder-reductions divide
+    parallel loops for.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
 
@@ -116,10 +118,12 @@ class ScheduleKernelsPass(PipelinePass):
     overlap_tails: bool = True
     split_index_sets: bool = True
     balance_max_chains: bool = True
+    cores: int = 0
 
     def __post_init__(self) -> None:
         for option, value in (
             ("tile", self.tile),
+            ("cores", self.cores),
             ("unroll-reductions", self.unroll_reductions),
             ("unroll-jam", self.unroll_jam),
         ):
@@ -136,13 +140,16 @@ class ScheduleKernelsPass(PipelinePass):
                 self.contractions,
                 (
                     ScheduleContractionsPass(
-                        self.contraction_rows, self.contraction_cols, weights=self.prepack
+                        self.contraction_rows,
+                        self.contraction_cols,
+                        weights=self.prepack,
+                        cores=self.cores,
                     ),
                     CleanUpKernelsPass(forward_stores=False),
                 ),
             ),
             (self.contractions and self.prepack, (PrepackWeightsPass(),)),
-            (self.reorder, (ReorderReductionsPass(self.tile),)),
+            (self.reorder, (ReorderReductionsPass(self.tile, self.cores),)),
             (
                 self.unroll_reductions > 1,
                 (UnrollReductionsPass(self.unroll_reductions, self.fuse),),

@@ -21,7 +21,7 @@ from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.loop.queries import parallel_work
 from fusion_compiler.dialects.reference.evaluator import evaluate
-from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
+from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
 from fusion_compiler.lowering import compile_cache, llvm_codegen, threading_runtime
 from fusion_compiler.lowering.jit import JitModule, host_target_machine
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
@@ -328,3 +328,43 @@ def test_a_cached_model_keeps_its_thread_count(tmp_path, monkeypatch):
     cached.set_num_threads(2)
     for one, two in zip(fresh.run("main", *inputs), cached.run("main", *inputs), strict=True):
         np.testing.assert_array_equal(two, one)
+
+
+SPLIT_FOR_TWO_CORES = """
+func.func @main(%x: tensor<1x512xf32>, %w: tensor<512x256xf32>, %b: tensor<256xf32>,
+                %image: tensor<1x32x14x14xf32>, %filter: tensor<80x32x3x3xf32>)
+    -> (tensor<1x256xf32>, tensor<1x80x14x14xf32>) {
+  %m = graph.matmul %x, %w : (tensor<1x512xf32>, tensor<512x256xf32>) -> tensor<1x256xf32>
+  %a = graph.add %m, %b : (tensor<1x256xf32>, tensor<256xf32>) -> tensor<1x256xf32>
+  %r = graph.relu %a : tensor<1x256xf32>
+  %c = graph.conv2d %image, %filter {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x14x14xf32>, tensor<80x32x3x3xf32>) -> tensor<1x80x14x14xf32>
+  func.return %r, %c : tensor<1x256xf32>, tensor<1x80x14x14xf32>
+}
+"""
+
+
+def test_loops_split_for_two_cores_match_one_thread_and_the_unfused_build(tmp_path, monkeypatch):
+    """A matrix-vector product split into a chunk per core (reorder-reductions), and a
+    convolution whose parallel loop is chosen for two cores (schedule-contractions): the same
+    bits on one thread and on two as the unfused build, and near the reference."""
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))
+    module = parse_source(make_context(), SPLIT_FOR_TWO_CORES, "split.mlir")
+    split = DEFAULT_PIPELINE.replace("schedule-kernels", "schedule-kernels{cores=2}")
+    model = compile_module(module, split)
+    unfused = compile_module(
+        module, UNFUSED_PIPELINE.replace("schedule-kernels", "schedule-kernels{cores=1}")
+    )
+    assert "call void @GOMP_parallel(" in model.llvm_ir
+    inputs = _inputs(model.functions["main"], seed=7)
+    want = evaluate(module, "main", inputs)
+    model.set_num_threads(1)
+    single = model.run("main", *inputs)
+    model.set_num_threads(2)
+    double = model.run("main", *inputs)
+    for one, two, serial, ref in zip(
+        single, double, unfused.run("main", *inputs), want, strict=True
+    ):
+        np.testing.assert_array_equal(two, one)
+        np.testing.assert_array_equal(one, serial)
+        scale = float(np.max(np.abs(ref)))
+        np.testing.assert_allclose(one, ref, rtol=1e-5, atol=1e-5 * scale)
