@@ -30,7 +30,7 @@ dilation: the input pixels are broadcasts. A matmul packs `B`'s column panel `K 
 accumulator tile in registers across the reduction (R x T/W vectors); the epilogue runs on
 the tile before the single store of each output element.
 
-Parallelism: one loop on every path through the emitted nests is marked `parallel`, chosen
+Parallelism: at most one loop on each path through the emitted nests is marked `parallel`, chosen
 among the loops over tiles and spatial iterations (`parallel_tile_loops`): the outermost
 whose iterations divide evenly enough among the host's cores. The static schedule gives
 each thread `ceil(n / cores)` iterations at most, so a loop of `n` runs at `n / (ceil(n /
@@ -39,9 +39,11 @@ idle for a sixth of the time. A loop whose balance is under `BALANCE` goes seria
 loop inside it, with enough work per launch (`PARALLEL_THRESHOLD`), balances better; that
 one is then launched once per iteration of the loops around it (a launch costs a
 microsecond or two, a column tile of a convolution hundreds). Measured on resnet50 (Zen 5,
-2 threads, paired runs of the whole model): 1.08-1.14x faster, its 3x3 256 -> 256
-convolution on 14 x 14 pixels (5 column tiles of 48 channels, now 14 output rows in
-parallel) 1.29x; on 1 thread the same to within noise.
+whole model, the old and the new choice compiled in one process and timed alternately,
+medians of 11-21 rounds, four such runs): 1.01-1.27x faster on 2 threads (six pairs,
+median 1.11x); 0.94-1.01x on 1 thread (four pairs, median 0.97x). Its 3x3
+256 -> 256 convolution on 14 x 14 pixels (5 column tiles of 48 channels, now 14 output rows
+in parallel) took 3.1 instead of 4.0 ms in one pair of `fusion-run --profile` runs.
 The accumulator tile is allocated inside every tile (the LLVM lowering hoists allocations
 to the entry of the function that holds them: per thread inside a parallel loop); the
 panel buffer where it is packed (per thread when the column tiles are the parallel loop,

@@ -221,9 +221,10 @@ class TileOptions:
     registers: int = 0
     packing: bool = True
     weights: frozenset[int] = frozenset()
-    cores: int = 0
     """Inputs of the kernel that are constants at every launch: prepack-weights packs a panel
     of theirs once, at load time, so a plan whose panel serves one row tile pays."""
+    cores: int = 0
+    """The cores the packed schedule balances its parallel loop over (0: the host's)."""
 
     def host(self) -> HostModel:
         detected = host_model()

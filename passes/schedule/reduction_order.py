@@ -90,9 +90,9 @@ def profitable_to_sink(loop: ForOp, nest: ForOp) -> bool:
 def can_reorder(loop: ForOp) -> bool:
     """Whether `loop` may be distributed over its statements and sunk below its reductions,
     and doing so vectorises them."""
-    nests = reduction_nests(loop)
     if loop.loop_kind == LoopKind.PARALLEL:  # the chunks of a split (`parallel_chunk`)
         return False
+    nests = reduction_nests(loop)
     if not nests or not is_parallel(loop) or not has_constant_bounds(loop):
         return False
     if not groups_are_independent(statement_groups(loop)):
