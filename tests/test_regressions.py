@@ -22,11 +22,10 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 from fuzz_mutants import run_in_process  # noqa: E402
-from graph_checks import assert_close  # noqa: E402
+from graph_checks import assert_close, reference_and_spread  # noqa: E402
 
 from fusion_compiler.dialects.context import make_context  # noqa: E402
 from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
-from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module  # noqa: E402
 
 REGRESSIONS = ROOT / "tests" / "regressions"
@@ -40,10 +39,10 @@ def test_regression_graph_matches_the_reference(path: Path) -> None:
     main = next(op for op in module.ops if getattr(op, "sym_name", None).data == "main")
     rng = np.random.default_rng(0)
     inputs = [rng.uniform(-1, 1, arg.type.get_shape()).astype(np.float32) for arg in main.args]
-    reference = evaluate(module, "main", inputs)
+    reference, spread = reference_and_spread(module, inputs)
     for pipeline in (UNFUSED_PIPELINE, DEFAULT_PIPELINE):
         model = compile_module(module, pipeline, cache=False)
-        assert_close(model.run("main", *inputs), reference, pipeline)
+        assert_close(model.run("main", *inputs), reference, pipeline, spread)
 
 
 @pytest.mark.parametrize("path", MUTANTS, ids=[p.stem for p in MUTANTS])

@@ -18,11 +18,17 @@ from fusion_compiler.dialects.reference._precision import F32Array, F64Array, as
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_CUBIC = 0.044715
 _ERF_F64 = np.frompyfunc(math.erf, 1, 1)
+_ERFC_F64 = np.frompyfunc(math.erfc, 1, 1)
 
 
 def _erf_f64(x: F64Array) -> F64Array:
     """math.erf applied elementwise to a float64 array (correctly rounded to float64)."""
     return np.asarray(_ERF_F64(x), dtype=np.float64)
+
+
+def _erfc_f64(x: F64Array) -> F64Array:
+    """math.erfc applied elementwise to a float64 array (accurate where erfc is tiny)."""
+    return np.asarray(_ERFC_F64(x), dtype=np.float64)
 
 
 def _sigmoid_f64(x: F64Array) -> F64Array:
@@ -106,9 +112,10 @@ def erf(x: npt.ArrayLike) -> F32Array:
 
 
 def gelu(x: npt.ArrayLike) -> F32Array:
-    """Exact GELU: 0.5 * x * (1 + erf(x / sqrt(2)))."""
+    """Exact GELU: 0.5 * x * (1 + erf(x / sqrt(2))), computed as 0.5 * x * erfc(-x / sqrt(2)),
+    which does not cancel for negative x (`1 + erf` does, even in float64, below x ~ -8)."""
     x64 = as_f64(x)
-    return to_f32(0.5 * x64 * (1.0 + _erf_f64(x64 / math.sqrt(2.0))))
+    return to_f32(0.5 * x64 * _erfc_f64(-x64 / math.sqrt(2.0)))
 
 
 def gelu_tanh(x: npt.ArrayLike) -> F32Array:

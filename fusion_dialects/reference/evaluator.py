@@ -319,17 +319,29 @@ def _lookup(anchor: Operation, symbol, kind: type[Operation]) -> Operation:
 
 
 def evaluate(
-    module: ModuleOp, entry: str = "main", inputs: Sequence[np.ndarray] = ()
+    module: ModuleOp,
+    entry: str = "main",
+    inputs: Sequence[np.ndarray] = (),
+    *,
+    perturb: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> list[np.ndarray]:
-    """Run function `@entry` of `module` on `inputs`; return its results as numpy arrays."""
+    """Run function `@entry` of `module` on `inputs`; return its results as numpy arrays.
+
+    `perturb`, when given, replaces every result of every compute op (not constants, not
+    arguments) before its users see it: the checkers pass a small random relative error to see
+    how much the outputs depend on each op's rounding (`bench/graph_checks.py`)."""
     function = SymbolTable.lookup_symbol(module, entry)
     if not isinstance(function, func.FuncOp):
         raise ValueError(f"the module has no function @{entry}")
-    results = _call_function(function, inputs)
+    results = _call_function(function, inputs, perturb)
     return [np.array(r, copy=True) if any(r is x for x in inputs) else r for r in results]
 
 
-def _call_function(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _call_function(
+    function: func.FuncOp,
+    inputs: Sequence[np.ndarray],
+    perturb: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> list[np.ndarray]:
     check_inputs(function, inputs)
     env: dict[SSAValue, np.ndarray] = dict(zip(function.body.block.args, inputs, strict=True))
     for op in function.body.block.ops:
@@ -338,6 +350,8 @@ def _call_function(function: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[
             return args
         results = _run_op(op, args)
         _check_results(op, results)
+        if perturb is not None and not isinstance(op, graph.ConstantOp):
+            results = [perturb(r) for r in results]
         env.update(zip(op.results, results, strict=True))
     raise EvaluationError(f"@{function.sym_name.data} has no func.return")
 

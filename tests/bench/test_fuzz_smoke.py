@@ -91,3 +91,46 @@ def test_a_returned_constant_is_copied_by_a_kernel_no_op_has():
         outputs=(Ref("node", 0), Ref("node", 1)),
     )
     check_graph(spec)
+
+
+def _parsed(text: str):
+    from fusion_compiler.dialects.context import make_context
+    from fusion_compiler.dialects.diagnostics import parse_source
+
+    return parse_source(make_context(), text, "<test>")
+
+
+def test_the_rounding_spread_widens_the_tolerance_only_where_the_graph_cancels():
+    """Seed 6701: `lrn(v) - v` cancels, so one ulp of `lrn(v)` moves the result by many of its
+    own ulps; the spread (every op's result moved by 2-4 ulps) sees that: a result one ulp of
+    `v` off passes, one 16 ulps of `v` off does not. A product does not cancel: its spread is a few of its own ulps, and a
+    result 3e-4 off is still rejected."""
+    import numpy as np
+    import pytest
+    from graph_checks import assert_close, reference_and_spread
+
+    lrn = _parsed((ROOT / "tests/regressions/graphs/seed6701.mlir").read_text())
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-1, 1, (2, 4, 6, 5)), rng.uniform(-1, 1, (4, 1, 1, 1))]
+    inputs = [x.astype(np.float32) for x in inputs]
+    (reference,), spread = reference_and_spread(lrn, inputs)
+    v = (np.abs(reference) / 7.5e-5) ** (1 / 3)  # |lrn(v) - v| ~ 7.5e-5 |v|^3
+    one_ulp_of_v = np.spacing(v.astype(np.float32)).astype(np.float64)
+    nonzero = reference != 0  # the padded border is 0 in every evaluation
+    assert np.all(spread[0][nonzero] >= one_ulp_of_v[nonzero] / 2)
+    assert_close([reference - np.sign(reference) * one_ulp_of_v], [reference], "lrn", spread)
+    with pytest.raises(AssertionError, match="beyond"):
+        assert_close([reference - 16 * one_ulp_of_v], [reference], "lrn", spread)
+
+    product = _parsed(
+        """func.func @main(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
+          %p = graph.mul %a, %b : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+          func.return %p : tensor<64xf32>
+        }"""
+    )
+    a, b = (rng.uniform(0.5, 1, 64).astype(np.float32) for _ in range(2))
+    (reference,), spread = reference_and_spread(product, [a, b])
+    assert np.all(spread[0] <= 4 * np.spacing(reference))
+    assert_close([reference * (1 + 2.0**-22)], [reference], "product", spread)
+    with pytest.raises(AssertionError, match="beyond"):
+        assert_close([reference * (1 + 3e-4)], [reference], "product", spread)

@@ -107,7 +107,9 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// gelu = 0.5 * x * (1 + erf(x * 0.70710678)).
+// gelu = x * Phi(x), Phi from its tail: t = erfc(|x| / sqrt 2) / 2 (Numerical Recipes' erfcc:
+// 1 / (1 + z/2) times exp of a degree-9 polynomial in it, minus z^2), Phi = t for x < 0 and
+// 1 - t otherwise, so the negative tail does not cancel as 1 + erf(x / sqrt 2) would.
 
 func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = graph.gelu %x : tensor<8xf32>
@@ -116,14 +118,28 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // CHECK-LABEL: loop.func @gelu(
 // CHECK-DAG:     %[[INV_SQRT2:.*]] = arith.constant 0.707106769 : f32
-// CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[C9:.*]] = arith.constant 0.170872763 : f32
+// CHECK-DAG:     %[[C0:.*]] = arith.constant -1.26551223 : f32
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[X:.*]] = memref.load
-// CHECK-NEXT:    %[[S:.*]] = arith.mulf %[[X]], %[[INV_SQRT2]] : f32
-// CHECK-NEXT:    %[[E:.*]] = math.erf %[[S]] : f32
-// CHECK-NEXT:    %[[HX:.*]] = arith.mulf %[[HALF]], %[[X]] : f32
-// CHECK-NEXT:    %[[P:.*]] = arith.addf %[[ONE]], %[[E]] : f32
-// CHECK-NEXT:    %[[R:.*]] = arith.mulf %[[HX]], %[[P]] : f32
+// CHECK-NEXT:    %[[A:.*]] = math.absf %[[X]] : f32
+// CHECK-NEXT:    %[[Z:.*]] = arith.mulf %[[A]], %[[INV_SQRT2]] : f32
+// CHECK-NEXT:    %[[D:.*]] = math.fma %[[HALF]], %[[Z]], %[[ONE]] : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.divf %[[ONE]], %[[D]] : f32
+// CHECK-NEXT:    %[[P9:.*]] = math.fma %[[C9]], %[[T]], %{{.*}} : f32
+// CHECK-COUNT-7: math.fma %{{.*}}, %[[T]], %{{.*}} : f32
+// CHECK-NEXT:    %[[P:.*]] = math.fma %{{.*}}, %[[T]], %[[C0]] : f32
+// CHECK-NEXT:    %[[ZZ:.*]] = arith.mulf %[[Z]], %[[Z]] : f32
+// CHECK-NEXT:    %[[EXPONENT:.*]] = arith.subf %[[P]], %[[ZZ]] : f32
+// CHECK-NEXT:    %[[HT:.*]] = arith.mulf %[[HALF]], %[[T]] : f32
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[EXPONENT]] : f32
+// CHECK-NEXT:    %[[TAIL:.*]] = arith.mulf %[[HT]], %[[E]] : f32
+// CHECK-NEXT:    %[[NEG:.*]] = arith.cmpf olt, %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[UPPER:.*]] = arith.subf %[[ONE]], %[[TAIL]] : f32
+// CHECK-NEXT:    %[[CDF:.*]] = arith.select %[[NEG]], %[[TAIL]], %[[UPPER]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.mulf %[[X]], %[[CDF]] : f32
 // CHECK-NEXT:    memref.store %[[R]]
 
 // -----

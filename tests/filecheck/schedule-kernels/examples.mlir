@@ -56,8 +56,8 @@
 // FFN-COUNT-4:         arith.mulf
 // FFN-NOT:             arith.mulf
 // FFN:             loop.for %{{.*}} = %c0 to %c16 step %c1 vectorized {
-// FFN:               math.erf
-// FFN-NOT:         math.erf
+// FFN:               math.exp
+// FFN-NOT:         math.exp
 // FFN:             }
 
 // The spelled-out layer norm: each mean is a row reduction followed, in the same row
