@@ -19,7 +19,7 @@ A loop `loop.for %i = %lb to %ub step %s { body }` becomes
 which LLVM's loop passes recognise (rotation, SCEV trip counts, vectorisation, unrolling).
 
 In an entry function (`lower-graph`), `loop.call @k(%buffers)` becomes `llvm.call @k(%ptrs)`
-and `loop.view` is the pointer of its flat source buffer.
+and `loop.view` is the pointer of its source buffer, advanced by its offset (an inbounds GEP).
 
 Loop kinds: every kind this pattern sees produces this same serial CFG. The header of a
 `vectorized` loop is named `vector_header`, and the JIT forces LLVM to vectorise the loops so
@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     IntegerAttr,
+    MemRefType,
     UnitAttr,
     UnrealizedConversionCastOp,
     i64,
@@ -47,6 +48,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop import LoopKind
 from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
+from fusion_compiler.lowering.llvm_types import memory_type
 from fusion_compiler.lowering.vector_loops import (
     ROLLED_HEADER,
     STRIDED_VECTOR_HEADER,
@@ -112,13 +114,21 @@ class LowerCallPattern(RewritePattern):
 
 
 class LowerViewPattern(RewritePattern):
-    """`loop.view %slot` → the slot's own pointer (a view starts at its source's start)."""
+    """`loop.view %source[offset]` → the source's pointer, advanced by `offset` elements."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ViewOp, rewriter: PatternRewriter, /) -> None:
         pointer = UnrealizedConversionCastOp.get([op.source], [llvm.LLVMPointerType()])
-        view = UnrealizedConversionCastOp.get([pointer.results[0]], [op.result.type])
-        rewriter.replace(op, [pointer, view], [view.results[0]])
+        ops: list = [pointer]
+        address = pointer.results[0]
+        if op.element_offset:
+            assert isinstance(op.result.type, MemRefType)
+            element = memory_type(op.result.type.element_type)
+            gep = llvm.GEPOp(address, [op.element_offset], element, inbounds=True)
+            ops.append(gep)
+            address = gep.result
+        view = UnrealizedConversionCastOp.get([address], [op.result.type])
+        rewriter.replace(op, [*ops, view], [view.results[0]])
 
 
 def _header_name(op: loop.ForOp) -> str:

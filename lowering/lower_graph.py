@@ -63,6 +63,7 @@ from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantO
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
 from fusion_compiler.lowering.blas_backend import lower_external_calls
+from fusion_compiler.lowering.in_place import InPlaceConcats, in_place_concats
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 from fusion_compiler.lowering.profiling import instrument_entry
 
@@ -148,6 +149,10 @@ def _entries(function: func.FuncOp) -> list[_Entry]:
     return [load, entry]
 
 
+def _kernels(module: ModuleOp) -> dict[str, loop.FuncOp]:
+    return {op.sym_name.data: op for op in module.ops if isinstance(op, loop.FuncOp)}
+
+
 def _sources(entry: _Entry, constants: list[SSAValue], derived: list[SSAValue]) -> ArrayAttr:
     index = {value: i for i, value in enumerate(constants)}
     index |= {value: -1 - j for j, value in enumerate(derived)}
@@ -194,8 +199,11 @@ class _EntryBuilder:
         for value, arg in zip(inputs, entry.input_args, strict=True):
             arg.name_hint = value.name_hint
         copies = self._bind_outputs(spec.results, entry)
-        self._plan_intermediates(spec.calls)
+        in_place = in_place_concats(spec.calls, set(self.buffer_of), _kernels(self.module))
+        self._plan_intermediates(spec.calls, in_place)
         for call in spec.calls:
+            if call in in_place.dropped:
+                continue
             operands = [self.buffer_of[v] for v in (*call.inputs, *call.outputs)]
             self._emit(loop.CallOp(call.callee, operands), call)
         for source, target in copies:
@@ -214,29 +222,42 @@ class _EntryBuilder:
                 self.buffer_of[value] = arg
         return copies
 
-    def _plan_intermediates(self, calls: list[CallLoopOp]) -> None:
+    def _plan_intermediates(self, calls: list[CallLoopOp], in_place: InPlaceConcats) -> None:
         """One memory plan per element type (a slot is a flat buffer of one element type;
-        f32 first, then the others in order of first definition)."""
-        values = [v for call in calls for v in call.outputs if v not in self.buffer_of]
+        f32 first, then the others in order of first definition). A value written in place
+        into a concat's buffer (`in_place.py`) is a view of its root's storage, and extends
+        the root's lifetime to its own."""
+        outputs = [v for call in calls for v in call.outputs if v not in self.buffer_of]
+        members: dict[SSAValue, list[SSAValue]] = {}
+        for value in outputs:
+            members.setdefault(in_place.root(value)[0], []).append(value)
+        roots = [v for v in outputs if v in members]
         by_type: dict[Attribute, list[SSAValue]] = {f32: []}
-        for value in values:
+        for value in roots:
             by_type.setdefault(_element_type(value), []).append(value)
         step_of = {call: step for step, call in enumerate(calls)}
+        storage = {root: self.buffer_of[root] for root in members if root in self.buffer_of}
         for element_type, group in by_type.items():
-            self._plan_group(element_type, group, step_of, len(calls))
+            storage |= self._plan_group(element_type, group, members, step_of, len(calls))
+            self._emit_views([v for v in outputs if in_place.root(v)[0] in group], in_place, storage)
+        self._emit_views([v for v in outputs if v not in self.buffer_of], in_place, storage)
 
     def _plan_group(
         self,
         element_type: Attribute,
-        values: list[SSAValue],
+        roots: list[SSAValue],
+        members: dict[SSAValue, list[SSAValue]],
         step_of: dict[Operation, int],
         end: int,
-    ) -> None:
+    ) -> dict[SSAValue, SSAValue]:
+        """Allocate the slots of `roots` (each alive while any of its members is); returns
+        each root's slot."""
         lifetimes = []
-        for value in values:
-            defined = step_of[value.owner]
-            uses = [step_of.get(use.operation, end) for use in value.uses]
-            lifetimes.append(Lifetime(_element_count(value), defined, max([defined, *uses])))
+        for root in roots:
+            tree = members[root]
+            defined = min(step_of[value.owner] for value in tree)
+            uses = [step_of.get(use.operation, end) for value in tree for use in value.uses]
+            lifetimes.append(Lifetime(_element_count(root), defined, max([defined, *uses])))
         plan = plan_memory(lifetimes)
         slots = []
         suffix = "" if element_type == f32 else f"_{element_type}"
@@ -245,8 +266,15 @@ class _EntryBuilder:
             alloc.result.name_hint = f"slot{index}{suffix}"
             self.body.insert_op_before(alloc, self.body.last_op)
             slots.append(alloc.result)
-        for value, slot in zip(values, plan.slot_of, strict=True):
-            view = loop.ViewOp(slots[slot], tensor_buffer_type(value.type))
+        return {root: slots[slot] for root, slot in zip(roots, plan.slot_of, strict=True)}
+
+    def _emit_views(
+        self, values: list[SSAValue], in_place: InPlaceConcats, storage: dict[SSAValue, SSAValue]
+    ) -> None:
+        """The buffer of each of `values`: a view of its root's storage, at its offset."""
+        for value in values:
+            root, offset = in_place.root(value)
+            view = loop.ViewOp(storage[root], tensor_buffer_type(value.type), offset)
             view.result.name_hint = value.name_hint
             self._emit(view, value.owner)
             self.buffer_of[value] = view.result

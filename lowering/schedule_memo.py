@@ -42,7 +42,7 @@ from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
 
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
+from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR, UNIT_DIGEST_ATTR
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.native_units import base_name
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
@@ -196,6 +196,8 @@ class ScheduleMemo:
     def _stub(self, module, kernel, record: Record, calls, taken, packing_stubs) -> None:
         name = kernel.sym_name.data
         stub = _stub_kernel(name, _function_type(record.function_type), record.digest)
+        if CONCAT_AXIS_ATTR in kernel.attributes:  # what lower-graph reads of the kernel
+            stub.attributes[CONCAT_AXIS_ATTR] = kernel.attributes[CONCAT_AXIS_ATTR]
         module.body.block.insert_op_before(stub, kernel)
         kernel.detach()
         kernel.erase()

@@ -86,6 +86,13 @@ that run after it (reorder-reductions, unroll-reductions, unroll-jam-reductions 
 re-fusion and clean-up between them) leave such a kernel alone."""
 
 
+CONCAT_AXIS_ATTR = "fusion.concat_axis"
+"""Integer attribute of the kernel legalize-ops makes for a `graph.concat` (its axis): the
+kernel only copies its operands into their parts of the result, so lower-graph may instead
+have the operands' producers write into those parts (`lowering/in_place.py`). A kernel fused
+from several ops never has it; the schedule memo's stubs keep it."""
+
+
 ALGORITHM_FLOPS_ATTR = "fusion.algorithm_flops"
 """Discardable integer attribute of a kernel: the FLOPs of one launch of its algorithm, recorded
 by a schedule that makes the kernel execute more (schedule-contractions pads remainder tiles

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import MemRefType, SymbolRefAttr
+from xdsl.dialects.builtin import I64, IntegerAttr, MemRefType, SymbolRefAttr, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -84,32 +85,44 @@ class CallOp(IRDLOperation):
 
 @irdl_op_definition
 class ViewOp(IRDLOperation):
-    """A buffer of another shape over the start of a flat buffer (a slot of a memory plan).
+    """A buffer of another shape over the elements of another buffer, in row-major order,
+    starting `offset` elements in (0 when absent): a memory-plan slot, or a part of a buffer
+    another value is written into in place (an operand of a concat, `lowering/in_place.py`).
 
     ```mlir
     %t = loop.view %slot : memref<200704xf32> to memref<1x64x56x56xf32>
+    %b = loop.view %slot[193600] : memref<387200xf32> to memref<1x64x55x55xf32>
     ```
     """
 
     name = "loop.view"
 
     source = operand_def(MemRefType)
+    offset = opt_prop_def(IntegerAttr[I64])
     result = result_def(MemRefType)
     traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
+    assembly_format = "$source (`[` $offset^ `]`)? attr-dict `:` type($source) `to` type($result)"
 
-    def __init__(self, source: SSAValue, result_type: MemRefType):
-        super().__init__(operands=[source], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: MemRefType, offset: int = 0):
+        properties = {"offset": IntegerAttr(offset, i64)} if offset else {}
+        super().__init__(operands=[source], result_types=[result_type], properties=properties)
+
+    @property
+    def element_offset(self) -> int:
+        return 0 if self.offset is None else self.offset.value.data
 
     def verify_(self) -> None:
         source, result = self.source.type, self.result.type
         assert isinstance(source, MemRefType) and isinstance(result, MemRefType)
-        if len(source.get_shape()) != 1 or source.element_type != result.element_type:
+        if source.element_type != result.element_type:
             raise VerifyException(
-                f"the source must be a flat buffer of {result.element_type}, got {source}"
+                f"the source must be a buffer of {result.element_type}, got {source}"
             )
-        if _count(result.get_shape()) > source.get_shape()[0]:
-            raise VerifyException(f"{result} does not fit in {source}")
+        if self.element_offset < 0:
+            raise VerifyException(f"the offset must be at least 0, got {self.element_offset}")
+        if self.element_offset + _count(result.get_shape()) > _count(source.get_shape()):
+            at = f" at offset {self.element_offset}" if self.element_offset else ""
+            raise VerifyException(f"{result}{at} does not fit in {source}")
 
 
 def _count(shape: Sequence[int]) -> int:

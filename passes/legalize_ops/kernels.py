@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -20,7 +20,9 @@ from xdsl.traits import SymbolOpInterface
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.graph import ConcatOp
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES, type_names
+from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import tensor_buffer_type
 from fusion_compiler.passes.legalize_ops import (
     elementwise,
@@ -103,7 +105,10 @@ def build_kernel(op: Operation, name: str) -> loop.FuncOp:
         [tensor_buffer_type(result.type) for result in op.results],
     )
     LEGALIZATIONS[type(op)](op, kb)
-    return kb.finish()
+    kernel = kb.finish()
+    if isinstance(op, ConcatOp):
+        kernel.attributes[CONCAT_AXIS_ATTR] = IntegerAttr(op.axis_value, i64)
+    return kernel
 
 
 def kernel_base_name(op: Operation) -> str:

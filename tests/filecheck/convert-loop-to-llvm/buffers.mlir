@@ -58,3 +58,25 @@ loop.func @main(%x: memref<4xf32>) outs(%y: memref<4xf32>) attributes {loop.boun
 // CHECK-NEXT:    llvm.call @neg(%[[X]], %[[SLOT]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.call @neg(%[[SLOT]], %[[Y]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.return
+
+// -----
+
+// A view with an offset (an operand of a concat written in place) is its source's pointer
+// advanced by that many elements; the source may be an output buffer.
+loop.func @neg(%a: memref<4xf32>) outs(%b: memref<4xf32>) {
+  loop.return
+}
+loop.func @main(%x: memref<4xf32>) outs(%y: memref<2x4xf32>) attributes {loop.bound_constants = 0 : i64} {
+  %low = loop.view %y : memref<2x4xf32> to memref<4xf32>
+  %high = loop.view %y[4] : memref<2x4xf32> to memref<4xf32>
+  loop.call @neg(%x, %low) : memref<4xf32>, memref<4xf32>
+  loop.call @neg(%x, %high) : memref<4xf32>, memref<4xf32>
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @main(
+// CHECK-SAME:      %[[X:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.nocapture}, %[[Y:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.nocapture})
+// CHECK-NEXT:    %[[HIGH:.*]] = llvm.getelementptr inbounds %[[Y]][4] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.call @neg(%[[X]], %[[Y]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.call @neg(%[[X]], %[[HIGH]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.return

@@ -108,8 +108,9 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 // gelu = x * Phi(x), Phi from its tail: t = erfc(|x| / sqrt 2) / 2 (Numerical Recipes' erfcc:
-// 1 / (1 + z/2) times exp of a degree-9 polynomial in it, minus z^2), Phi = t for x < 0 and
-// 1 - t otherwise, so the negative tail does not cancel as 1 + erf(x / sqrt 2) would.
+// 1 / (1 + z/2) times exp of a degree-9 polynomial in it, minus z^2 = x^2 / 2, that
+// exponent one fma), Phi = t for x < 0 and 1 - t otherwise, so the negative tail does not
+// cancel as 1 + erf(x / sqrt 2) would.
 
 func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = graph.gelu %x : tensor<8xf32>
@@ -122,6 +123,7 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-DAG:     %[[C9:.*]] = arith.constant 0.170872763 : f32
 // CHECK-DAG:     %[[C0:.*]] = arith.constant -1.26551223 : f32
+// CHECK-DAG:     %[[MINUS_HALF:.*]] = arith.constant -5.000000e-01 : f32
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[X:.*]] = memref.load
 // CHECK-NEXT:    %[[A:.*]] = math.absf %[[X]] : f32
@@ -131,8 +133,8 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK-NEXT:    %[[P9:.*]] = math.fma %[[C9]], %[[T]], %{{.*}} : f32
 // CHECK-COUNT-7: math.fma %{{.*}}, %[[T]], %{{.*}} : f32
 // CHECK-NEXT:    %[[P:.*]] = math.fma %{{.*}}, %[[T]], %[[C0]] : f32
-// CHECK-NEXT:    %[[ZZ:.*]] = arith.mulf %[[Z]], %[[Z]] : f32
-// CHECK-NEXT:    %[[EXPONENT:.*]] = arith.subf %[[P]], %[[ZZ]] : f32
+// CHECK-NEXT:    %[[HA:.*]] = arith.mulf %[[A]], %[[MINUS_HALF]] : f32
+// CHECK-NEXT:    %[[EXPONENT:.*]] = math.fma %[[HA]], %[[A]], %[[P]] : f32
 // CHECK-NEXT:    %[[HT:.*]] = arith.mulf %[[HALF]], %[[T]] : f32
 // CHECK-NEXT:    %[[E:.*]] = math.exp %[[EXPONENT]] : f32
 // CHECK-NEXT:    %[[TAIL:.*]] = arith.mulf %[[HT]], %[[E]] : f32

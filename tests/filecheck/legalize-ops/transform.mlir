@@ -53,10 +53,11 @@ func.func @case(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>, %c: tensor<2x2xf32>) -
 }
 
 // concat: one clamped load per operand, then selects on the position along the axis
-// (a one-element operand is loaded at %c0).
+// (a one-element operand is loaded at %c0). The kernel is marked with its axis, for
+// lower-graph's concats in place.
 
 // CHECK-LABEL: loop.func @concat(
-// CHECK-SAME:      %[[A:.*]]: memref<2x3xf32>, %[[B:.*]]: memref<2x1xf32>, %[[C:.*]]: memref<2x2xf32>) outs(%[[OUT:.*]]: memref<2x6xf32>) {
+// CHECK-SAME:      %[[A:.*]]: memref<2x3xf32>, %[[B:.*]]: memref<2x1xf32>, %[[C:.*]]: memref<2x2xf32>) outs(%[[OUT:.*]]: memref<2x6xf32>) attributes {fusion.concat_axis = 1 : i64} {
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
