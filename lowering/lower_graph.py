@@ -239,7 +239,10 @@ class _EntryBuilder:
         storage = {root: self.buffer_of[root] for root in members if root in self.buffer_of}
         for element_type, group in by_type.items():
             storage |= self._plan_group(element_type, group, members, step_of, len(calls))
-            self._emit_views([v for v in outputs if in_place.root(v)[0] in group], in_place, storage)
+            planned = set(group)
+            self._emit_views(
+                [v for v in outputs if in_place.root(v)[0] in planned], in_place, storage
+            )
         self._emit_views([v for v in outputs if v not in self.buffer_of], in_place, storage)
 
     def _plan_group(

@@ -119,10 +119,12 @@ def gelu(x: npt.ArrayLike) -> F32Array:
 
 
 def gelu_tanh(x: npt.ArrayLike) -> F32Array:
-    """Tanh-approximated GELU: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))."""
+    """Tanh-approximated GELU: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3))),
+    computed as x * sigmoid(2 * sqrt(2/pi) * (...)), the same function, which does not cancel
+    where tanh is near -1 (`1 + tanh` does, even in float64, completely below x ~ -7.2)."""
     x64 = as_f64(x)
     inner = _SQRT_2_OVER_PI * (x64 + _GELU_TANH_CUBIC * x64**3)
-    return to_f32(0.5 * x64 * (1.0 + np.tanh(inner)))
+    return to_f32(x64 * _sigmoid_f64(2.0 * inner))
 
 
 def silu(x: npt.ArrayLike) -> F32Array:

@@ -74,12 +74,6 @@ def _sigmoid(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
     return kb.arith(arith.DivfOp, one, kb.arith(arith.AddfOp, one, exp))
 
 
-def _half_x_times_one_plus(kb: KernelBuilder, x: SSAValue, value: SSAValue) -> SSAValue:
-    """`0.5 * x * (1 + value)`."""
-    half_x = kb.arith(arith.MulfOp, kb.f32(0.5), x)
-    return kb.arith(arith.MulfOp, half_x, kb.arith(arith.AddfOp, kb.f32(1.0), value))
-
-
 ERFC_POLY = (
     -1.26551223,
     1.00002368,
@@ -124,12 +118,15 @@ def _gelu(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
     return kb.arith(arith.MulfOp, x, cdf)
 
 
-def _gelu_tanh(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
-    """`0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))`."""
+def _gelu_tanh(kb: KernelBuilder, op: Operation, x: SSAValue) -> SSAValue:
+    """`0.5 * x * (1 + tanh(u))`, `u = sqrt(2/pi) * (x + 0.044715 * x^3)`, computed as
+    `x * sigmoid(2u)` (the same function: `(1 + tanh(u)) / 2 = 1 / (1 + exp(-2u))`), which does
+    not cancel where tanh(u) is near -1 (`1 + tanh` in f32 loses digits from x ~ -2 on and all
+    of them below x ~ -5.2, where the result was -0)."""
     cube = kb.arith(arith.MulfOp, kb.arith(arith.MulfOp, x, x), x)
     inner = kb.arith(arith.AddfOp, x, kb.arith(arith.MulfOp, kb.f32(GELU_TANH_CUBIC), cube))
-    tanh = kb.arith(math.TanhOp, kb.arith(arith.MulfOp, kb.f32(SQRT_2_OVER_PI), inner))
-    return _half_x_times_one_plus(kb, x, tanh)
+    twice_u = kb.arith(arith.MulfOp, kb.f32(2 * SQRT_2_OVER_PI), inner)
+    return kb.arith(arith.MulfOp, x, _sigmoid(kb, op, twice_u))
 
 
 def _silu(kb: KernelBuilder, op: Operation, x: SSAValue) -> SSAValue:

@@ -15,7 +15,9 @@ RNG = np.random.default_rng(3)
 
 
 def _dense(array: np.ndarray) -> str:
-    return "dense<" + np.array2string(array, separator=", ", threshold=10**9).replace("\n", "") + ">"
+    return (
+        "dense<" + np.array2string(array, separator=", ", threshold=10**9).replace("\n", "") + ">"
+    )
 
 
 def _weights(*shape: int) -> str:
@@ -84,9 +86,7 @@ def test_concats_that_cannot_be_written_in_place_keep_their_launch():
             np.testing.assert_allclose(actual, want, rtol=1e-6, atol=1e-7)
 
 
-def test_a_concat_replayed_from_the_schedule_memo_is_still_written_in_place(
-    tmp_path, monkeypatch
-):
+def test_a_concat_replayed_from_the_schedule_memo_is_still_written_in_place(tmp_path, monkeypatch):
     """The memo puts stubs in place of kernels scheduled before; a concat's stub keeps the
     mark lower-graph reads, so an edited model drops the same launches."""
     from fusion_compiler.lowering import compile_cache

@@ -238,3 +238,31 @@ def test_gelu_keeps_its_negative_tail():
     assert errors[worst] <= bound[worst], (
         f"gelu({x[worst]!r}) = {y[worst]!r}, exact {exact[worst]!r}: {errors[worst]:.2f} ulp"
     )
+
+
+def test_gelu_tanh_keeps_its_negative_tail():
+    """gelu_tanh(x) = 0.5 x (1 + tanh(u)) computed as x sigmoid(2u) (legalize-ops): within
+    3 + 3 |2u| ulps of the float64 value. The |2u| is the rounding of 2u itself (a few ulps
+    of it, which exp turns into that relative error of the tail); `1 + tanh(u)` gave -0 below
+    x ~ -5.2."""
+    from fusion_compiler.api import parse
+    from fusion_compiler.driver import DEFAULT_PIPELINE
+    from fusion_compiler.lowering.compiled_model import compile_module
+
+    x = np.concatenate(
+        [RNG.uniform(-9.5, 8, 50_000), _log_uniform(1e-30, 9.5, 20_000, signed=True)]
+    ).astype(np.float32)
+    source = f"""func.func @main(%x: tensor<{x.size}xf32>) -> tensor<{x.size}xf32> {{
+      %y = graph.gelu_tanh %x : tensor<{x.size}xf32>
+      func.return %y : tensor<{x.size}xf32>
+    }}"""
+    (y,) = compile_module(parse(source), DEFAULT_PIPELINE, cache=False).run("main", x)
+    x64 = x.astype(np.float64)
+    twice_u = 2 * pymath.sqrt(2 / pymath.pi) * (x64 + 0.044715 * x64**3)
+    exact = x64 * np.exp(-np.logaddexp(0.0, -twice_u))
+    errors = ulp_error(y, exact)
+    bound = 3 + 3 * np.abs(twice_u)
+    worst = int(np.argmax(errors - bound))
+    assert errors[worst] <= bound[worst], (
+        f"gelu_tanh({x[worst]!r}) = {y[worst]!r}, exact {exact[worst]!r}: {errors[worst]:.2f} ulp"
+    )
