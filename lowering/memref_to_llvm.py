@@ -55,6 +55,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.queries import digit_runs
 from fusion_compiler.lowering.llvm_builders import (
     call_function,
     constant,
@@ -132,78 +133,25 @@ def linearize(
     return ops, total
 
 
-def _constant_operand(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-def _digit(value: SSAValue) -> tuple[SSAValue, int, int | None] | None:
-    """`(e, s, n)` if `value` is `(e / s) % n` (`s` = 1: `e % n`; `n` None: `e / s`), with
-    constant `s` and `n`: one digit of `e` in a mixed-radix number."""
-    owner = value.owner
-    modulus = None
-    if isinstance(owner, arith.RemUIOp):
-        modulus = _constant_operand(owner.rhs)
-        if modulus is None:
-            return None
-        value, owner = owner.lhs, owner.lhs.owner
-    if isinstance(owner, arith.DivUIOp):
-        divisor = _constant_operand(owner.rhs)
-        return None if divisor is None else (owner.lhs, divisor, modulus)
-    return None if modulus is None else (value, 1, modulus)
-
-
-def _digits_run(digits, shape, strides, last: int) -> int | None:
-    """The first dimension of the run `first..last` whose subscripts are all the digits of
-    one value over those dimensions (row-major), the most significant one `e / s` without a
-    remainder (so that the run spans all of `e`: a subscript `(e / s) % n` may wrap), or None."""
-    tail = digits[last]
-    if tail is None or tail[1] != 1 or tail[2] != shape[last]:
-        return None
-    value, scale = tail[0], shape[last]
-    for d in range(last - 1, -1, -1):
-        digit = digits[d]
-        if digit is None or digit[0] != value or digit[1] != scale:
-            return None
-        if strides[d] != shape[d + 1] * strides[d + 1]:
-            return None
-        if digit[2] is None:
-            return d
-        if digit[2] != shape[d]:
-            return None
-        scale *= shape[d]
-    return None
-
-
 def undo_delinearization(
     indices: tuple[SSAValue, ...], buffer_type: MemRefType
 ) -> tuple[list[Operation], tuple[SSAValue, ...]]:
     """`indices` with every run of subscripts that are the digits of one value `e` over their
     dimensions (`(e / n, e % n)` over a row of `n`; `(e / 9, e / 3 % 3, e % 3)` over 3 x 3,
-    each stride the next one times its size) replaced by `(0, ..., 0, e)`: the same element
-    (`e / n * n + e % n = e` for the unsigned `e`), addressed as one affine term. A loop nest
-    collapsed over several dimensions (the pixels of a 1x1 convolution, `p = h * W + w`; the
-    window of a 3x3 one, `k = (c * 3 + kh) * 3 + kw`) then reads and writes consecutive
-    elements where LLVM would otherwise see gathers, scatters and divisions."""
+    each stride the next one times its size; `queries.digit_runs`) replaced by
+    `(0, ..., 0, e)`: the same element (`e / n * n + e % n = e` for the unsigned `e`),
+    addressed as one affine term. A loop nest collapsed over several dimensions (the pixels of
+    a 1x1 convolution, `p = h * W + w`; the window of a 3x3 one, `k = (c * 3 + kh) * 3 + kw`;
+    an elementwise nest, collapse-nests) then reads and writes consecutive elements where LLVM
+    would otherwise see gathers, scatters and divisions."""
     strides, _ = static_layout(buffer_type)
-    shape = buffer_type.get_shape()
     result = list(indices)
-    digits = [_digit(index) for index in indices]
     ops: list[Operation] = []
-    last = len(result) - 1
-    while last > 0:
-        first = _digits_run(digits, shape, strides, last)
-        if first is None:
-            last -= 1
-            continue
-        value = digits[last][0]  # type: ignore[index]
+    for first, last, value in digit_runs(indices, buffer_type.get_shape(), strides):
         zero = _index_constant(0)
         ops.append(zero)
         result[first:last] = [zero.result] * (last - first)
         result[last] = value
-        last = first - 1
     return ops, tuple(result)
 
 

@@ -45,10 +45,10 @@ def test_random_graph_compiles_to_the_reference(spec: GraphSpec) -> None:
     record_op_mix(spec)
     note(str(build_module(spec)))
     staged = build_module(spec)
-    kernels = run_pipeline_checking_partition(spec, staged)
+    launches = run_pipeline_checking_partition(spec, staged)
     at_once = PassManager(DEFAULT_PIPELINE).run(build_module(spec))
     assert str(staged) == str(at_once), "the pipeline is not deterministic"
-    llvm_ir = check_numerics(spec, kernels)
+    llvm_ir = check_numerics(spec, launches)
     # The second compile starts from the pipeline's output: only its lowering runs again.
     again = compile_module(at_once, pipeline="", cache=False)
     assert again.llvm_ir == llvm_ir, "compiling twice gave different LLVM IR"

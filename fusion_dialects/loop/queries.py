@@ -7,6 +7,8 @@ the LLVM lowering and the reference loop interpreter all ask here:
 - `loop_range`, `trip_count`: a `loop.for`'s constant bounds and how often it runs;
 - `defined_outside`: whether a value is the same in every iteration of a loop;
 - `same_subscripts`: whether two accesses touch the same element;
+- `digit_runs`: the runs of subscripts that are the mixed-radix digits of one value (a loop
+  collapsed over several dimensions), which address consecutive elements as that value does;
 - `KERNEL_OPS`, `SCALAR_OPS`: the kernel-body vocabulary (loops, buffers, loads, stores and
   scalar `arith`/`math` ops) and its scalar part;
 - `numpy_dtype`: the numpy dtype of buffer elements of an element type. `i1` is `bool`: one
@@ -59,6 +61,64 @@ def loop_range(loop: ForOp) -> tuple[int, int, int] | None:
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return lb, ub, step
+
+
+def digit_of(value: SSAValue) -> tuple[SSAValue, int, int | None] | None:
+    """`(e, s, n)` if `value` is `(e / s) % n` (`s` = 1: `e % n`; `n` None: `e / s`), with
+    constant `s` and `n`: one digit of `e` in a mixed-radix number."""
+    owner = value.owner
+    modulus = None
+    if isinstance(owner, arith.RemUIOp):
+        modulus = constant_index(owner.rhs)
+        if modulus is None:
+            return None
+        value, owner = owner.lhs, owner.lhs.owner
+    if isinstance(owner, arith.DivUIOp):
+        divisor = constant_index(owner.rhs)
+        return None if divisor is None else (owner.lhs, divisor, modulus)
+    return None if modulus is None else (value, 1, modulus)
+
+
+def _run_start(digits, shape, strides, last: int) -> int | None:
+    """The first dimension of the run `first..last` whose subscripts are all the digits of
+    one value over those dimensions (row-major), the most significant one `e / s` without a
+    remainder (so that the run spans all of `e`: a subscript `(e / s) % n` may wrap), or None."""
+    tail = digits[last]
+    if tail is None or tail[1] != 1 or tail[2] != shape[last]:
+        return None
+    value, scale = tail[0], shape[last]
+    for d in range(last - 1, -1, -1):
+        digit = digits[d]
+        if digit is None or digit[0] != value or digit[1] != scale:
+            return None
+        if strides[d] != shape[d + 1] * strides[d + 1]:
+            return None
+        if digit[2] is None:
+            return d
+        if digit[2] != shape[d]:
+            return None
+        scale *= shape[d]
+    return None
+
+
+def digit_runs(
+    indices: Sequence[SSAValue], shape: Sequence[int], strides: Sequence[int]
+) -> list[tuple[int, int, SSAValue]]:
+    """`(first, last, e)` for every run of subscripts `indices[first..last]` that are the
+    digits of one `index` value `e` over those dimensions of a buffer of `shape` and `strides`
+    (`(e / n, e % n)` over a row of `n`, `(e / 9, e / 3 % 3, e % 3)` over 3 x 3): those
+    subscripts address the same element as `(0, ..., 0, e)`. Innermost run first."""
+    digits = [digit_of(index) for index in indices]
+    runs = []
+    last = len(indices) - 1
+    while last > 0:
+        first = _run_start(digits, shape, strides, last)
+        if first is None:
+            last -= 1
+            continue
+        runs.append((first, last, digits[last][0]))  # type: ignore[index]
+        last = first - 1
+    return runs
 
 
 def trip_count(loop: ForOp) -> int | None:

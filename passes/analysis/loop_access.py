@@ -37,6 +37,7 @@ loop.for %i {                          is_parallel(%i): %acc and %c are sliced b
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from math import prod
 
 from xdsl.dialects import math, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
@@ -46,6 +47,7 @@ from fusion_compiler.dialects.loop import AllocOp, ForOp
 from fusion_compiler.dialects.loop.queries import (  # noqa: F401 - the loop facts, re-exported
     constant_index,
     defined_outside,
+    digit_runs,
     loop_range,
     same_subscripts,
     trip_count,
@@ -141,6 +143,34 @@ def sliced_dimension(
     return None
 
 
+def digit_sliced(accesses: Sequence[MemoryAccess], loop: ForOp, scope: ForOp | None = None) -> bool:
+    """Whether every access subscripts the same dimensions with the digits of `loop`'s
+    induction variable (a collapsed nest: `(f / W, f % W)`, `queries.digit_runs`) and its
+    other dimensions with the same values, the same in every iteration of `scope` (default: of
+    `loop`): iteration `f` then touches only its own element, which no other one does."""
+    iv = loop.induction_var
+    first_access = accesses[0] if accesses else None
+    if first_access is None:
+        return False
+    run = None
+    for access in accesses:
+        buffer_type = access.memref.type
+        assert isinstance(buffer_type, MemRefType)
+        if not isinstance(buffer_type.layout, NoneAttr) or not buffer_type.has_static_shape():
+            return False
+        shape = buffer_type.get_shape()
+        dense = [prod(shape[d + 1 :]) for d in range(len(shape))]
+        runs = [(a, b) for a, b, value in digit_runs(access.indices, shape, dense) if value is iv]
+        if len(runs) != 1 or (run is not None and runs[0] != run):
+            return False
+        run = runs[0]
+        others = [i for d, i in enumerate(access.indices) if not run[0] <= d <= run[1]]
+        expected = [i for d, i in enumerate(first_access.indices) if not run[0] <= d <= run[1]]
+        if others != expected or not all(defined_outside(i, scope or loop) for i in others):
+            return False
+    return True
+
+
 def body_ops(loop: ForOp) -> list[Operation]:
     """The ops of a loop body, without its terminator."""
     return [op for op in loop.body.block.ops if op is not loop.body.block.last_op]
@@ -161,6 +191,8 @@ def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
         if not any(isinstance(access, memref.StoreOp) for access in accesses):
             continue
         if sliced_dimension([(access, loop) for access in accesses], scope) is not None:
+            continue
+        if digit_sliced(accesses, loop, scope):
             continue
         if scope is not None or blocked_dimension(accesses, loop) is None:
             return False
@@ -280,14 +312,20 @@ def depends_on(value: SSAValue, iv: SSAValue) -> bool:
 
 
 def access_strides(access: MemoryAccess, iv: SSAValue) -> tuple[int | None, ...]:
-    """The stride in `iv` of each subscript of `access`, unit (size-1) dimensions left out."""
+    """The stride in `iv` of each subscript of `access`, unit (size-1) dimensions left out. A
+    run of subscripts that are the digits of one value (a collapsed nest's `(f / W, f % W)`,
+    `queries.digit_runs`) counts as that value in its last dimension and 0 in the others: the
+    elements it addresses (`memref_to_llvm.undo_delinearization`)."""
     buffer_type = access.memref.type
     assert isinstance(buffer_type, MemRefType)
-    return tuple(
-        stride(index, iv)
-        for size, index in zip(buffer_type.get_shape(), access.indices, strict=True)
-        if size != 1
-    )
+    shape = buffer_type.get_shape()
+    steps = [stride(index, iv) for index in access.indices]
+    if isinstance(buffer_type.layout, NoneAttr) and buffer_type.has_static_shape():
+        dense = [prod(shape[d + 1 :]) for d in range(len(shape))]
+        for first, last, value in digit_runs(access.indices, shape, dense):
+            steps[first:last] = [0] * (last - first)
+            steps[last] = stride(value, iv)
+    return tuple(step for size, step in zip(shape, steps, strict=True) if size != 1)
 
 
 def element_stride(access: MemoryAccess, iv: SSAValue) -> int | None:

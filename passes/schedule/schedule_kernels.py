@@ -39,6 +39,9 @@ on the right):
   balance-max-chains     an unrolled window's NaN-propagating maxima combined as a balanced
                          tree, not a chain (exactly associative: the same bits)
                                                                            max_chains.py
+  collapse-nests         the innermost loops of a nest that walk its buffers in row-major
+                         order become one loop (an elementwise 7 x 7 plane: 49 elements,
+                         not 7 rows of 7)                                 nest_collapsing.py
   mark-loop-kinds        innermost contiguous loops `vectorized`, outermost parallel loops
                          `parallel`                                        loop_kinds.py
   overlap-vector-tails   a vector loop's remainder becomes one whole vector overlapping the
@@ -62,6 +65,7 @@ from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.pipeline_pass import PipelinePass
 from fusion_compiler.passes.schedule.balance_max_chains import BalanceMaxChainsPass
 from fusion_compiler.passes.schedule.clean_up_kernels import CleanUpKernelsPass
+from fusion_compiler.passes.schedule.collapse_nests import CollapseNestsPass
 from fusion_compiler.passes.schedule.compute_inline import ComputeInlinePass
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
 from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
@@ -93,7 +97,7 @@ class ScheduleKernelsPass(PipelinePass):
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
-    8), `split-index-sets`, `balance-max-chains`, `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
+    8), `split-index-sets`, `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
     counts within their budget; 0 or 1 switches an unrolling off. `cores` (0: the CPUs this
     process may use) is the cores schedule-contractions and reorder-reductions divide
     parallel loops for.
@@ -118,6 +122,7 @@ class ScheduleKernelsPass(PipelinePass):
     overlap_tails: bool = True
     split_index_sets: bool = True
     balance_max_chains: bool = True
+    collapse: bool = True
     cores: int = 0
 
     def __post_init__(self) -> None:
@@ -158,6 +163,7 @@ class ScheduleKernelsPass(PipelinePass):
             (self.split_index_sets, (SplitIndexSetsPass(),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
             (self.balance_max_chains, (BalanceMaxChainsPass(),)),
+            (self.collapse, (CollapseNestsPass(),)),
             (self.loop_kinds, (MarkLoopKindsPass(),)),
             (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),
         )

@@ -134,3 +134,25 @@ def test_the_rounding_spread_widens_the_tolerance_only_where_the_graph_cancels()
     assert_close([reference * (1 + 2.0**-22)], [reference], "product", spread)
     with pytest.raises(AssertionError, match="beyond"):
         assert_close([reference * (1 + 3e-4)], [reference], "product", spread)
+
+
+def test_a_concat_done_in_place_is_no_missing_launch():
+    """Fuzz seeds 8585 and 8613: lower-graph wrote a concat's operands into its buffer and
+    dropped its launch, which the checker counted as an op without a kernel ("one kernel per
+    op unfused" failed; the numbers were right). A lone concat's launch may now be missing;
+    every other kernel must still be launched."""
+    from graph_checks import check_graph
+    from graph_spec import GraphSpec, Node, Ref
+
+    spec = GraphSpec(
+        args=((1, 3, 4),),
+        nodes=(
+            Node("relu", (Ref("arg", 0),)),
+            Node("sigmoid", (Ref("arg", 0),)),
+            Node("concat", (Ref("node", 0), Ref("node", 1)), (1,)),
+            Node("tanh", (Ref("node", 2),)),
+            Node("reduce_sum", (Ref("node", 2),), ((2,), True)),
+        ),
+        outputs=(Ref("node", 3), Ref("node", 4)),
+    )
+    check_graph(spec)

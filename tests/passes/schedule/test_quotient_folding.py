@@ -12,6 +12,7 @@ from xdsl.dialects import arith
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.dialects.loop.queries import constant_index
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager, compile_module
 
@@ -54,6 +55,9 @@ GRAPHS = {
 }
 
 
+GROUPS = {"shuffle_g4": 4, "shuffle_g3": 3}
+
+
 def _module(text: str):
     return parse_source(make_context(), text, "shuffle.mlir")
 
@@ -80,11 +84,20 @@ def _innermost_ivs(kernel: FuncOp) -> set:
 
 @pytest.mark.parametrize("name", ["shuffle_g4", "shuffle_g3"])
 def test_a_shuffle_divides_only_its_channel_index(name):
+    """The shuffle's own divisions are the channel's quotient and remainder by the group size;
+    the only others are the digits of the collapsed plane (collapse-nests: `f / W`, `f % W`,
+    which the lowering addresses as the one subscript `f`)."""
     module = _module(GRAPHS[name])
     PassManager(DEFAULT_PIPELINE).run(module)
     (kernel,) = [op for op in module.ops if isinstance(op, FuncOp)]
     divisions = [op for op in kernel.walk() if isinstance(op, arith.DivUIOp | arith.RemUIOp)]
     outer = [loop for loop in kernel.walk() if isinstance(loop, ForOp)][0]
-    assert len(divisions) == 2  # the channel's quotient and remainder by the group size
-    assert all(op.lhs is outer.induction_var for op in divisions)
-    assert not _innermost_ivs(kernel) & {op.lhs for op in divisions}
+    channel = [op for op in divisions if op.lhs is outer.induction_var]
+    assert {(type(op), constant_index(op.rhs)) for op in channel} == {
+        (arith.DivUIOp, GROUPS[name]),
+        (arith.RemUIOp, GROUPS[name]),
+    }
+    width = kernel.body.block.args[0].type.get_shape()[-1]
+    digits = [op for op in divisions if op not in channel]
+    assert digits and all(op.lhs in _innermost_ivs(kernel) for op in digits)
+    assert all(constant_index(op.rhs) == width for op in digits)
