@@ -6,8 +6,8 @@ the pipeline deterministic, reference == unfused == fused natively. Used by
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 from graph_spec import GraphSpec, build_module, location
