@@ -18,8 +18,8 @@ masked vector each, then 49 elements).
 Legal when the loops `L_m..L_n` (the innermost ones of a perfect nest, each serial, without
 attributes, from 0 by 1 to a constant) have a body without loops, and each of their induction variables is used only as a
 subscript of a load or store in it, such that every access either uses none of them or uses
-all, in order, as consecutive subscripts over dimensions whose extents (after the first) are
-the inner loops' trip counts. Such an access touches, in iteration `f` of the collapsed loop,
+all, in order, as its last subscripts, over dimensions whose extents (after the first) are the
+inner loops' trip counts. Such an access touches, in iteration `f` of the collapsed loop,
 exactly the element it touched in the iterations `(f / ..., ..., f % t_n)` of the nest, and
 the iterations run in the same order: every store and load happens in the same order on the
 same elements, so the results are the same bits (a reduction into an accumulator that uses
@@ -98,8 +98,8 @@ def _only_subscripts(ivs: Sequence[SSAValue], accesses: Sequence[MemoryAccess]) 
 
 
 def _walks_rows(access: MemoryAccess, ivs: Sequence[SSAValue], trips: Sequence[int]) -> bool:
-    """Whether `access` uses none of `ivs`, or all as a run over dimensions whose extents
-    after the first are `trips[1:]` of a row-major buffer."""
+    """Whether `access` uses none of `ivs`, or all as a run over the last dimensions of a
+    row-major buffer, whose extents after the first are `trips[1:]`."""
     first = _run_position(access, ivs)
     if first is None:
         return False
@@ -107,9 +107,10 @@ def _walks_rows(access: MemoryAccess, ivs: Sequence[SSAValue], trips: Sequence[i
         return True
     buffer_type = access.memref.type
     assert isinstance(buffer_type, MemRefType)
-    if not isinstance(buffer_type.layout, NoneAttr):
-        return False
-    return list(buffer_type.get_shape()[first + 1 : first + len(ivs)]) == list(trips[1:])
+    shape = buffer_type.get_shape()
+    if not isinstance(buffer_type.layout, NoneAttr) or first + len(ivs) != len(shape):
+        return False  # (a run before other subscripts would walk the buffer with a stride)
+    return list(shape[first + 1 :]) == list(trips[1:])
 
 
 def collapsible(loops: Sequence[ForOp]) -> bool:

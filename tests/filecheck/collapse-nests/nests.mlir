@@ -108,8 +108,9 @@ loop.func @pool(%x: memref<3x4x4xf32>) outs(%acc: memref<3xf32>) {
 
 // -----
 
-// Left alone: a transpose (the variables in another order), and a variable used in a
-// comparison (a padding border), not only as a subscript.
+// Left alone: a transpose (the variables in another order); a variable used in a
+// comparison (a padding border), not only as a subscript; and a run of the variables before
+// another subscript (%h, %w over a channels-last buffer: the plane is walked with a stride).
 loop.func @kept(%x: memref<4x5xf32>) outs(%y: memref<5x4xf32>, %z: memref<4x5xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -133,9 +134,29 @@ loop.func @kept(%x: memref<4x5xf32>) outs(%y: memref<5x4xf32>, %z: memref<4x5xf3
   loop.return
 }
 
+loop.func @channels_last(%x: memref<2x3x4xf32>) outs(%y: memref<3x4x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  loop.for %c = %c0 to %c2 step %c1 {
+    loop.for %h = %c0 to %c3 step %c1 {
+      loop.for %w = %c0 to %c4 step %c1 {
+        %v = memref.load %x[%c, %h, %w] : memref<2x3x4xf32>
+        memref.store %v, %y[%h, %w, %c] : memref<3x4x2xf32>
+      }
+    }
+  }
+  loop.return
+}
+
 // CHECK-LABEL: loop.func @kept(
 // CHECK-NOT:     arith.divui
 // CHECK:         loop.for %{{.*}} = %{{.*}} to %c5
 // CHECK-NEXT:      loop.for %{{.*}} = %{{.*}} to %c4
 // CHECK:         loop.for %{{.*}} = %{{.*}} to %c4
 // CHECK-NEXT:      loop.for %{{.*}} = %{{.*}} to %c5
+// CHECK-LABEL: loop.func @channels_last(
+// CHECK-NOT:     arith.divui
+// CHECK:         loop.return
