@@ -211,33 +211,42 @@ def test_expansions_vectorise(jit, elementwise, function):
     assert all(re.fullmatch(r"llvm\.[\w.]+\.v\d+f32", callee) for callee in callees), callees
 
 
+def _graph_op_natively(op: str, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs over [low, high] and small magnitudes, and `op`'s native results on them (the
+    default pipeline: legalize-ops' formula, the default math route)."""
+    from fusion_compiler.api import parse
+    from fusion_compiler.driver import DEFAULT_PIPELINE
+    from fusion_compiler.lowering.compiled_model import compile_module
+
+    x = np.concatenate(
+        [RNG.uniform(low, high, 50_000), _log_uniform(1e-30, -low, 20_000, signed=True)]
+    ).astype(np.float32)
+    source = f"""func.func @main(%x: tensor<{x.size}xf32>) -> tensor<{x.size}xf32> {{
+      %y = graph.{op} %x : tensor<{x.size}xf32>
+      func.return %y : tensor<{x.size}xf32>
+    }}"""
+    (y,) = compile_module(parse(source), DEFAULT_PIPELINE, cache=False).run("main", x)
+    return x, y
+
+
+def _assert_within(op: str, x, y, exact, bound) -> None:
+    errors = ulp_error(y, exact)
+    worst = int(np.argmax(errors - bound))
+    assert errors[worst] <= bound[worst], (
+        f"{op}({x[worst]!r}) = {y[worst]!r}, exact {exact[worst]!r}: {errors[worst]:.2f} ulp"
+    )
+
+
 def test_gelu_keeps_its_negative_tail():
     """gelu(x) = x Phi(x), with Phi(-|x|) from erfc (legalize-ops): within 6.5 + x^2/2 ulps of
     the float64 `0.5 x erfc(-x / sqrt 2)`. The 6.5 is the erfc fit's 1.2e-7 (2 ulps), exp and
     the products; x^2/2 is the half-ulp rounding of the exponent -x^2/2 + ..., which is the
     result's relative error (65 ulps at x = -12, where gelu is -1e-32). `0.5 x (1 + erf(x /
     sqrt 2))` loses all digits there and 3.7e-2 of them at x = -4."""
-    from fusion_compiler.api import parse
-    from fusion_compiler.driver import DEFAULT_PIPELINE
-    from fusion_compiler.lowering.compiled_model import compile_module
-
-    x = np.concatenate(
-        [RNG.uniform(-12, 8, 50_000), _log_uniform(1e-30, 12, 20_000, signed=True)]
-    ).astype(np.float32)
-    source = f"""func.func @main(%x: tensor<{x.size}xf32>) -> tensor<{x.size}xf32> {{
-      %y = graph.gelu %x : tensor<{x.size}xf32>
-      func.return %y : tensor<{x.size}xf32>
-    }}"""
-    model = compile_module(parse(source), DEFAULT_PIPELINE, cache=False)
-    (y,) = model.run("main", x)
+    x, y = _graph_op_natively("gelu", -12, 8)
     x64 = x.astype(np.float64)
     exact = 0.5 * x64 * np.vectorize(pymath.erfc, otypes=[np.float64])(-x64 / pymath.sqrt(2.0))
-    errors = ulp_error(y, exact)
-    bound = 6.5 + x64 * x64 / 2
-    worst = int(np.argmax(errors - bound))
-    assert errors[worst] <= bound[worst], (
-        f"gelu({x[worst]!r}) = {y[worst]!r}, exact {exact[worst]!r}: {errors[worst]:.2f} ulp"
-    )
+    _assert_within("gelu", x, y, exact, 6.5 + x64 * x64 / 2)
 
 
 def test_gelu_tanh_keeps_its_negative_tail():
@@ -245,24 +254,8 @@ def test_gelu_tanh_keeps_its_negative_tail():
     3 + 3 |2u| ulps of the float64 value. The |2u| is the rounding of 2u itself (a few ulps
     of it, which exp turns into that relative error of the tail); `1 + tanh(u)` gave -0 below
     x ~ -5.2."""
-    from fusion_compiler.api import parse
-    from fusion_compiler.driver import DEFAULT_PIPELINE
-    from fusion_compiler.lowering.compiled_model import compile_module
-
-    x = np.concatenate(
-        [RNG.uniform(-9.5, 8, 50_000), _log_uniform(1e-30, 9.5, 20_000, signed=True)]
-    ).astype(np.float32)
-    source = f"""func.func @main(%x: tensor<{x.size}xf32>) -> tensor<{x.size}xf32> {{
-      %y = graph.gelu_tanh %x : tensor<{x.size}xf32>
-      func.return %y : tensor<{x.size}xf32>
-    }}"""
-    (y,) = compile_module(parse(source), DEFAULT_PIPELINE, cache=False).run("main", x)
+    x, y = _graph_op_natively("gelu_tanh", -9.5, 8)
     x64 = x.astype(np.float64)
     twice_u = 2 * pymath.sqrt(2 / pymath.pi) * (x64 + 0.044715 * x64**3)
     exact = x64 * np.exp(-np.logaddexp(0.0, -twice_u))
-    errors = ulp_error(y, exact)
-    bound = 3 + 3 * np.abs(twice_u)
-    worst = int(np.argmax(errors - bound))
-    assert errors[worst] <= bound[worst], (
-        f"gelu_tanh({x[worst]!r}) = {y[worst]!r}, exact {exact[worst]!r}: {errors[worst]:.2f} ulp"
-    )
+    _assert_within("gelu_tanh", x, y, exact, 3 + 3 * np.abs(twice_u))
