@@ -87,6 +87,7 @@ PASSES: dict[str, PassFactory] = {
     "split-index-sets": _lazy(f"{_SCHEDULE}.split_index_sets", "SplitIndexSetsPass"),
     "balance-max-chains": _lazy(f"{_SCHEDULE}.balance_max_chains", "BalanceMaxChainsPass"),
     "collapse-nests": _lazy(f"{_SCHEDULE}.collapse_nests", "CollapseNestsPass"),
+    "fold-buffers": _lazy(f"{_SCHEDULE}.fold_buffers", "FoldBuffersPass"),
     "mark-loop-kinds": _lazy(f"{_SCHEDULE}.mark_loop_kinds", "MarkLoopKindsPass"),
     "overlap-vector-tails": _lazy(f"{_SCHEDULE}.overlap_vector_tails", "OverlapVectorTailsPass"),
     "lower-graph": _lazy("lowering.lower_graph", "LowerGraphPass"),

@@ -46,6 +46,9 @@ on the right):
                          `parallel`                                        loop_kinds.py
   overlap-vector-tails   a vector loop's remainder becomes one whole vector overlapping the
                          one before (iterations that may run twice)       vector_tails.py
+  fold-buffers           a local buffer one loop walks a slice per iteration keeps one
+                         slice, private to the iteration (a row block's partial sums)
+                                                                           buffer_folding.py
 ```
 
 Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
@@ -68,6 +71,7 @@ from fusion_compiler.passes.schedule.clean_up_kernels import CleanUpKernelsPass
 from fusion_compiler.passes.schedule.collapse_nests import CollapseNestsPass
 from fusion_compiler.passes.schedule.compute_inline import ComputeInlinePass
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
+from fusion_compiler.passes.schedule.fold_buffers import FoldBuffersPass
 from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
 from fusion_compiler.passes.schedule.mark_loop_kinds import MarkLoopKindsPass
 from fusion_compiler.passes.schedule.normalize_kernels import NormalizeKernelsPass
@@ -97,7 +101,7 @@ class ScheduleKernelsPass(PipelinePass):
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
     (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
-    8), `split-index-sets`, `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it). Unroll factors are the largest divisors of the trip
+    8), `split-index-sets`, `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`. Unroll factors are the largest divisors of the trip
     counts within their budget; 0 or 1 switches an unrolling off. `cores` (0: the CPUs this
     process may use) is the cores schedule-contractions and reorder-reductions divide
     parallel loops for.
@@ -123,6 +127,7 @@ class ScheduleKernelsPass(PipelinePass):
     split_index_sets: bool = True
     balance_max_chains: bool = True
     collapse: bool = True
+    fold_buffers: bool = True
     cores: int = 0
 
     def __post_init__(self) -> None:
@@ -166,5 +171,6 @@ class ScheduleKernelsPass(PipelinePass):
             (self.collapse, (CollapseNestsPass(),)),
             (self.loop_kinds, (MarkLoopKindsPass(),)),
             (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),
+            (self.fold_buffers, (FoldBuffersPass(),)),
         )
         return tuple(stage for on, stages in switched if on for stage in stages)

@@ -65,16 +65,18 @@
 // first kernel. The sums are lane reductions (legalize-ops): 32 partial sums per row, each
 // updated by a vector loop over the lanes into which eight chunks of the row are unrolled,
 // for eight rows at once (independent chains, each in the legalization's order); then the
-// tree of the lanes, and each row keeps its own elementwise loop.
+// tree of the lanes, and each row keeps its own elementwise loop. The partial sums, the tree
+// and the row sums keep one block of eight rows, private to it (fold-buffers).
 
 // LN-LABEL: loop.func @fused_reduce_mean_sub
-// LN:         %[[SUM:.*]] = loop.alloc : memref<512x1xf32>
-// LN-NEXT:    %[[LANES:.*]] = loop.alloc : memref<512x32xf32>
-// LN-COUNT-4: loop.alloc
 // LN-NOT:     loop.alloc
 // LN:         loop.for %[[I:.*]] = %c0 to %c512 step %c8 parallel {
-// LN-NEXT:      loop.for %[[L:.*]] = %c0 to %c32 step %c1 vectorized {
-// LN-NEXT:        memref.store %cst, %[[LANES]][%[[I]], %[[L]]]
+// LN-COUNT-4:   loop.alloc {fusion.private}
+// LN-NEXT:      %[[LANES:.*]] = loop.alloc {fusion.private} : memref<8x32xf32>
+// LN-NEXT:      %[[SUM:.*]] = loop.alloc {fusion.private} : memref<8x1xf32>
+// LN-NOT:       loop.alloc
+// LN:           loop.for %[[L:.*]] = %c0 to %c32 step %c1 vectorized {
+// LN-NEXT:        memref.store %cst, %[[LANES]][%c0, %[[L]]]
 // LN:           loop.for %[[C:.*]] = %c0 to %c24 step %c8 {
 // LN-NEXT:        loop.for %[[L:.*]] = %c0 to %c32 step %c1 vectorized {
 // LN-COUNT-64:      arith.addf
@@ -87,7 +89,9 @@
 // LN-NEXT:        %[[D:.*]] = arith.subf %[[X]], %[[M]]
 // LN-NEXT:        memref.store %[[D]], %d[%[[I]], %[[J]]]
 // LN-LABEL: loop.func @fused_reduce_mean_add_sqrt_div_mul_add
-// LN:         loop.alloc : memref<512x1xf32>
-// LN-NEXT:    loop.alloc : memref<512x32xf32>
-// LN-COUNT-4: loop.alloc
 // LN-NOT:     loop.alloc
+// LN:         loop.for %{{.*}} = %c0 to %c512 step %c8 parallel {
+// LN-COUNT-4:   loop.alloc {fusion.private}
+// LN-NEXT:      loop.alloc {fusion.private} : memref<8x32xf32>
+// LN-NEXT:      loop.alloc {fusion.private} : memref<8x1xf32>
+// LN-NOT:       loop.alloc

@@ -41,6 +41,7 @@ DEFAULT_STAGES = [
     "collapse-nests",
     "mark-loop-kinds",
     "overlap-vector-tails",
+    "fold-buffers",
 ]
 
 
@@ -73,7 +74,7 @@ def test_switched_off_stages_are_left_out():
         for p in parse_pipeline(
             "schedule-kernels{inline=false reuse-outputs=false contractions=false "
             "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false "
-            "balance-max-chains=false collapse=false loop-kinds=false}"
+            "balance-max-chains=false collapse=false loop-kinds=false fold-buffers=false}"
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
@@ -81,7 +82,7 @@ def test_switched_off_stages_are_left_out():
 
 def test_vector_tails_can_be_left_scalar():
     names = [p.name for p in parse_pipeline("schedule-kernels{overlap-tails=false}")]
-    assert names == DEFAULT_STAGES[:-1]
+    assert names == [name for name in DEFAULT_STAGES if name != "overlap-vector-tails"]
 
 
 def test_nests_can_stay_uncollapsed():
