@@ -12,9 +12,11 @@
 
 The sums and softmax's max are lane reductions when they run along the last axis
 (`reduction.lane_reduce`: 32 partial results in a fixed order, vectorisable). Softmax's max is
-a `maxnumf` (the largest element that is not NaN; -inf when all are NaN), not the
-NaN-propagating `maximumf`: three x86 instructions instead of six, and the same softmax, since
-a NaN element makes its row NaN through its `exp` in the sum either way. A row is scaled by
+`a > b ? a : b` (x86's `maxps`, one instruction; it may drop or keep a NaN depending on where
+it stands), not the NaN-propagating `maximumf` (six instructions) or `maxnumf` (three): the
+same softmax, bit for bit, since a NaN element makes its row NaN through its `exp` in the sum
+whatever the max is, and a row without NaN has one largest value (a -0 or +0 maximum shifts
+every element to the same `exp`). A row is scaled by
 the reciprocal of its sum (softmax) or of its deviation (layer_norm), computed once per row:
 one division per row instead of one per element, for at most one more rounding (1 ulp) per
 element against the reference. Every build computes these same operations, so fused,
@@ -120,6 +122,11 @@ def legalize_lrn(op: Operation, kb: KernelBuilder) -> None:
         kb.store(kb.arith(arith.DivfOp, kb.load(x, ivs), divisor), kb.outputs[0], ivs)
 
 
+def _larger(kb: KernelBuilder, a: SSAValue, b: SSAValue) -> SSAValue:
+    """`a > b ? a : b`: one `vmaxps` on x86 (its semantics exactly: `b` when either is NaN)."""
+    return kb.arith(arith.SelectOp, kb.arith(arith.CmpfOp, a, b, "ogt"), a, b)
+
+
 def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     assert isinstance(op, SoftmaxOp)
     x, out = kb.inputs[0], kb.outputs[0]
@@ -128,7 +135,7 @@ def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     maximum = kb.alloc(rest, "max")
     exp = kb.alloc(shape, "exp")
     total = kb.alloc(rest, "sum")
-    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, arith.MaxnumfOp)
+    reduction_block(kb, x, (axis,), False, maximum, NEG_INF, _larger)
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]
         shifted = kb.arith(arith.SubfOp, kb.load(x, ivs), kb.load(maximum, others))

@@ -122,8 +122,8 @@ func.func @case(%x: tensor<4x31xf32>, %y: tensor<64x8xf32>) -> (tensor<4xf32>, t
 
 // -----
 
-// softmax over rows of 64: its max (maxnumf, the largest element that is not NaN: the exp
-// makes a NaN row NaN anyway) and its sum are lane reductions; the row is scaled by the reciprocal of its
+// softmax over rows of 64: its max (`old > v ? old : v`, x86's maxps: the exp makes a NaN
+// row NaN whatever the max is) and its sum are lane reductions; the row is scaled by the reciprocal of its
 // sum. The kernel stays out_ewise_fusable.
 
 func.func @case(%x: tensor<2x64xf32>) -> tensor<2x64xf32> {
@@ -139,7 +139,8 @@ func.func @case(%x: tensor<2x64xf32>) -> tensor<2x64xf32> {
 // CHECK-DAG:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK:         %[[V:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}]
 // CHECK-NEXT:    %[[OLD:.*]] = memref.load %[[MAX_LANES]]
-// CHECK-NEXT:    %[[LARGER:.*]] = arith.maxnumf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:    %[[GT:.*]] = arith.cmpf ogt, %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:    %[[LARGER:.*]] = arith.select %[[GT]], %[[OLD]], %[[V]] : f32
 // CHECK-NEXT:    memref.store %[[LARGER]], %[[MAX_LANES]]
 // CHECK:         math.exp
 // CHECK:         memref.load %[[SUM_LANES]]

@@ -77,7 +77,8 @@ func.func @case(%x: tensor<2x3xf32>) -> tensor<f32> {
 // -----
 
 // softmax: TVM's four blocks (max, exp, sum, scale); max and sum drop the softmax axis. The
-// max is a maxnumf (the largest non-NaN element); the row is scaled by 1 / sum. (Rows this
+// max is `old > v ? old : v` (x86's maxps: a NaN row is NaN through its exp whatever the max
+// is); the row is scaled by 1 / sum. (Rows this
 // short, under 32, reduce in order; see lane-reduction.mlir for longer ones.)
 
 func.func @case(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
@@ -96,7 +97,8 @@ func.func @case(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 // CHECK-NEXT:      loop.for %[[K:.*]] =
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[I]], %[[K]]]
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[MAX]][%[[I]]]
-// CHECK-NEXT:        %[[NEW:.*]] = arith.maxnumf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:        %[[GT:.*]] = arith.cmpf ogt, %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:        %[[NEW:.*]] = arith.select %[[GT]], %[[OLD]], %[[V]] : f32
 // CHECK-NEXT:        memref.store %[[NEW]], %[[MAX]][%[[I]]]
 //                2. exp(x - max)
 // CHECK:         loop.for %[[I:.*]] =
