@@ -7,6 +7,7 @@ the LLVM lowering and the reference loop interpreter all ask here:
 - `loop_range`, `trip_count`: a `loop.for`'s constant bounds and how often it runs;
 - `defined_outside`: whether a value is the same in every iteration of a loop;
 - `same_subscripts`: whether two accesses touch the same element;
+- `top_level_op`: the op of a kernel's body that holds a nested op;
 - `digit_runs`: the runs of subscripts that are the mixed-radix digits of one value (a loop
   collapsed over several dimensions), which address consecutive elements as that value does;
 - `KERNEL_OPS`, `SCALAR_OPS`: the kernel-body vocabulary (loops, buffers, loads, stores and
@@ -119,6 +120,15 @@ def digit_runs(
         runs.append((first, last, digits[last][0]))  # type: ignore[index]
         last = first - 1
     return runs
+
+
+def top_level_op(op: Operation, kernel: Operation) -> Operation:
+    """The op of `kernel`'s body (the top level) that holds `op` (or is `op`)."""
+    while op.parent_op() is not kernel:
+        parent = op.parent_op()
+        assert parent is not None, "the op is not inside the kernel"
+        op = parent
+    return op
 
 
 def trip_count(loop: ForOp) -> int | None:

@@ -25,24 +25,15 @@ from __future__ import annotations
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, UnitAttr
-from xdsl.ir import Operation
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR
-from fusion_compiler.dialects.loop.queries import loop_range
+from fusion_compiler.dialects.loop.queries import loop_range, top_level_op
 from fusion_compiler.passes.analysis.linear_index import linear_form
 from fusion_compiler.passes.analysis.loop_access import depends_on
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
 
 MemoryAccess = memref.LoadOp | memref.StoreOp
-
-
-def _top_loop(op: Operation, kernel: FuncOp) -> Operation:
-    while op.parent_op() is not kernel:
-        parent = op.parent_op()
-        assert parent is not None
-        op = parent
-    return op
 
 
 def row_offsets(
@@ -55,7 +46,7 @@ def row_offsets(
         isinstance(user, MemoryAccess) and user.memref is alloc.result for user in users
     ):
         return None
-    loops = {_top_loop(user, kernel) for user in users}
+    loops = {top_level_op(user, kernel) for user in users}
     if len(loops) != 1:
         return None
     (loop,) = loops

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.dialects.loop.queries import top_level_op
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     constant_index,
@@ -140,14 +141,6 @@ def _computation(store: memref.StoreOp) -> tuple[Operation, ...]:
     return tuple(op for op in block.ops if op in needed)
 
 
-def _top_level_op(op: Operation, func: FuncOp) -> Operation:
-    while op.parent_op() is not func:
-        parent = op.parent_op()
-        assert parent is not None
-        op = parent
-    return op
-
-
 def _inputs_stable(producer: Producer) -> bool:
     """Whether the buffers the computation loads are written nowhere from the nest onwards."""
     loaded = [op.memref for op in producer.computation if isinstance(op, memref.LoadOp)]
@@ -164,7 +157,7 @@ def _reads_after(alloc: AllocOp, producer: Producer, func: FuncOp) -> bool:
     loads = [use.operation for use in alloc.result.uses if use.operation is not producer.store]
     return all(
         isinstance(load, memref.LoadOp)
-        and producer.nest.is_before_in_block(_top_level_op(load, func))
+        and producer.nest.is_before_in_block(top_level_op(load, func))
         for load in loads
     )
 
