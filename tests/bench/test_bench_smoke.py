@@ -168,3 +168,19 @@ def test_packed_matmul_kernel_computes_the_product():
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
     with pytest.raises(SystemExit, match="does not divide"):
         packed_kernel(8, 12, 32, 3, 16)
+
+
+def test_pipeline_ab_prints_paired_medians_and_checks_the_bits(capsys):
+    """`bench/pipeline_ab.py` on an example: a table row per thread count, and the builds
+    compared bit for bit (collapse-nests changes no result)."""
+    import pipeline_ab
+
+    example = ROOT / "examples" / "add_exp_squeeze.mlir"
+    change = "schedule-kernels=schedule-kernels{collapse=false}"
+    argv = [str(example), "--change", change, "--rounds", "1", "--calls", "1", "--threads", "1"]
+    assert pipeline_ab.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "the same bits" in out
+    assert out.strip().splitlines()[-1].startswith("| 1 | ")
+    with pytest.raises(SystemExit, match="--change needs OLD=NEW"):
+        pipeline_ab.main([str(example), "--change", "no-such-pass=x"])
