@@ -143,32 +143,33 @@ def sliced_dimension(
     return None
 
 
+def _digit_runs(access: MemoryAccess) -> list[tuple[int, int, SSAValue]]:
+    """`queries.digit_runs` of `access`'s subscripts (none unless its buffer is dense
+    row-major)."""
+    buffer_type = access.memref.type
+    assert isinstance(buffer_type, MemRefType)
+    if not isinstance(buffer_type.layout, NoneAttr) or not buffer_type.has_static_shape():
+        return []
+    shape = buffer_type.get_shape()
+    dense = [prod(shape[d + 1 :]) for d in range(len(shape))]
+    return digit_runs(access.indices, shape, dense)
+
+
 def digit_sliced(accesses: Sequence[MemoryAccess], loop: ForOp, scope: ForOp | None = None) -> bool:
     """Whether every access subscripts the same dimensions with the digits of `loop`'s
     induction variable (a collapsed nest: `(f / W, f % W)`, `queries.digit_runs`) and its
     other dimensions with the same values, the same in every iteration of `scope` (default: of
     `loop`): iteration `f` then touches only its own element, which no other one does."""
     iv = loop.induction_var
-    first_access = accesses[0] if accesses else None
-    if first_access is None:
+    runs = [[(a, b) for a, b, e in _digit_runs(access) if e is iv] for access in accesses]
+    if not runs or any(len(run) != 1 for run in runs) or len({run[0] for run in runs}) != 1:
         return False
-    run = None
-    for access in accesses:
-        buffer_type = access.memref.type
-        assert isinstance(buffer_type, MemRefType)
-        if not isinstance(buffer_type.layout, NoneAttr) or not buffer_type.has_static_shape():
-            return False
-        shape = buffer_type.get_shape()
-        dense = [prod(shape[d + 1 :]) for d in range(len(shape))]
-        runs = [(a, b) for a, b, value in digit_runs(access.indices, shape, dense) if value is iv]
-        if len(runs) != 1 or (run is not None and runs[0] != run):
-            return False
-        run = runs[0]
-        others = [i for d, i in enumerate(access.indices) if not run[0] <= d <= run[1]]
-        expected = [i for d, i in enumerate(first_access.indices) if not run[0] <= d <= run[1]]
-        if others != expected or not all(defined_outside(i, scope or loop) for i in others):
-            return False
-    return True
+    first, last = runs[0][0]
+    others = {
+        tuple(i for d, i in enumerate(access.indices) if not first <= d <= last)
+        for access in accesses
+    }
+    return len(others) == 1 and all(defined_outside(i, scope or loop) for i in others.pop())
 
 
 def body_ops(loop: ForOp) -> list[Operation]:
@@ -318,13 +319,11 @@ def access_strides(access: MemoryAccess, iv: SSAValue) -> tuple[int | None, ...]
     elements it addresses (`memref_to_llvm.undo_delinearization`)."""
     buffer_type = access.memref.type
     assert isinstance(buffer_type, MemRefType)
-    shape = buffer_type.get_shape()
     steps = [stride(index, iv) for index in access.indices]
-    if isinstance(buffer_type.layout, NoneAttr) and buffer_type.has_static_shape():
-        dense = [prod(shape[d + 1 :]) for d in range(len(shape))]
-        for first, last, value in digit_runs(access.indices, shape, dense):
-            steps[first:last] = [0] * (last - first)
-            steps[last] = stride(value, iv)
+    for first, last, value in _digit_runs(access):
+        steps[first:last] = [0] * (last - first)
+        steps[last] = stride(value, iv)
+    shape = buffer_type.get_shape()
     return tuple(step for size, step in zip(shape, steps, strict=True) if size != 1)
 
 

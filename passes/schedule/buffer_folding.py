@@ -10,7 +10,7 @@ loop.for %i = 0 to 512 step 8 parallel {          ->      %lanes = loop.alloc {f
 A row reduction's partial sums (legalize-ops' 32 lanes per row, the trees that add them up)
 are such buffers once unroll-jam-reductions has blocked the rows: softmax over 512 x 512 kept
 248 KB of them, of which each block of 8 rows uses 4 KB; streaming all of it through the caches
-beside the rows themselves cost 1.13x (81 -> 72 us on one thread, the same bits).
+beside the rows themselves cost 1.06-1.14x on one thread (paired runs, the same bits).
 
 Legal when every use of the buffer (allocated at the kernel's top level) is a load or store in
 one top-level loop `L` of constant bounds and step `s`, subscripted first with `%i + c` (`%i`
@@ -30,10 +30,8 @@ from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR
 from fusion_compiler.dialects.loop.queries import loop_range, top_level_op
 from fusion_compiler.passes.analysis.linear_index import linear_form
-from fusion_compiler.passes.analysis.loop_access import depends_on
+from fusion_compiler.passes.analysis.loop_access import MemoryAccess, depends_on
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
-
-MemoryAccess = memref.LoadOp | memref.StoreOp
 
 
 def row_offsets(
@@ -83,19 +81,10 @@ def fold_buffer(alloc: AllocOp, loop: ForOp, offsets: list[tuple[MemoryAccess, i
     folded.attributes[PRIVATE_BUFFER_ATTR] = UnitAttr()
     folded.result.name_hint = alloc.result.name_hint
     loop.body.block.insert_op_before(folded, loop.body.block.first_op)  # type: ignore[arg-type]
-    for access, offset in offsets:
-        indices = [index_constant(offset, access), *access.indices[1:]]
-        block = access.parent_block()
-        assert block is not None
-        if isinstance(access, memref.LoadOp):
-            new: MemoryAccess = memref.LoadOp.get(folded.result, indices)
-            block.insert_op_before(new, access)
-            access.results[0].replace_all_uses_with(new.results[0])
-        else:
-            new = memref.StoreOp.get(access.value, folded.result, indices)
-            block.insert_op_before(new, access)
-        access.detach()
-        access.erase()
+    for access, offset in offsets:  # the buffer operand, then the row subscript
+        at = 0 if isinstance(access, memref.LoadOp) else 1
+        access.operands[at] = folded.result
+        access.operands[at + 1] = index_constant(offset, access)
     alloc.detach()
     alloc.erase()
 

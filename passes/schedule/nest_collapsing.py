@@ -33,6 +33,7 @@ still finds a loop to run in parallel; a smaller nest collapses whole.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
@@ -41,18 +42,12 @@ from xdsl.ir import Operation, SSAValue
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind
 from fusion_compiler.dialects.loop.queries import loop_range, parallel_work
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
-from fusion_compiler.passes.analysis.loop_access import body_ops
-from fusion_compiler.passes.schedule.loop_transforms import empty_loop_like, index_constant
-
-
-def nest_of(loop: ForOp) -> list[ForOp]:
-    """`loop` and the loops nested perfectly in it (each the only op of its parent's body)."""
-    nest = [loop]
-    while True:
-        ops = body_ops(nest[-1])
-        if len(ops) != 1 or not isinstance(ops[0], ForOp):
-            return nest
-        nest.append(ops[0])
+from fusion_compiler.passes.analysis.loop_access import MemoryAccess, body_ops, memory_accesses
+from fusion_compiler.passes.schedule.loop_transforms import (
+    empty_loop_like,
+    index_constant,
+    perfect_nest,
+)
 
 
 def _trips(loops: Sequence[ForOp]) -> list[int] | None:
@@ -65,9 +60,6 @@ def _trips(loops: Sequence[ForOp]) -> list[int] | None:
             return None
         trips.append(bounds[1])
     return trips
-
-
-MemoryAccess = memref.LoadOp | memref.StoreOp
 
 
 def _run_position(access: MemoryAccess, ivs: Sequence[SSAValue]) -> int | None:
@@ -90,7 +82,7 @@ def _only_subscripts(ivs: Sequence[SSAValue], accesses: Sequence[MemoryAccess]) 
     for iv in ivs:
         for use in iv.uses:
             user = use.operation
-            if not isinstance(user, memref.LoadOp | memref.StoreOp) or user not in accesses:
+            if not isinstance(user, MemoryAccess) or user not in accesses:
                 return False
             if use.index < (2 if isinstance(user, memref.StoreOp) else 1):
                 return False  # the stored value or the buffer itself
@@ -123,7 +115,7 @@ def collapsible(loops: Sequence[ForOp]) -> bool:
     if any(op.regions for op in body):
         return False
     ivs = [loop.induction_var for loop in loops]
-    accesses = [op for op in body if isinstance(op, memref.LoadOp | memref.StoreOp)]
+    accesses = memory_accesses(body)
     return _only_subscripts(ivs, accesses) and all(
         _walks_rows(access, ivs, trips) for access in accesses
     )
@@ -151,9 +143,7 @@ def collapse(loops: Sequence[ForOp]) -> ForOp:
     flat = empty_loop_like(outer)
     flat.induction_var.name_hint = "f"
     block.insert_op_before(flat, outer)
-    total = 1
-    for trip in trips:
-        total *= trip
+    total = prod(trips)
     flat.operands[1] = index_constant(total, flat)
     terminator = flat.body.block.last_op
     assert terminator is not None
@@ -188,7 +178,7 @@ def collapse_nests(kernel: FuncOp) -> int:
     changed = 0
     for op in list(kernel.body.block.ops):
         if isinstance(op, ForOp):
-            band = collapse_band(nest_of(op))
+            band = collapse_band([op, *perfect_nest(op)])
             if band is not None:
                 collapse(band)
                 changed += 1

@@ -99,12 +99,14 @@ class ScheduleKernelsPass(PipelinePass):
     `inline` (compute-inline), `inline-into-reductions` (its `into-reductions`),
     `reuse-outputs`, `fuse` (fuse-loops and store forwarding in the clean-ups; unroll-reductions'
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
-    `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder` (reorder-reductions), `tile` (its `tile`), `unroll-reductions`
-    (its `max-steps`, default 9), `unroll-jam` (unroll-jam-reductions' `max-copies`, default
-    8), `split-index-sets`, `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds), `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`. Unroll factors are the largest divisors of the trip
-    counts within their budget; 0 or 1 switches an unrolling off. `cores` (0: the CPUs this
-    process may use) is the cores schedule-contractions and reorder-reductions divide
-    parallel loops for.
+    `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder`
+    (reorder-reductions), `tile` (its `tile`), `unroll-reductions` (its `max-steps`, default 9),
+    `unroll-jam` (unroll-jam-reductions' `max-copies`, default 8), `split-index-sets`,
+    `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
+    `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`. Unroll factors are the
+    largest divisors of the trip counts within their budget; 0 or 1 switches an unrolling off.
+    `cores` (0: the CPUs this process may use) is the cores schedule-contractions and
+    reorder-reductions divide parallel loops for.
     Follow-up: lower-graph, convert-loop-to-llvm.
     """
 

@@ -97,6 +97,7 @@ def test_a_shuffle_divides_only_its_channel_index(name):
         (arith.DivUIOp, GROUPS[name]),
         (arith.RemUIOp, GROUPS[name]),
     }
+    assert len(channel) == 2 * len(_innermost_ivs(kernel))  # one pair in each vector loop
     width = kernel.body.block.args[0].type.get_shape()[-1]
     digits = [op for op in divisions if op not in channel]
     assert digits and all(op.lhs in _innermost_ivs(kernel) for op in digits)
