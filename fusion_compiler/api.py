@@ -17,8 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source
-from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
-from fusion_compiler.lowering.compiled_model import graph_functions
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_file, compile_module
 from fusion_compiler.lowering.threading_runtime import set_default_num_threads
 from fusion_compiler.model import FunctionRunner, Model, OnnxRunner
 
@@ -50,9 +49,12 @@ def compile(  # noqa: A001 - `fc.compile(model)`, like `torch.compile`
     onnx_model = _onnx_model(source)
     if onnx_model is not None:
         return _compile_onnx(onnx_model, _filename(source), pipeline, cache, input_shapes, profile)
-    module = source if isinstance(source, ModuleOp) else parse(source)
-    compiled = compile_module(module, pipeline, cache=cache, profile=profile)
-    return Model(FunctionRunner.of(compiled, _entry(module, entry)))
+    if isinstance(source, str | os.PathLike) and _is_path(str(source)):
+        compiled = compile_file(Path(source), pipeline, cache=cache, profile=profile)
+    else:
+        module = source if isinstance(source, ModuleOp) else parse(source)
+        compiled = compile_module(module, pipeline, cache=cache, profile=profile)
+    return Model(FunctionRunner.of(compiled, _entry(list(compiled.functions), entry)))
 
 
 def parse(source: Source) -> ModuleOp:
@@ -146,8 +148,8 @@ def _compile_onnx(
     return Model(OnnxRunner(rep))
 
 
-def _entry(module: ModuleOp, entry: str | None) -> str:
-    names = [f.sym_name.data for f in graph_functions(module)]
+def _entry(names: list[str], entry: str | None) -> str:
+    """The function to run: `entry`, else `main`, else the only one of `names`."""
     if entry is None and "main" not in names and len(names) == 1:
         return names[0]
     wanted = entry or "main"

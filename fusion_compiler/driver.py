@@ -20,6 +20,7 @@ any pass.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from importlib import import_module
@@ -43,6 +44,7 @@ from fusion_compiler.passes.pipeline_pass import PipelinePass
 if TYPE_CHECKING:
     from fusion_compiler.lowering.compile_cache import NativeCode
     from fusion_compiler.lowering.compiled_model import CompiledModel
+    from fusion_compiler.lowering.file_cache import SourceFile
     from fusion_compiler.lowering.llvm_codegen import StageTimings
     from fusion_compiler.lowering.schedule_memo import ScheduleMemo
     from fusion_compiler.specializing import SpecializingModel
@@ -100,11 +102,18 @@ that follow it); each factory imports its pass on first use."""
 def available_passes() -> dict[str, PassFactory]:
     """The project's passes, then every other pass of the environment (xDSL's own and its
     plugins'); a project pass wins a name clash."""
-    from xdsl.universe import Universe
-
-    passes = dict(Universe.get_multiverse().all_passes)
+    passes = dict(_environment_passes())
     passes.update(PASSES)
     return passes
+
+
+@functools.cache
+def _environment_passes() -> dict[str, PassFactory]:
+    """xDSL's passes and its plugins', found once per process: looking them up reads every
+    installed package's entry points (4 ms, which each native unit's pipeline paid)."""
+    from xdsl.universe import Universe
+
+    return dict(Universe.get_multiverse().all_passes)
 
 
 # --- the named pipelines ----------------------------------------------------------------------
@@ -382,10 +391,12 @@ def compile_native(
     parts = None if profile else split_schedule(pipeline)
     unit_pipeline = native_steps(profile)[1]
 
+    # LLVM verifies the translated unit (`llvm_codegen`); xDSL's verifier of the llvm dialect
+    # would cost a fifth of the pass's time again.
+    unit_passes = PassManager(unit_pipeline, ctx=ctx, verify="off")
+
     def to_llvm_dialect(unit: ModuleOp) -> None:
-        # LLVM verifies the translated unit (`llvm_codegen`); xDSL's verifier of the llvm
-        # dialect would cost a fifth of the pass's time again.
-        PassManager(unit_pipeline, ctx=ctx, verify="off").run(unit)
+        unit_passes.run(unit)
 
     with collector_paused():  # over the worker processes too, which inherit it
         return compile_cache.compile_native(
@@ -408,17 +419,26 @@ def compile_module(
     instruments: Sequence[PassInstrument] = (),
     timings: StageTimings | None = None,
     profile: bool = False,
+    source: SourceFile | None = None,
 ) -> CompiledModel | SpecializingModel:
     """Compile `module` (graph level; verified, left unchanged) with `pipeline`, then to
     native code (`compile_native`): a model whose graph-level functions take numpy arrays.
     A module with dynamic dimensions (or shape computations) gives a `SpecializingModel`,
     which specialises and compiles it on the shapes of each new set of arguments.
     The seconds of the LLVM stages are appended to `timings` when given. With `profile`, a
-    profiling build, whose `CompiledModel.profile` times every kernel launch."""
+    profiling build, whose `CompiledModel.profile` times every kernel launch. `source`, when
+    `module` is the parse of an IR file as it is (`read_source`), lets the cache load the
+    model by the file's text (`file_cache`) and keep it so."""
+    from fusion_compiler.lowering import file_cache
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.passes.specialize_shapes import is_dynamic_module
     from fusion_compiler.specializing import SpecializingModel
 
+    file_pipeline = cache_pipeline(pipeline, profile)
+    if cache and source is not None:
+        hit = file_cache.load(source, file_pipeline)
+        if hit is not None:
+            return hit
     verify_module(module)
     if is_dynamic_module(module):  # compiled per set of argument shapes, when called
         return SpecializingModel(module, pipeline, cache=cache, profile=profile)
@@ -429,17 +449,53 @@ def compile_module(
     native = compile_native(
         module, pipeline, cache=cache, instruments=instruments, timings=timings, profile=profile
     )
-    return CompiledModel.of(module, native)
+    model = CompiledModel.of(module, native)
+    if cache and source is not None:
+        file_cache.store(source, file_pipeline, model)
+    return model
 
 
 def compile_file(
     path: str | Path, pipeline: str = DEFAULT_PIPELINE, *, cache: bool = True, profile: bool = False
 ) -> CompiledModel | SpecializingModel:
-    """Parse a graph-level IR file and compile it (`compile_module`)."""
-    return compile_module(parse_file(path), pipeline, cache=cache, profile=profile)
+    """Compile a graph-level IR file (`compile_module`). With the cache, a file compiled before
+    with `pipeline` is not parsed again: the model loads by the file's text (`file_cache`)."""
+    from fusion_compiler.lowering import file_cache
+
+    source = read_source(path)
+    if cache:
+        hit = file_cache.load(source, cache_pipeline(pipeline, profile))
+        if hit is not None:
+            return hit
+    module = parse_read_source(source)
+    return compile_module(module, pipeline, cache=cache, profile=profile, source=source)
+
+
+def read_source(path: str | Path) -> SourceFile:
+    """The text of a graph-level IR file, to parse with `parse_read_source`."""
+    from fusion_compiler.lowering.file_cache import SourceFile
+
+    path = Path(path)
+    try:
+        return SourceFile(path, path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise CompileError(f"cannot read '{path}': {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise CompileError(
+            f"{path}: not a text file of graph IR (byte {err.start} is not UTF-8)"
+        ) from None
+
+
+def parse_read_source(source: SourceFile) -> ModuleOp:
+    """The module of an IR file read by `read_source` (a syntax error is a `CompileError` at
+    its position); the files its parse reads are noted in `source`."""
+    module = parse_source(
+        make_context(), source.text, str(source.path), read_files=source.read_files
+    )
+    source.parsed()
+    return module
 
 
 def parse_file(path: str | Path) -> ModuleOp:
     """Parse a graph-level IR file (a syntax error is a `CompileError` at its position)."""
-    path = Path(path)
-    return parse_source(make_context(), path.read_text(), str(path))
+    return parse_read_source(read_source(path))

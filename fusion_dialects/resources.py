@@ -96,10 +96,11 @@ def resource_constants(module: ModuleOp) -> Iterator:
             yield op
 
 
-def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) -> None:
+def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) -> Path | None:
     """Replaces every `dense_resource` value of `module` (parsed from `filename`) by a dense
     attribute holding its blob, from `in_file` (a `dialect_resources` section) or from the
-    module's weights file; then drops the `graph.weights` attribute."""
+    module's weights file; then drops the `graph.weights` attribute. Returns the path of the
+    weights file it read, if any."""
     weights_name = module.attributes.get(WEIGHTS_ATTR)
     weights = None
     if isinstance(weights_name, StringAttr):
@@ -118,6 +119,7 @@ def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) 
     for name in (WEIGHTS_ATTR, WEIGHTS_TAG_ATTR):
         if name in module.attributes:
             del module.attributes[name]
+    return None if weights is None else weights.path
 
 
 def _in_file_blob(in_file: dict[str, str], handle: str, op) -> bytes | None:

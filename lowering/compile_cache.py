@@ -31,7 +31,7 @@ import json
 import os
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -75,6 +75,8 @@ class NativeCode:
     """Whether every unit of the native code came from the cache (nothing was compiled)."""
     bindings: dict[str, LoadBinding] = field(default_factory=dict)
     """Per entry function with a load entry (lower-graph), how its bound inputs are made."""
+    key: str = ""
+    """The model entry's cache key (empty when compiled without the cache)."""
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,7 @@ def compile_native(
     directory = cache_dir() if use_cache else None
     key = model_key(module, pipeline) if directory is not None else ""
     if directory is not None:
-        hit = _load_model(directory, key)
+        hit = load_native(directory, key)
         if hit is not None:
             return hit
     memo = None
@@ -321,7 +323,7 @@ def _compile(
                 )
     done = [unit for unit in compiled if unit is not None]
     jit = JitModule(done, host_target_machine())
-    return NativeCode(jit, kernels, from_cache=not pending, bindings=bindings)
+    return NativeCode(jit, kernels, from_cache=not pending, bindings=bindings, key=key)
 
 
 def _check_convertible(units: list[ModuleOp]) -> None:
@@ -344,6 +346,17 @@ ENTRY_FORMAT = b"fusion-compiler cache entry 4\n"
 
 def _entry_path(directory: Path, key: str) -> Path:
     return directory / f"{key}.entry"
+
+
+def read_meta(directory: Path, key: str) -> dict | None:
+    """The metadata of the entry `key` (one without LLVM IR or object code), or None."""
+    parsed = _read(directory, key)
+    return None if parsed is None else parsed[0]
+
+
+def store_meta(directory: Path, key: str, meta: dict) -> None:
+    """Stores an entry of metadata only (`read_meta` reads it back)."""
+    _store(directory, key, _entry_bytes(meta, b"", b""))
 
 
 def _read(directory: Path, key: str) -> tuple[dict, str, bytes] | None:
@@ -369,7 +382,7 @@ def _load_unit(directory: Path, key: str) -> NativeUnit | None:
         return None
 
 
-def _load_model(directory: Path, key: str) -> NativeCode | None:
+def load_native(directory: Path, key: str) -> NativeCode | None:
     """The model of `key`: its kernel lists and every one of its units, or None."""
     parsed = _read(directory, key)
     if parsed is None:
@@ -385,7 +398,7 @@ def _load_model(directory: Path, key: str) -> NativeCode | None:
         return None
     done = [unit for unit in units if unit is not None]
     jit = JitModule(done, host_target_machine())
-    return NativeCode(jit, kernels, from_cache=True, bindings=bindings)
+    return NativeCode(jit, kernels, from_cache=True, bindings=bindings, key=key)
 
 
 def _parse_entry(data: bytes) -> tuple[dict, str, bytes] | None:
@@ -468,13 +481,15 @@ def _store(directory: Path, key: str, entry: bytes) -> None:
             )
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Writes `data` to `path` through a temporary file renamed into place: readers see the
-    old file or the whole new one, and an interrupted write leaves no partial `path`."""
+def atomic_write(path: Path, data: bytes | Sequence[memoryview]) -> None:
+    """Writes `data` (bytes, or buffers written one after the other) to `path` through a
+    temporary file renamed into place: readers see the old file or the whole new one, and an
+    interrupted write leaves no partial `path`."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            for part in [data] if isinstance(data, bytes) else data:
+                stream.write(part)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

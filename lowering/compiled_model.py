@@ -152,11 +152,20 @@ class CompiledFunction:
 class CompiledModel:
     """Native code for every graph-level function of a module."""
 
-    def __init__(self, jit: JitModule, functions: dict[str, CompiledFunction], from_cache: bool):
+    def __init__(
+        self,
+        jit: JitModule,
+        functions: dict[str, CompiledFunction],
+        from_cache: bool,
+        native_key: str = "",
+    ):
         self._jit = jit
         self.functions = functions
         self.from_cache = from_cache
         """Whether the native code came from the on-disk compile cache."""
+        self.native_key = native_key
+        """The cache key of the native code's model entry (empty when compiled without the
+        cache): what the file level of the cache (`file_cache`) points to."""
         for function in functions.values():
             count = len(function.parameters) + len(function.constants) + len(function.results)
             prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * count))
@@ -173,7 +182,7 @@ class CompiledModel:
             if binding is not None:
                 described.constants = _load(native.jit, binding, described.constants)
             functions[name] = described
-        return CompiledModel(native.jit, functions, native.from_cache)
+        return CompiledModel(native.jit, functions, native.from_cache, native.key)
 
     def run(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         """Call the compiled function `name`; returns its results as new arrays."""

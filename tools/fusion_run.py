@@ -32,12 +32,18 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
+from fusion_compiler.dialects.diagnostics import CompileError, verify_module
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.dialects.shape_rules import is_static
-from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_module
+from fusion_compiler.driver import (
+    DEFAULT_PIPELINE,
+    UNFUSED_PIPELINE,
+    compile_module,
+    parse_read_source,
+    read_source,
+)
 from fusion_compiler.lowering.compiled_model import graph_functions
+from fusion_compiler.lowering.file_cache import SourceFile
 from fusion_compiler.lowering.native_units import compile_jobs
 from fusion_compiler.lowering.threading_runtime import default_num_threads
 from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
@@ -110,31 +116,26 @@ def _check_options(args: argparse.Namespace) -> None:
     run_profile.check_options(args)
 
 
-def read_module(path: str) -> ModuleOp:
-    """The verified module of the graph-level IR file `path`."""
-    data = Path(path).read_bytes()
+def read_module(path: str) -> tuple[ModuleOp, SourceFile]:
+    """The verified module of the graph-level IR file `path`, and the file as read."""
     if path.endswith(".onnx"):
         raise CompileError(
             f"{path}: an ONNX model; import it into the graph dialect first: "
             f"fusion-import {path} -o {Path(path).with_suffix('.mlir').name}"
         )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise CompileError(
-            f"{path}: not a text file of graph IR (byte {err.start} is not UTF-8)"
-        ) from None
-    module = parse_source(make_context(), text, path)
+    source = read_source(path)
+    module = parse_read_source(source)
     verify_module(module)
-    return module
+    return module, source
 
 
-def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> None:
+def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> bool:
     """Make a module with dynamic dimensions static (in place) on the shapes given by
-    `--input-shape` and, with `--inputs`, on the shapes of the arrays in the archive."""
+    `--input-shape` and, with `--inputs`, on the shapes of the arrays in the archive;
+    whether it did."""
     shapes = dict(args.input_shape)
     if not shapes and not is_dynamic_module(module):
-        return
+        return False
     function = entry_function(module, args.file, args.entry)
     if args.inputs is not None:
         for name, shape in archive_shapes(args.inputs, argument_specs(function)).items():
@@ -150,6 +151,7 @@ def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> None:
             f"with --input-shape {missing[0]}=DIMS (or give --inputs IN.npz)"
         )
     specialize_shapes(module, shapes, args.entry)
+    return True
 
 
 def entry_function(module: ModuleOp, path: str, entry: str) -> func.FuncOp:
@@ -227,15 +229,18 @@ def bench(args, module, inputs, fused) -> None:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
-    module = read_module(args.file)
-    specialize_for_run(args, module)
+    module, source = read_module(args.file)
+    if specialize_for_run(args, module):
+        source = None  # (the module is no longer the file's)
     function = entry_function(module, args.file, args.entry)
     check_memory(function)
     inputs = prepare_inputs(args, function)
     pipeline = args.pipeline or (UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE)
     start = time.perf_counter()
     profiling = run_profile.wanted(args)
-    model = compile_module(module, pipeline, cache=not args.no_cache, profile=profiling)
+    model = compile_module(
+        module, pipeline, cache=not args.no_cache, profile=profiling, source=source
+    )
     elapsed = time.perf_counter() - start
     kernels = model.kernels(args.entry)
     origin = "from cache" if model.from_cache else "compiled"

@@ -1,0 +1,182 @@
+"""The compile cache's file level: a model compiled from an IR file loads again unparsed.
+
+A model entry (`compile_cache`) is keyed by the graph-level module, so a hit on it still
+parses the file, runs the graph passes that compute with constants (`fold-constants`), copies
+every constant out of the IR and runs the load entry that packs them: 0.3-1.5 s on the zoo's
+models, most of it the parse. The file level skips all of that. Its key is the hash of the
+file's text and of the folder it is in (the weights file is named relative to it), with
+the pipeline and everything else a model key covers (`compile_cache.key_of_hash`). Its entry,
+a checksummed cache entry like the others, names the model entry of the native code and
+describes each graph-level function: parameters, results, kernels and its bound constants as
+the compile left them (folded by the graph passes, packed by the load entry). The constants
+are raw in a file of their own beside the entry, `KEY.constants`, each at a 64-byte aligned
+offset, with the file's size and CRC-32 in the entry.
+
+A hit maps that file copy-on-write (its pages are the operating system's file cache: nothing
+is copied, and a kernel writing into a constant would change its private page only), checks
+its CRC-32 (zlib's, 5.6 GB/s here against SHA-256's 1.7: it is there to catch a truncated or
+damaged file, not an adversary) and binds the model's functions to views of it.
+
+The files a parse read besides the text (the weights file of `dense_resource` constants) are
+recorded with their size, modification and change times and inode; a hit requires each one
+unchanged, so new weights written to the weights file are a miss (then a model hit: the
+native code does not depend on the weights). A missing or damaged entry, constants file or
+model entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from fusion_compiler.lowering import compile_cache
+from fusion_compiler.lowering.compiled_model import CompiledFunction, CompiledModel, Parameter
+
+FILE_PIPELINE = "file"
+"""The pipeline part of a file entry's key is this, a colon, then the model's pipeline."""
+
+ALIGNMENT = 64
+
+
+@dataclass
+class SourceFile:
+    """An IR file as the compiler read it: its path, its text, and the other files its parse
+    read (`read_files` of `parse_source`), filled in by the parse."""
+
+    path: Path
+    text: str
+    read_files: list[Path] = field(default_factory=list)
+    seen: list[list[int]] = field(default_factory=list)
+    """The identity (`identity`) of each of `read_files` when the parse had read them."""
+
+    def parsed(self) -> None:
+        """Notes the identity of the files the parse read (called right after it)."""
+        self.seen = [identity(path) for path in self.read_files]
+
+    def key(self, pipeline: str) -> str:
+        digest = hashlib.sha256(self.text.encode())
+        digest.update(b"\0" + str(self.path.resolve().parent).encode())
+        return compile_cache.key_of_hash(digest.hexdigest(), f"{FILE_PIPELINE}:{pipeline}")
+
+
+def load(source: SourceFile, pipeline: str) -> CompiledModel | None:
+    """The model compiled before from `source` with `pipeline`, or None (a miss)."""
+    directory = compile_cache.cache_dir()
+    if directory is None:
+        return None
+    key = source.key(pipeline)
+    meta = compile_cache.read_meta(directory, key)
+    if meta is None:
+        return None
+    try:
+        if any(identity(Path(p)) != list(seen) for p, *seen in meta["read_files"]):
+            return None
+        constants = _map_constants(directory, key, meta["constants"])
+        if constants is None:
+            return None
+        native = compile_cache.load_native(directory, meta["model"])
+        if native is None:
+            return None
+        functions = {
+            f["name"]: _function(f, constants, native.kernels[f["name"]]) for f in meta["functions"]
+        }
+    except (KeyError, TypeError, ValueError, OSError):
+        return None
+    return CompiledModel(native.jit, functions, from_cache=True, native_key=meta["model"])
+
+
+def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
+    """Keeps `model`, compiled from `source` with `pipeline`, for `load`."""
+    directory = compile_cache.cache_dir()
+    if directory is None or not model.native_key:
+        return
+    key = source.key(pipeline)
+    parts: list[memoryview] = []
+    offset = 0
+    checksum = 0
+    functions = []
+    for function in model.functions.values():
+        placed = []
+        for array in function.constants:
+            padding = -offset % ALIGNMENT
+            raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
+            for part in (memoryview(bytes(padding)), raw):
+                parts.append(part)
+                checksum = zlib.crc32(part, checksum)
+            offset += padding
+            placed.append([offset, list(array.shape), array.dtype.str])
+            offset += raw.nbytes
+        functions.append(
+            {
+                "name": function.name,
+                "parameters": [
+                    [p.name, list(p.shape), np.dtype(p.dtype).str] for p in function.parameters
+                ],
+                "results": [
+                    [list(shape), np.dtype(dtype).str]
+                    for shape, dtype in zip(function.results, function.result_dtypes, strict=True)
+                ],
+                "constants": placed,
+            }
+        )
+    meta = {
+        "model": model.native_key,
+        "read_files": [
+            [str(p.resolve()), *seen]
+            for p, seen in zip(source.read_files, source.seen, strict=True)
+        ],
+        "constants": {"bytes": offset, "crc32": checksum},
+        "functions": functions,
+    }
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        compile_cache.atomic_write(_constants_path(directory, key), parts)
+    except OSError:
+        return  # (`_store` below warns about the directory)
+    compile_cache.store_meta(directory, key, meta)
+
+
+def _constants_path(directory: Path, key: str) -> Path:
+    return directory / f"{key}.constants"
+
+
+def identity(path: Path) -> list[int]:
+    """What changes when a file is written: size, modification and change times, inode."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+
+
+def _map_constants(directory: Path, key: str, described: dict) -> np.ndarray | None:
+    """The constants file of `key` mapped copy-on-write, if its size and CRC-32 hold."""
+    path = _constants_path(directory, key)
+    size = int(described["bytes"])
+    if path.stat().st_size != size:
+        return None
+    mapped = np.memmap(path, dtype=np.uint8, mode="c") if size else np.empty(0, np.uint8)
+    if zlib.crc32(mapped.data) != described["crc32"]:
+        return None
+    return mapped
+
+
+def _function(data: dict, constants: np.ndarray, kernels: tuple[str, ...]) -> CompiledFunction:
+    parameters = tuple(
+        Parameter(name, tuple(shape), np.dtype(dtype)) for name, shape, dtype in data["parameters"]
+    )
+    results = tuple(tuple(shape) for shape, _ in data["results"])
+    dtypes = tuple(np.dtype(dtype) for _, dtype in data["results"])
+    arrays = []
+    for offset, shape, dtype in data["constants"]:
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        if offset % ALIGNMENT or offset + count * dtype.itemsize > constants.size:
+            raise ValueError("a constant outside the constants file")
+        view = constants[offset : offset + count * dtype.itemsize].view(dtype)
+        arrays.append(view.reshape(shape))
+    return CompiledFunction(data["name"], parameters, results, dtypes, tuple(arrays), kernels)

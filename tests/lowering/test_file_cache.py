@@ -1,0 +1,183 @@
+"""The compile cache's file level (`file_cache`): an IR file compiled before loads again
+without being parsed, with the constants the compile left (folded and packed), and anything
+that could make those stale or wrong is a miss: new weights in the weights file, another
+folder, a damaged or truncated constants file, a missing model entry."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fusion_compiler import api
+from fusion_compiler.dialects import diagnostics
+from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.diagnostics import parse_source
+from fusion_compiler.dialects.resources import externalize_constants
+from fusion_compiler.driver import compile_file
+from fusion_compiler.lowering import compile_cache, file_cache
+from fusion_compiler.tools import fusion_run
+
+RNG = np.random.default_rng(7)
+WEIGHTS = RNG.standard_normal((16, 8, 3, 3)).astype(np.float32)
+SCALE = (RNG.random(16) + 0.5).astype(np.float32)
+
+
+def _dense(array: np.ndarray) -> str:
+    return f'dense<"0x{array.tobytes().hex().upper()}">'
+
+
+# A conv whose batch norm fold-constants folds into its weights, which the load entry then packs:
+# the constants a hit binds are neither the file's blobs nor the parsed ones.
+SOURCE = f"""
+func.func @main(%x: tensor<1x8x10x10xf32>) -> tensor<1x16x8x8xf32> {{
+  %w = graph.constant {_dense(WEIGHTS)} : tensor<16x8x3x3xf32>
+  %s = graph.constant {_dense(SCALE)} : tensor<16xf32>
+  %z = graph.constant dense<0.125> : tensor<16xf32>
+  %m = graph.constant dense<0.0> : tensor<16xf32>
+  %v = graph.constant dense<1.0> : tensor<16xf32>
+  %c = graph.conv2d %x, %w {{strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64}} : (tensor<1x8x10x10xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %b = graph.batch_norm %c, %s, %z, %m, %v {{epsilon = 1.000000e-05 : f32}} : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+  %r = graph.relu %b : tensor<1x16x8x8xf32>
+  func.return %r : tensor<1x16x8x8xf32>
+}}
+"""
+
+X = RNG.standard_normal((1, 8, 10, 10)).astype(np.float32)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(directory))
+    return directory
+
+
+def _write_model(folder: Path) -> Path:
+    """model.mlir with its weights in model.weights, as `fusion-import -o` writes them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    module = parse_source(make_context(), SOURCE, "model.mlir")
+    externalize_constants(module, folder / "model.weights")
+    path = folder / "model.mlir"
+    path.write_text(str(module))
+    return path
+
+
+def _no_parse(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("a file-level hit must not parse")
+
+    monkeypatch.setattr(diagnostics, "parse_source", refuse)
+    monkeypatch.setattr("fusion_compiler.driver.parse_source", refuse)
+
+
+def _result(model) -> np.ndarray:
+    return model.run("main", X)[0]
+
+
+def test_a_file_compiled_before_loads_without_parsing(tmp_path, cache, monkeypatch):
+    path = _write_model(tmp_path / "m")
+    compiled = compile_file(path)
+    assert not compiled.from_cache
+    want = _result(compiled)
+    assert list(cache.glob("*.constants"))
+    with monkeypatch.context() as patch:
+        _no_parse(patch)
+        hit = compile_file(path)
+        assert hit.from_cache and hit.native_key == compiled.native_key
+        assert np.array_equal(_result(hit), want)
+        assert hit.kernels("main") == compiled.kernels("main")
+        assert [p.name for p in hit.functions["main"].parameters] == ["x"]
+        model = api.compile(str(path))  # the Python API takes the same route
+        assert np.array_equal(model(X), want)
+    # (the constants are the folded and packed ones: the fused result of the original weights)
+    assert np.array_equal(_result(compile_file(path, cache=False)), want)
+
+
+def test_new_weights_in_the_weights_file_are_a_miss(tmp_path, cache):
+    path = _write_model(tmp_path / "m")
+    before = _result(compile_file(path))
+    weights = tmp_path / "m" / "model.weights"
+    data = bytearray(weights.read_bytes())
+    data[-4:] = np.float32(5.0).tobytes()  # the last element of the conv's weights, same tag
+    weights.write_bytes(bytes(data))
+    changed = compile_file(path)
+    assert changed.from_cache  # the native code does not depend on the weights: a model hit
+    after = _result(changed)
+    assert not np.array_equal(after, before)
+    assert np.array_equal(after, _result(compile_file(path, cache=False)))
+
+
+def test_the_same_text_in_another_folder_is_a_miss(tmp_path, cache, monkeypatch):
+    first = _write_model(tmp_path / "a")
+    compile_file(first)
+    second = _write_model(tmp_path / "b")
+    assert second.read_text() == first.read_text()
+    sources = []
+    real = diagnostics.parse_source
+
+    def counting(*args, **kwargs):
+        sources.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("fusion_compiler.driver.parse_source", counting)
+    compile_file(second)
+    assert sources == [str(second)]
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete"])
+def test_a_damaged_constants_file_is_a_miss(tmp_path, cache, damage):
+    path = _write_model(tmp_path / "m")
+    want = _result(compile_file(path))
+    (constants,) = cache.glob("*.constants")
+    if damage == "flip":
+        data = bytearray(constants.read_bytes())
+        data[len(data) // 2] ^= 0x40
+        constants.write_bytes(bytes(data))
+    elif damage == "truncate":
+        os.truncate(constants, constants.stat().st_size - 64)
+    else:
+        constants.unlink()
+    source = file_cache.SourceFile(path, path.read_text())
+    assert file_cache.load(source, _file_pipeline()) is None
+    again = compile_file(path)  # parsed, a model hit, and the file entry written anew
+    assert np.array_equal(_result(again), want)
+    assert file_cache.load(source, _file_pipeline()) is not None
+
+
+def test_a_missing_model_entry_is_a_miss(tmp_path, cache):
+    path = _write_model(tmp_path / "m")
+    compiled = compile_file(path)
+    want = _result(compiled)
+    (cache / f"{compiled.native_key}.entry").unlink()
+    source = file_cache.SourceFile(path, path.read_text())
+    assert file_cache.load(source, _file_pipeline()) is None
+    assert np.array_equal(_result(compile_file(path)), want)
+
+
+def test_a_profiling_build_is_kept_apart(tmp_path, cache):
+    path = _write_model(tmp_path / "m")
+    compile_file(path)
+    profiling = compile_file(path, profile=True)
+    assert not profiling.from_cache
+    profiled = compile_file(path, profile=True)
+    assert profiled.from_cache
+    assert profiled.profile("main", X).kernels
+
+
+def test_fusion_run_loads_a_file_compiled_before(tmp_path, cache, capsys):
+    path = _write_model(tmp_path / "m")
+    argv = [str(path), "--random-inputs", "--check"]
+    assert fusion_run.main(argv) == 0
+    assert "compiled in" in capsys.readouterr().out
+    assert fusion_run.main(argv) == 0
+    assert "from cache in" in capsys.readouterr().out
+    assert len(list(cache.glob("*.constants"))) == 1
+
+
+def _file_pipeline() -> str:
+    from fusion_compiler.driver import DEFAULT_PIPELINE, cache_pipeline
+
+    return cache_pipeline(DEFAULT_PIPELINE)
