@@ -21,12 +21,16 @@ The files a parse read besides the text (the weights file of `dense_resource` co
 recorded with their size, modification and change times and inode; a hit requires each one
 unchanged, so new weights written to the weights file are a miss (then a model hit: the
 native code does not depend on the weights). A missing or damaged entry, constants file or
-model entry is a miss.
+model entry is a miss. The constants files are kept within a budget (`FUSION_CACHE_CONSTANTS_MB`,
+default 4 GiB: each edit of a model's weights makes a new one), the least recently used
+deleted first (`evict`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +142,45 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
     except OSError:
         return  # (`_store` below warns about the directory)
     compile_cache.store_meta(directory, key, meta)
+    evict(directory, budget_bytes(), keep=key)
+
+
+BUDGET_VARIABLE = "FUSION_CACHE_CONSTANTS_MB"
+DEFAULT_BUDGET_MB = 4096
+"""The megabytes of constants files the cache keeps (each edit of a model's weights is a new
+file entry holding all of them): past it, the least recently used go first."""
+
+
+def budget_bytes() -> int:
+    """`FUSION_CACHE_CONSTANTS_MB` (default `DEFAULT_BUDGET_MB`), in bytes."""
+    text = os.environ.get(BUDGET_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BUDGET_MB << 20
+    if not text.isdigit():
+        raise ValueError(f"{BUDGET_VARIABLE} must be a whole number of megabytes, got {text!r}")
+    return int(text) << 20
+
+
+def evict(directory: Path, budget: int, keep: str) -> None:
+    """Deletes the least recently used constants files (and their entries) of `directory`
+    until the rest fit in `budget` bytes; `keep`'s, just written, stays whatever its size. A
+    process that maps a deleted file keeps its pages; one about to map it has a miss."""
+    files = []
+    for path in directory.glob("*.constants"):
+        with contextlib.suppress(OSError):  # (another process may evict it first)
+            stat = path.stat()
+            files.append((stat.st_mtime_ns, path, stat.st_size))
+    total = sum(size for _, _, size in files)
+    for _, path, size in sorted(files):
+        if total <= budget:
+            break
+        key = path.name.removesuffix(".constants")
+        if key == keep:
+            continue
+        for stale in (path, directory / f"{key}.entry"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+        total -= size
 
 
 def _constants_path(directory: Path, key: str) -> Path:
@@ -162,6 +205,8 @@ def _map_constants(directory: Path, key: str, described: dict) -> np.ndarray | N
     mapped = np.memmap(path, dtype=np.uint8, mode="c") if size else np.empty(0, np.uint8)
     if zlib.crc32(mapped.data) != described["crc32"]:
         return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # (recently used: `evict` takes the oldest first)
     return mapped
 
 

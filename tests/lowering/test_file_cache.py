@@ -181,3 +181,29 @@ def _file_pipeline() -> str:
     from fusion_compiler.driver import DEFAULT_PIPELINE, cache_pipeline
 
     return cache_pipeline(DEFAULT_PIPELINE)
+
+
+def test_constants_files_past_the_budget_go_least_recently_used_first(tmp_path, cache, monkeypatch):
+    paths = [_write_model(tmp_path / name) for name in ("a", "b", "c")]
+    for path in paths[:2]:
+        compile_file(path)
+    first, second = sorted(cache.glob("*.constants"), key=lambda p: p.stat().st_mtime_ns)
+    size = first.stat().st_size
+    os.utime(first, ns=(1, 1))  # a long time ago
+    os.utime(second, ns=(2, 2))
+    compile_file(paths[0])  # a hit makes the first the most recently used
+    monkeypatch.setattr(file_cache, "budget_bytes", lambda: 2 * size)
+    assert len(list(cache.glob("*.constants"))) == 2
+    compile_file(paths[2])  # a third over a budget of two: the second goes
+    kept = set(cache.glob("*.constants"))
+    assert first in kept and second not in kept and len(kept) == 2
+    assert not (cache / second.name.replace(".constants", ".entry")).exists()
+    assert compile_file(paths[1]).from_cache  # (a miss of the file level, then a model hit)
+
+
+def test_the_budget_is_in_megabytes_and_must_be_a_number(monkeypatch):
+    monkeypatch.setenv(file_cache.BUDGET_VARIABLE, "3")
+    assert file_cache.budget_bytes() == 3 * 2**20
+    monkeypatch.setenv(file_cache.BUDGET_VARIABLE, "lots")
+    with pytest.raises(ValueError, match="FUSION_CACHE_CONSTANTS_MB"):
+        file_cache.budget_bytes()
