@@ -4,7 +4,8 @@
   one constant per distinct value and type. Nests that were separated by their own constants
   become adjacent siblings, which loop fusion needs, and moved code always sees its constants.
 - `remove_unit_loops`: a loop that runs once is replaced by its body, its induction variable by
-  its lower bound (`loop.for %n = %c0 to %c1` of a batch of one).
+  its lower bound (`loop.for %n = %c0 to %c1` of a batch of one); normalize-kernels keeps
+  the row loop of a matrix-vector product (`vector_product_rows`).
 - `fold_index_constants`: `addi`/`subi`/`muli` of two constants, `x + 0` and `x - 0` folded.
 - `erase_dead_code`: pure ops and loads whose results are unused, and loops left empty.
 
@@ -20,7 +21,7 @@ None of them changes what the kernel computes.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
@@ -84,11 +85,12 @@ def inline_loop_body(loop: ForOp) -> None:
     loop.erase()
 
 
-def remove_unit_loops(func: FuncOp) -> None:
-    """Inline every loop that runs once and erase every loop that never runs."""
+def remove_unit_loops(func: FuncOp, keep: Collection[ForOp] = ()) -> None:
+    """Inline every loop that runs once (but those of `keep`) and erase every loop that never
+    runs."""
     for loop in [op for op in func.body.walk() if isinstance(op, ForOp)]:
         count = trip_count(loop)
-        if count == 1:
+        if count == 1 and loop not in keep:
             inline_loop_body(loop)
         elif count == 0:
             loop.detach()

@@ -144,7 +144,7 @@ class ScheduleKernelsPass(PipelinePass):
     def stages(self) -> tuple[ModulePass, ...]:
         """The stage passes this pass runs, in order, with its options."""
         switched: tuple[tuple[bool, tuple[ModulePass, ...]], ...] = (
-            (True, (NormalizeKernelsPass(),)),
+            (True, (NormalizeKernelsPass(self.contractions and self.prepack),)),
             (self.inline, (ComputeInlinePass(self.inline_into_reductions),)),
             (self.reuse_outputs, (ReuseOutputsPass(),)),
             (self.fuse, (FuseLoopsPass(), CleanUpKernelsPass())),

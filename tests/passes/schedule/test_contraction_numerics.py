@@ -69,6 +69,27 @@ func.func @main(%a: {at}, %b: {btype}, %c: {ct}) -> {ot} {{
 }}"""
 
 
+def _matvec_by_weight(k: int, n: int) -> str:
+    """A classifier's layer at batch 1: x (1 x k) @ a constant weight (k x n) + bias, which
+    normalize-kernels keeps a row loop for (`vector_product_rows`) and schedule-contractions
+    tiles as one row over panels packed when the model is loaded."""
+    rng = np.random.default_rng([k, n])
+    weight = rng.uniform(-1.0, 1.0, (k, n)).astype(np.float32)
+    xt, wt, ot, ct = (
+        f"tensor<1x{k}xf32>",
+        f"tensor<{k}x{n}xf32>",
+        f"tensor<1x{n}xf32>",
+        f"tensor<{n}xf32>",
+    )
+    return f"""
+func.func @main(%a: {xt}, %c: {ct}) -> {ot} {{
+  %w = graph.constant dense<"0x{weight.tobytes().hex().upper()}"> : {wt}
+  %m = graph.matmul %a, %w : ({xt}, {wt}) -> {ot}
+  %s = graph.add %m, %c : ({ot}, {ct}) -> {ot}
+  func.return %s : {ot}
+}}"""
+
+
 GRAPHS = {
     "conv3x3": _conv((3, 9, 9), (3, 3), 20, padding=(1, 1, 1, 1)),
     "conv3x3_short_rows": _conv((16, 5, 5), (3, 3), 24, padding=(1, 1, 1, 1)),
@@ -84,6 +105,7 @@ GRAPHS = {
     "conv1x1_deep_small_plane": _conv((32, 7, 7), (1, 1), 24),
     "matmul_remainders": _matmul((37, 29), (29, 45)),
     "matmul_vector": _matmul((1, 33), (33, 21)),
+    "matvec_by_weight": _matvec_by_weight(70, 45),
     "matmul_batched": _matmul((3, 17, 9), (3, 9, 21)),
     "matmul_narrow": _matmul((13, 40), (40, 3)),
 }
@@ -113,3 +135,13 @@ def test_scheduled_contraction_is_bit_identical(name, schedule):
     (expected,) = _run(text, name, None, inputs)
     (actual,) = _run(text, name, PIPELINES[schedule], inputs)
     np.testing.assert_array_equal(actual, expected)
+
+
+def test_a_matrix_vector_product_by_a_weight_is_register_tiled():
+    from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR
+    from fusion_compiler.driver import PassManager
+
+    module = parse_source(make_context(), GRAPHS["matvec_by_weight"], "matvec.mlir")
+    PassManager(PIPELINES["default"]).run(module)
+    kernels = [op for op in module.ops if op.name == "loop.func"]
+    assert any(REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels)
