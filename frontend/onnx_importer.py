@@ -27,6 +27,7 @@ is collected; at the end one `ModelImportError` lists them all, each naming its 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -43,7 +44,12 @@ from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
-from fusion_compiler.frontend.values import Missing, Value, element_type_of_dtype, ssa_name
+from fusion_compiler.frontend.values import (
+    Missing,
+    Value,
+    element_type_of_dtype,
+    ssa_name,
+)
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 
@@ -131,7 +137,7 @@ class _ModelImporter:
         block = Block(arg_types=[t or _PLACEHOLDER_TYPE for t in types])
         builder = GraphBuilder(block, self.filename)
         for name, initializer in initializers.items():
-            self.values[name] = numpy_helper.to_array(initializer)
+            self.values[name] = initializer_array(initializer)
             builder.name_constant(self.values[name], name)
         for argument, info, typ in zip(block.args, arguments, types, strict=True):
             argument.name_hint = ssa_name(info.name)
@@ -320,3 +326,20 @@ def _element_type(elem_type: int) -> Attribute | None:
     except (KeyError, TypeError, ValueError):
         return None
     return element_type_of_dtype(dtype)
+
+
+def initializer_array(tensor: TensorProto) -> np.ndarray:
+    """The elements of an ONNX initializer. A float32 tensor stored as raw little-endian
+    bytes (what exporters write) is a read-only view of the protobuf's bytes, not a copy:
+    `dense_f32` then takes those bytes as they are, so a weight is not copied between the
+    `.onnx` file and its dense attribute (vgg19's 548 MB were copied twice). Others go
+    through `numpy_helper.to_array`."""
+    if (
+        tensor.data_type == TensorProto.FLOAT
+        and tensor.HasField("raw_data")
+        and tensor.data_location != TensorProto.EXTERNAL
+    ):
+        raw = tensor.raw_data
+        if len(raw) == 4 * math.prod(tensor.dims):
+            return np.frombuffer(raw, dtype="<f4").reshape(tuple(tensor.dims))
+    return numpy_helper.to_array(tensor)

@@ -136,6 +136,22 @@ def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr(typ, BytesAttr(data.astype(storage, copy=False).tobytes()))
 
 
+def _whole_bytes(array: np.ndarray) -> bytes | None:
+    """The `bytes` object `array` views all of, in order, if it is one (`onnx_importer.initializer_array`)."""
+    base = array.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if (
+        isinstance(base, bytes)
+        and array.dtype == np.dtype("<f4")
+        and array.flags.c_contiguous
+        and array.nbytes == len(base)
+        and array.__array_interface__["data"][0] == np.frombuffer(base, np.uint8).ctypes.data
+    ):
+        return base
+    return None
+
+
 def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """The elements of a float32 array as a dense attribute.
 
@@ -148,7 +164,7 @@ def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     if array.size > 1 and _is_uniform(array):
         data = np.array(array.flat[0], dtype="<f4").tobytes()
     else:
-        data = _row_major(array).astype("<f4", copy=False).tobytes()
+        data = _whole_bytes(array) or _row_major(array).astype("<f4", copy=False).tobytes()
     return DenseIntOrFPElementsAttr(typ, BytesAttr(data))
 
 
