@@ -177,8 +177,8 @@ class CompiledModel:
         functions = {}
         for function in graph_functions(module):
             name = function.sym_name.data
-            described = _describe_function(function, native.kernels[name])
             binding = native.bindings.get(name)
+            described = _describe_function(function, native.kernels[name], binding)
             if binding is not None:
                 described.constants = _load(native.jit, binding, described.constants)
             functions[name] = described
@@ -268,7 +268,14 @@ def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
     ]
 
 
-def _describe_function(function: func.FuncOp, kernels: tuple[str, ...]) -> CompiledFunction:
+def _describe_function(
+    function: func.FuncOp, kernels: tuple[str, ...], binding: LoadBinding | None = None
+) -> CompiledFunction:
+    """The function's description, its constants as the entry (or its load entry) takes
+    them: a copy of each (`_bound_array`), but a view of the IR's bytes for one that only
+    the load entry reads (`binding`), which it packs into a buffer of its own once: a copy
+    of a weight the model then drops would raise the load's peak by its size (vgg19's
+    classifier weights, 411 MB)."""
     parameters = tuple(
         Parameter(
             arg.name_hint or f"arg{arg.index}",
@@ -280,7 +287,13 @@ def _describe_function(function: func.FuncOp, kernels: tuple[str, ...]) -> Compi
     outputs = [_tensor(t) for t in function.function_type.outputs.data]
     results = tuple(tuple(t.get_shape()) for t in outputs)
     dtypes = tuple(numpy_dtype(t.element_type) for t in outputs)
-    constants = tuple(_bound_array(op.value) for op in bound_constants(function))
+    entry_reads = None if binding is None else {i for i in binding.sources if i >= 0}
+    constants = tuple(
+        _bound_array(op.value)
+        if entry_reads is None or index in entry_reads
+        else _load_input(op.value)
+        for index, op in enumerate(bound_constants(function))
+    )
     return CompiledFunction(function.sym_name.data, parameters, results, dtypes, constants, kernels)
 
 
@@ -293,6 +306,18 @@ def _load(jit: JitModule, binding: LoadBinding, constants: tuple[np.ndarray, ...
     load = prototype(jit.function_address(binding.load_entry))
     load(*(buffer_address(array) for array in (*inputs, *results)))
     return tuple(constants[i] if i >= 0 else results[-1 - i] for i in binding.sources)
+
+
+def _load_input(value) -> np.ndarray:
+    """A constant only the load entry reads: a read-only view of its raw bytes when they are
+    all its elements (kernels take buffers at any alignment: a model's inputs are numpy's),
+    else `_bound_array`'s copy."""
+    raw = value.data.data
+    if isinstance(value.get_element_type(), Float32Type) and isinstance(raw, bytes):
+        shape = tuple(value.get_shape())
+        if len(raw) == 4 * math.prod(shape):
+            return np.frombuffer(raw, dtype="<f4").reshape(shape)
+    return _bound_array(value)
 
 
 def _bound_array(value) -> np.ndarray:

@@ -174,3 +174,35 @@ def test_elementwise_kernels_use_wide_vector_registers(cache_dir):
     # xmm registers would prove nothing: scalar SSE code uses them too.
     model = compile_module(_module())
     assert re.search(r"\bv\w+ps\s+.*%[yz]mm", model.assembly)
+
+
+PACKED_WEIGHT = """
+func.func @main(%x: tensor<8x32xf32>) -> tensor<8x16xf32> {
+  %w = graph.constant dense<"0xHEX"> : tensor<32x16xf32>
+  %m = graph.matmul %x, %w : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  func.return %m : tensor<8x16xf32>
+}
+"""
+
+
+def test_a_weight_only_the_load_entry_reads_is_not_copied_first(cache_dir, monkeypatch):
+    """The load entry packs the matmul's constant B once; what it reads is a view of the IR's
+    bytes (no copy of the weight that the model then drops), and the results are those of a
+    copy, and of the reference."""
+    from fusion_compiler.lowering import compiled_model
+
+    weight = np.random.default_rng(3).standard_normal((32, 16)).astype(np.float32)
+    text = PACKED_WEIGHT.replace("HEX", weight.tobytes().hex().upper())
+    module = parse_source(make_context(), text, "packed.mlir")
+    copied = []
+    real = compiled_model._bound_array
+    monkeypatch.setattr(compiled_model, "_bound_array", lambda v: copied.append(v) or real(v))
+    model = compile_module(module, cache=False)
+    assert model.functions["main"].constants  # (the packed panels)
+    assert copied == []  # B went to the load entry as a view
+    x = np.random.default_rng(4).standard_normal((8, 32)).astype(np.float32)
+    (y,) = model.run("main", x)
+    monkeypatch.setattr(compiled_model, "_load_input", real)
+    (z,) = compile_module(module, cache=False).run("main", x)
+    assert np.array_equal(y, z)
+    np.testing.assert_allclose(y, x.astype(np.float64) @ weight, rtol=1e-5, atol=1e-5)
