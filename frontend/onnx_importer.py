@@ -44,12 +44,7 @@ from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
-from fusion_compiler.frontend.values import (
-    Missing,
-    Value,
-    element_type_of_dtype,
-    ssa_name,
-)
+from fusion_compiler.frontend.values import Missing, Value, element_type_of_dtype, ssa_name
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 

@@ -137,17 +137,14 @@ def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
 
 
 def _whole_bytes(array: np.ndarray) -> bytes | None:
-    """The `bytes` object `array` views all of, in order, if it is one (`onnx_importer.initializer_array`)."""
+    """The `bytes` object that `array` views all of, in order, if there is one (an initializer:
+    `onnx_importer.initializer_array`). A C-contiguous view as long as the bytes starts where
+    they start, so it holds exactly their elements."""
     base = array.base
     while isinstance(base, np.ndarray):
         base = base.base
-    if (
-        isinstance(base, bytes)
-        and array.dtype == np.dtype("<f4")
-        and array.flags.c_contiguous
-        and array.nbytes == len(base)
-        and array.__array_interface__["data"][0] == np.frombuffer(base, np.uint8).ctypes.data
-    ):
+    whole = isinstance(base, bytes) and array.nbytes == len(base)
+    if whole and array.dtype == np.dtype("<f4") and array.flags.c_contiguous:
         return base
     return None
 

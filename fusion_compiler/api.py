@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import CompileError, parse_source
-from fusion_compiler.driver import DEFAULT_PIPELINE, compile_file, compile_module
+from fusion_compiler.driver import DEFAULT_PIPELINE, compile_file, compile_module, parse_file
 from fusion_compiler.lowering.threading_runtime import set_default_num_threads
 from fusion_compiler.model import FunctionRunner, Model, OnnxRunner
 
@@ -69,8 +69,7 @@ def parse(source: Source) -> ModuleOp:
         return import_model(onnx_model, filename=_filename(source))
     if isinstance(source, str) and not _is_path(source):
         return parse_source(make_context(), source, IR_FILENAME)
-    path = Path(source)
-    return parse_source(make_context(), _read(path), str(path))
+    return parse_file(Path(source))
 
 
 def set_num_threads(count: int) -> None:
@@ -89,13 +88,6 @@ def _filename(source: Source) -> str:
     if isinstance(source, str | os.PathLike):
         return str(source)
     return "model.onnx"
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise CompileError(f"cannot read '{path}': {err.strerror}") from None
 
 
 def _onnx_model(source: Source) -> Any | None:

@@ -430,15 +430,31 @@ def compile_module(
     `module` is the parse of an IR file as it is (`read_source`), lets the cache load the
     model by the file's text (`file_cache`) and keep it so."""
     from fusion_compiler.lowering import file_cache
+
+    if cache and source is not None:
+        hit = file_cache.load(source, cache_pipeline(pipeline, profile))
+        if hit is not None:
+            return hit
+    return _compile_and_keep(module, pipeline, cache, instruments, timings, profile, source)
+
+
+def _compile_and_keep(
+    module: ModuleOp,
+    pipeline: str,
+    cache: bool,
+    instruments: Sequence[PassInstrument],
+    timings: StageTimings | None,
+    profile: bool,
+    source: SourceFile | None,
+) -> CompiledModel | SpecializingModel:
+    """`compile_module` after its file-level lookup missed: the compile, kept at the file
+    level when `source` is given."""
+    from fusion_compiler.lowering import file_cache
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.passes.specialize_shapes import is_dynamic_module
     from fusion_compiler.specializing import SpecializingModel
 
     file_pipeline = cache_pipeline(pipeline, profile)
-    if cache and source is not None:
-        hit = file_cache.load(source, file_pipeline)
-        if hit is not None:
-            return hit
     verify_module(module)
     if is_dynamic_module(module):  # compiled per set of argument shapes, when called
         return SpecializingModel(module, pipeline, cache=cache, profile=profile)
@@ -468,7 +484,7 @@ def compile_file(
         if hit is not None:
             return hit
     module = parse_read_source(source)
-    return compile_module(module, pipeline, cache=cache, profile=profile, source=source)
+    return _compile_and_keep(module, pipeline, cache, (), None, profile, source)
 
 
 def read_source(path: str | Path) -> SourceFile:

@@ -136,7 +136,8 @@ class LocatedParser(Parser):
     def parse_optional_type(self):
         """xDSL's, but a static tensor type whose text was parsed before in this file is the
         same type again: it is read off the text and skipped (a model's IR spells the same
-        few dozen types thousands of times; densenet121: a third of the parse)."""
+        few dozen types thousands of times; densenet121 0.66 -> 0.47 s, medians of four
+        alternating runs in one process)."""
         token = self._current_token
         if token.kind == MLIRTokenKind.BARE_IDENT and token.text == "tensor":
             match = _STATIC_TENSOR_TYPE.match(self._text, token.span.start)
@@ -154,7 +155,8 @@ class LocatedParser(Parser):
     def _parse_dense_literal_type(self):
         """The type of a `dense<...>` literal, checked as xDSL checks it, against a constraint
         built once: xDSL 0.75 builds it anew for every literal, which was half the time of
-        parsing a model (densenet121: 1.0 s, 0.48 s with it built once)."""
+        parsing a model (densenet121: 1.0-1.1 s, 0.46-0.50 s with it built once; two runs
+        each in one process)."""
         typ = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
         if not _DENSE_LITERAL_TYPE.verifies(typ):
             self.raise_error(

@@ -284,7 +284,7 @@ def _memo(directory: Path, schedule: str, unit_pipeline: str) -> ScheduleMemo:
         return None if parsed is None else Record.of_data(parsed[0])
 
     def has_unit(digest: str) -> bool:
-        return _entry_path(directory, key_of_hash(digest, unit_pipeline)).exists()
+        return entry_path(directory, key_of_hash(digest, unit_pipeline)).exists()
 
     return ScheduleMemo(schedule, lookup, has_unit)
 
@@ -344,7 +344,7 @@ ENTRY_FORMAT = b"fusion-compiler cache entry 4\n"
 """The first bytes of every entry; a JSON header line and the payload follow."""
 
 
-def _entry_path(directory: Path, key: str) -> Path:
+def entry_path(directory: Path, key: str) -> Path:
     return directory / f"{key}.entry"
 
 
@@ -361,7 +361,7 @@ def store_meta(directory: Path, key: str, meta: dict) -> None:
 
 def _read(directory: Path, key: str) -> tuple[dict, str, bytes] | None:
     try:
-        data = _entry_path(directory, key).read_bytes()
+        data = entry_path(directory, key).read_bytes()
     except OSError:
         return None
     return _parse_entry(data)
@@ -465,9 +465,16 @@ _warned_directories: set[Path] = set()
 
 
 def _store(directory: Path, key: str, entry: bytes) -> None:
+    store_file(directory, entry_path(directory, key), entry)
+
+
+def store_file(directory: Path, path: Path, data: bytes | Sequence[memoryview]) -> bool:
+    """Writes `data` to `path` in the cache `directory` (`atomic_write`); whether it could
+    (if not, one `CacheWarning` per directory and process)."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        atomic_write(_entry_path(directory, key), entry)
+        atomic_write(path, data)
+        return True
     except OSError as err:
         if directory not in _warned_directories:
             _warned_directories.add(directory)
@@ -477,8 +484,9 @@ def _store(directory: Path, key: str, entry: bytes) -> None:
                 f"compiling without it (set {CACHE_VARIABLE} to another folder, or to an empty "
                 "string to switch the cache off)",
                 CacheWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
+        return False
 
 
 def atomic_write(path: Path, data: bytes | Sequence[memoryview]) -> None:

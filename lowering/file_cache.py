@@ -136,13 +136,9 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
         "constants": {"bytes": offset, "crc32": checksum},
         "functions": functions,
     }
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        compile_cache.atomic_write(_constants_path(directory, key), parts)
-    except OSError:
-        return  # (`_store` below warns about the directory)
-    compile_cache.store_meta(directory, key, meta)
-    evict(directory, budget_bytes(), keep=key)
+    if compile_cache.store_file(directory, _constants_path(directory, key), parts):
+        compile_cache.store_meta(directory, key, meta)  # (after its constants: see `load`)
+        evict(directory, budget_bytes(), keep=key)
 
 
 BUDGET_VARIABLE = "FUSION_CACHE_CONSTANTS_MB"
@@ -177,7 +173,7 @@ def evict(directory: Path, budget: int, keep: str) -> None:
         key = path.name.removesuffix(".constants")
         if key == keep:
             continue
-        for stale in (path, directory / f"{key}.entry"):
+        for stale in (path, compile_cache.entry_path(directory, key)):
             with contextlib.suppress(OSError):
                 stale.unlink()
         total -= size

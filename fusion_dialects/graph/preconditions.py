@@ -16,9 +16,11 @@ def require_legalized(module: ModuleOp, run_first: str) -> None:
     codegen wrappers), naming the passes `run_first`."""
     from fusion_compiler.dialects.graph import COMPUTE_OPS, is_external_function
 
-    functions = [  # (graph ops live in `func.func`s; the `loop.func` kernels need no walk)
+    # Graph ops live in `func.func`s (the `loop.func` kernels need no walk); an external
+    # function is a backend's, compiled as it is.
+    functions = [
         f for f in module.ops if isinstance(f, func.FuncOp) and not is_external_function(f)
-    ]  # (an external function is a backend's, compiled as it is)
+    ]
     for op in (op for function in functions for op in function.walk()):
         if isinstance(op, COMPUTE_OPS):
             raise CompileError(

@@ -38,14 +38,17 @@ class NormalizeKernelsPass(KernelPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         launches = kernel_launches(op) if self.vector_rows else {}
-        for kernel in schedulable_kernels(op, register_tiled=False):
-            hoist_constants(kernel)
-            keep = vector_product_rows(kernel, constant_inputs(kernel, launches))
-            remove_unit_loops(kernel, keep=keep)
+        for kernel in schedulable_kernels(op, register_tiled=not self.skips_register_tiled):
+            self.normalize(kernel, constant_inputs(kernel, launches))
 
     def schedule(self, kernel: FuncOp) -> None:
+        self.normalize(kernel, set())  # (a kernel on its own: no launch says what is a weight)
+
+    @staticmethod
+    def normalize(kernel: FuncOp, weights: Collection[int]) -> None:
+        """Normalizes `kernel`, whose inputs `weights` are constants at every launch."""
         hoist_constants(kernel)
-        remove_unit_loops(kernel)
+        remove_unit_loops(kernel, keep=vector_product_rows(kernel, weights))
 
 
 def vector_product_rows(kernel: FuncOp, weights: Collection[int]) -> set[ForOp]:
@@ -58,13 +61,16 @@ def vector_product_rows(kernel: FuncOp, weights: Collection[int]) -> set[ForOp]:
     Kept, they make the nest one with rows and columns, which schedule-contractions tiles: a
     row of one over the columns of a panel of `W` packed when the model is loaded, which the
     tile reads as one sequential stream. Inlined, the nest had no row loop and kept the
-    generic schedule, which reads eight rows of `W` at once along the columns: 1.2-1.4x
-    slower at 1x2048x1000, 1x4096x1000 and 1x9216x4096 (1 and 2 threads, Zen 5, paired),
+    generic schedule, which reads eight rows of `W` at once along the columns: 1.1-1.4x
+    slower at 1x2048x1000, 1x4096x1000 and 1x9216x4096 (1 and 2 threads, Zen 5, two paired
+    runs of 21 rounds),
     with the same bits (each column sums its products in order either way). Not for a `W`
     that is passed at run time: a one-row tile of it unpacked runs 4-10x slower."""
     rows: set[ForOp] = set()
+    if not weights:
+        return rows
     for op in kernel.body.block.ops:
-        if not weights or not isinstance(op, ForOp) or (nest := match_nest(op)) is None:
+        if not isinstance(op, ForOp) or (nest := match_nest(op)) is None:
             continue
         unit = [loop for loop in nest.spatial if trip_count(loop) == 1]
         wide = [loop for loop in nest.spatial if trip_count(loop) != 1]

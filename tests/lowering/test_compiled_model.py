@@ -177,18 +177,19 @@ def test_elementwise_kernels_use_wide_vector_registers(cache_dir):
 
 
 PACKED_WEIGHT = """
-func.func @main(%x: tensor<8x32xf32>) -> tensor<8x16xf32> {
+func.func @main(%x: tensor<1x32xf32>) -> tensor<1x16xf32> {
   %w = graph.constant dense<"0xHEX"> : tensor<32x16xf32>
-  %m = graph.matmul %x, %w : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
-  func.return %m : tensor<8x16xf32>
+  %m = graph.matmul %x, %w : (tensor<1x32xf32>, tensor<32x16xf32>) -> tensor<1x16xf32>
+  func.return %m : tensor<1x16xf32>
 }
 """
 
 
 def test_a_weight_only_the_load_entry_reads_is_not_copied_first(cache_dir, monkeypatch):
-    """The load entry packs the matmul's constant B once; what it reads is a view of the IR's
-    bytes (no copy of the weight that the model then drops), and the results are those of a
-    copy, and of the reference."""
+    """The load entry packs the constant B of a matrix-vector product once (on every host: a
+    weight's panel is packed whatever the tile model prices, `vector_product_rows`); what it
+    reads is a view of the IR's bytes (no copy of the weight that the model then drops), and
+    the results are those of a copy, and of the reference."""
     from fusion_compiler.lowering import compiled_model
 
     weight = np.random.default_rng(3).standard_normal((32, 16)).astype(np.float32)
@@ -200,7 +201,7 @@ def test_a_weight_only_the_load_entry_reads_is_not_copied_first(cache_dir, monke
     model = compile_module(module, cache=False)
     assert model.functions["main"].constants  # (the packed panels)
     assert copied == []  # B went to the load entry as a view
-    x = np.random.default_rng(4).standard_normal((8, 32)).astype(np.float32)
+    x = np.random.default_rng(4).standard_normal((1, 32)).astype(np.float32)
     (y,) = model.run("main", x)
     monkeypatch.setattr(compiled_model, "_load_input", real)
     (z,) = compile_module(module, cache=False).run("main", x)

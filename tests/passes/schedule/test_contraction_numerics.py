@@ -143,5 +143,6 @@ def test_a_matrix_vector_product_by_a_weight_is_register_tiled():
 
     module = parse_source(make_context(), GRAPHS["matvec_by_weight"], "matvec.mlir")
     PassManager(PIPELINES["default"]).run(module)
-    kernels = [op for op in module.ops if op.name == "loop.func"]
-    assert any(REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels)
+    kernels = {op.sym_name.data: op for op in module.ops if op.name == "loop.func"}
+    assert any(REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels.values())
+    assert any(name.endswith("_prepack") for name in kernels)  # W's panels, packed at load
