@@ -251,13 +251,14 @@ def ort_runner(module: ModuleOp, inputs, threads: int):
     return onnxruntime_runner(ort, module, inputs, threads)
 
 
-def paired_times(runs: dict, count: int) -> dict[str, list[float]]:
-    """About `count` seconds of each runner, which take turns after one warm-up each
-    (`timing.alternating_samples`)."""
+def paired_times(runs: dict, count: int, threads: int = 1) -> dict[str, list[float]]:
+    """About `count` samples of each runner (on `threads` threads), which take turns after
+    one warm-up each (`timing.alternating_samples`)."""
     for run in runs.values():
         run()
     rounds = -(-count // TURN_CALLS)
-    return dict(zip(runs, alternating_samples(list(runs.values()), rounds), strict=True))
+    samples = alternating_samples(list(runs.values()), rounds, threads)
+    return dict(zip(runs, samples, strict=True))
 
 
 def inputs_of(module: ModuleOp) -> list[np.ndarray]:
@@ -278,7 +279,9 @@ def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
     (ours,) = model.run("main", *inputs)
     error = float(np.max(np.abs(ours - ort())))
     runs = max(3, min(args.runs, int(2.0 / max(layer.shape.flops / 20e9, 1e-6))))
-    times = paired_times({"ours": lambda: model.run("main", *inputs), "ort": ort}, runs)
+    times = paired_times(
+        {"ours": lambda: model.run("main", *inputs), "ort": ort}, runs, args.threads
+    )
     ours_s, ort_s = (statistics.median(times[name]) for name in ("ours", "ort"))
     best = min(times["ort"]) / min(times["ours"])
     flops = layer.shape.flops

@@ -137,13 +137,15 @@ def measure(run, repeats: int, budget: float) -> tuple[object, float, int]:
     return output, statistics.median(times), count
 
 
-def measure_alternately(runs: dict, repeats: int, budget: float) -> dict:
-    """`measure` for several implementations whose runs take turns
+def measure_alternately(runs: dict, repeats: int, budget: float, threads: int = 1) -> dict:
+    """`measure` for several implementations (on `threads` threads) whose runs take turns
     (`timing.alternating_samples`): what a ratio between them needs on a shared machine."""
     warm = {label: _timed(run) for label, run in runs.items()}
     count = _run_count(max(seconds for _, seconds in warm.values()), repeats, budget)
     rounds = -(-count // TURN_CALLS)  # about `count` samples of each
-    samples = dict(zip(runs, alternating_samples(list(runs.values()), rounds), strict=True))
+    samples = dict(
+        zip(runs, alternating_samples(list(runs.values()), rounds, threads), strict=True)
+    )
     return {label: (warm[label][0], statistics.median(samples[label]), count) for label in runs}
 
 
@@ -180,10 +182,10 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
     }
     if has_matmul(module) and blas_library.is_installed():
         ours["blas"] = compiled("blas", BLAS_PIPELINE)
-    measured = measure_alternately(ours, args.repeats, args.budget)
+    threads = 1 if args.threads == "1" else CORES
+    measured = measure_alternately(ours, args.repeats, args.budget, threads)
     setups = {"numpy": lambda: lambda: case.numpy(*inputs)}
     if ort is not None:
-        threads = 1 if args.threads == "1" else CORES
         setups["onnxruntime"] = lambda: onnxruntime_runner(ort, module, inputs, threads)
     for label, setup in setups.items():
         measured[label] = measure(setup(), args.repeats, args.budget)

@@ -46,7 +46,12 @@ if str(ROOT) not in sys.path:
 import onnx  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
-from bench.timing import SETTLE_CALLS, TURN_CALLS, alternating_samples  # noqa: E402
+from bench.timing import (  # noqa: E402
+    SETTLE_CALLS,
+    TURN_CALLS,
+    alternating_samples,
+    settle_seconds,
+)
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
 LIGHT = DATA / "light"
@@ -225,18 +230,20 @@ def compile_timed(model: onnx.ModelProto, name: str, cache: bool = False):
     return compiled, imported - start, time.perf_counter() - imported, module
 
 
-def paired_medians(runs, repeats: int, budget: float) -> list[float]:
-    """The median seconds of each of `runs`, which take turns after a warm-up of each
-    (`timing.alternating_samples`): up to `repeats` rounds, fewer when a round takes longer
-    than `budget / repeats` (at least one)."""
-    warm_up = 0.0
+def paired_medians(runs, repeats: int, budget: float, threads: int = 1) -> list[float]:
+    """The median seconds of each of `runs` (on `threads` threads), which take turns after a
+    warm-up of each (`timing.alternating_samples`): up to `repeats` rounds, fewer when a
+    round takes longer than `budget / repeats` (at least one)."""
+    warm_ups = []
     for run in runs:
         start = time.perf_counter()
         run()
-        warm_up += time.perf_counter() - start
-    per_round = (SETTLE_CALLS + TURN_CALLS) * warm_up
+        warm_ups.append(time.perf_counter() - start)
+    settle = settle_seconds(threads)
+    per_round = sum(TURN_CALLS * w + max(SETTLE_CALLS * w, settle) for w in warm_ups)
     rounds = max(1, min(repeats, int(budget / max(per_round, 1e-9))))
-    return [statistics.median(times) for times in alternating_samples(runs, rounds)]
+    samples = alternating_samples(runs, rounds, threads)
+    return [statistics.median(times) for times in samples]
 
 
 THREADS = tuple(sorted({1, CORES}))
@@ -280,7 +287,7 @@ def measure_model(name: str, args: argparse.Namespace) -> Row:
         session = onnxruntime_session(model, threads)
         if session is not None:
             runs.append(lambda s=session: s.run(None, feeds))
-        seconds = paired_medians(runs, *args.timing)
+        seconds = paired_medians(runs, *args.timing, threads=threads)
         row.ours_ms[threads] = 1e3 * seconds[0]
         if session is not None:
             row.ort_ms[threads] = 1e3 * seconds[1]

@@ -35,6 +35,16 @@ def test_the_budget_limits_the_rounds_to_at_least_one(monkeypatch):
     assert calls == ["a"] * 6
 
 
+def test_turns_on_thread_teams_settle_for_longer(monkeypatch):
+    monkeypatch.setattr(zoo_timing, "SETTLE_SECONDS", 0.0)
+    monkeypatch.setattr(zoo_timing, "TEAM_SETTLE_SECONDS", 0.02)
+    one, team = [], []
+    zoo.paired_medians([lambda: one.append("a")], 1, 1e9, threads=1)
+    zoo.paired_medians([lambda: team.append("a")], 1, 1e9, threads=2)
+    assert len(one) == 1 + 5  # the warm-up, 2 settling calls, 3 timed
+    assert len(team) > 1 + 5  # settling went on for 20 ms of calls
+
+
 def test_each_thread_count_has_ours_theirs_and_their_ratio():
     row = zoo.Row("squeezenet", ours_ms={1: 30.0, zoo.CORES: 20.0}, ort_ms={1: 10.0})
     cells = dict(zip(zoo.header(), zoo.table_row(row), strict=True))
