@@ -41,6 +41,7 @@ def settle_seconds(threads: int) -> float:
     """How long each turn of `alternating_samples` settles for runs on `threads` threads."""
     return TEAM_SETTLE_SECONDS if threads > 1 else SETTLE_SECONDS
 
+
 TURN_CALLS = 3
 """Timed calls in each turn of `alternating_samples`."""
 

@@ -133,7 +133,9 @@ def _measure(name: str, args: argparse.Namespace) -> str:
     runs = [lambda: ours.run(**feeds), lambda: session.run(None, feeds)]
     for run in runs:  # warm up
         run()
-    ours_s, ort_s = (statistics.median(t) for t in alternating_samples(runs, args.rounds, args.threads))
+    ours_s, ort_s = (
+        statistics.median(t) for t in alternating_samples(runs, args.rounds, args.threads)
+    )
     return (
         f"| {name} | {len(model.graph.node)} | {len(ours.kernels)} | {compile_s:.1f} | "
         f"{error:.1e} | {ours_s * 1e3:.3f} | {ort_s * 1e3:.3f} | {ours_s / ort_s:.2f} |"
