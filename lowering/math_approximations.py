@@ -16,6 +16,7 @@ samples against these bounds, and the special values against numpy.
 | function | method                                                                | max error |
 |----------|-----------------------------------------------------------------------|-----------|
 | exp      | x = k ln2 + r, |r| ≤ ln2/2; 1 + r + r² P4(r); times 2^k in two steps  | 1.01 ulp  |
+| exp, x ≤ 43 (marked) | as exp, no upper clamp; times 2^(k+64) from one shift, then 2^-64 | 1.01 ulp (the same bits) |
 | log      | x = m 2^e, m ∈ [2/3, 4/3); log1p(f) = f + f² P8(f); + e ln2 (hi, lo)  | 0.95 ulp  |
 | tanh     | |x| < 0.9: x + x³ P6(x²); else 1 - 2e/(1 + e), e = exp(-2 min(|x|, 9.1)) | 1.24 ulp |
 | erf      | |x| < 1: x + x P6(x²); else 1 - exp(P6(|x| - 2.5)), P ≈ log erfc, |x| ≤ 4 | 1.85 ulp |
@@ -200,6 +201,33 @@ def exp(e: Emitter, x: SSAValue) -> SSAValue:
     return e.mul(e.mul(p, _power_of_two(e, half)), _power_of_two(e, rest))
 
 
+EXP_NO_OVERFLOW_LIMIT = 43.0
+"""`exp_no_overflow` is `exp` for arguments up to here: round(x / ln 2) + 64 <= 127, so its one
+power of two stays a normal number."""
+
+
+def exp_no_overflow(e: Emitter, x: SSAValue) -> SSAValue:
+    """`exp(x)` for `x <= EXP_NO_OVERFLOW_LIMIT` or NaN (an exp marked `EXP_NO_OVERFLOW_ATTR`),
+    with the same bits as `exp` there, in 19 vector instructions instead of 25.
+
+    No upper clamp, and `p 2^n` as `(p 2^(n+64)) 2^-64`: the first product is exact (n + 64 in
+    [-86, 127]) and the second rounds once, as `exp`'s `(p 2^(n//2)) 2^(n - n//2)` does; and
+    2^(n+64) is the low bits of the shifted sum moved into the exponent field (the shifter
+    holds the bias 127 + 64: one shift, where `exp` extracts n, halves it and builds two
+    powers). The shifter is odd where `exp`'s is even, which cannot change the rounding of
+    x / ln 2 to an integer: no f32 x in range makes x log2(e) a half-integer."""
+    lower = e.const(-104.0)
+    x = e.select(e.cmp("olt", x, lower), lower, x)  # below: 0 after scaling; keeps NaN
+    shifter = e.const(_SHIFTER + 127 + 64)
+    shifted = e.fma(x, e.const(_LOG2E), shifter)
+    k = e.sub(shifted, shifter)  # round(x / ln 2)
+    r = e.fma(k, e.const(-_LN2_HI), x)
+    r = e.fma(k, e.const(-_LN2_LO), r)
+    p = e.add(e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r), e.const(1.0))
+    scale = e.from_bits(e.shl(e.to_bits(shifted), e.iconst(23)))  # 2^(k + 64)
+    return e.mul(e.mul(p, scale), e.const(2.0**-64))
+
+
 def _power_of_two(e: Emitter, n: SSAValue) -> SSAValue:
     return e.from_bits(e.shl(e.iadd(n, e.iconst(127)), e.iconst(23)))
 
@@ -259,7 +287,7 @@ def erf(e: Emitter, x: SSAValue) -> SSAValue:
     small = e.fma(x, e.polynomial(e.mul(x, x), ERF_SMALL_POLY), x)
     a = e.clamp(magnitude, 1.0, 4.0)  # erf(4) rounds to 1 in f32
     log_erfc = e.polynomial(e.sub(a, e.const(2.5)), ERF_LARGE_POLY)
-    large = e.copysign(e.sub(e.const(1.0), exp(e, log_erfc)), x)
+    large = e.copysign(e.sub(e.const(1.0), exp_no_overflow(e, log_erfc)), x)  # log_erfc < 0
     return e.select(e.cmp("olt", magnitude, e.const(1.0)), small, large)
 
 

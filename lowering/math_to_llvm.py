@@ -25,12 +25,14 @@ from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import DiagnosticException
 
+from fusion_compiler.dialects.loop.attributes import EXP_NO_OVERFLOW_ATTR
 from fusion_compiler.lowering.llvm_builders import call_function, intrinsic
 from fusion_compiler.lowering.llvm_types import llvm_type
 from fusion_compiler.lowering.math_approximations import (
     F32_APPROXIMATIONS,
     POWF_BY_CONSTANT,
     Emitter,
+    exp_no_overflow,
 )
 
 INTRINSIC_FUNCTIONS: dict[type[Operation], str] = {
@@ -90,6 +92,8 @@ class ExpandMathPattern(RewritePattern):
         expansion = F32_APPROXIMATIONS.get(type(op))
         if expansion is None or not isinstance(op.results[0].type, Float32Type):
             return
+        if isinstance(op, math.ExpOp) and EXP_NO_OVERFLOW_ATTR in op.attributes:
+            expansion = exp_no_overflow
         emitter = Emitter()
         result = expansion(emitter, op.operands[0])
         function = op.parent_op()

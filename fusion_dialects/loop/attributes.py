@@ -99,6 +99,13 @@ by a schedule that makes the kernel execute more (schedule-contractions pads rem
 to whole vectors); the profiler's count (`costs.kernel_flops`) then stays the algorithm's."""
 
 
+EXP_NO_OVERFLOW_ATTR = "fusion.exp_no_overflow"
+"""Discardable unit attribute of a `math.exp` whose argument is at most 43 or NaN by
+construction (softmax's `x - max(x)`, gelu's tail exponent `-a^2/2 + P(t)`): the f32 expansion
+then needs no overflow handling and computes the same bits in fewer instructions
+(`lowering/math_approximations.exp_no_overflow`). Legalize-ops sets it; copies keep it."""
+
+
 UNIT_DIGEST_ATTR = "fusion.unit_digest"
 """Discardable string attribute of a stub kernel (an empty body of a scheduled kernel's type)
 that the schedule memo puts in place of a kernel scheduled in an earlier compile: the content

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -39,12 +39,14 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     TensorType,
+    UnitAttr,
     f32,
 )
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop.attributes import EXP_NO_OVERFLOW_ATTR
 from fusion_compiler.dialects.shape_rules import Shape
 
 Indices = Sequence[SSAValue]
@@ -236,6 +238,13 @@ class KernelBuilder:
         """The result of a scalar `arith`/`math` op: `kb.arith(arith.AddfOp, a, b)`,
         `kb.arith(arith.CmpiOp, a, b, "slt")`."""
         return self.emit(op_type(*operands)).results[0]
+
+    def exp_no_overflow(self, x: SSAValue) -> SSAValue:
+        """`math.exp` of an argument that is at most 43 or NaN by construction, marked so
+        (`EXP_NO_OVERFLOW_ATTR`): its expansion then skips the overflow handling."""
+        op = self.emit(math.ExpOp(x))
+        op.attributes[EXP_NO_OVERFLOW_ATTR] = UnitAttr()
+        return op.results[0]
 
     def load(self, buffer: SSAValue, indices: Indices) -> SSAValue:
         return self.emit(memref.LoadOp.get(buffer, list(indices))).results[0]

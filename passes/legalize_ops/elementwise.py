@@ -105,7 +105,7 @@ def _normal_tail(kb: KernelBuilder, a: SSAValue) -> SSAValue:
     minus_half_a = kb.arith(arith.MulfOp, a, kb.f32(-0.5))
     exponent = kb.arith(math.FmaOp, minus_half_a, a, poly)
     half_t = kb.arith(arith.MulfOp, kb.f32(0.5), t)
-    return kb.arith(arith.MulfOp, half_t, kb.arith(math.ExpOp, exponent))
+    return kb.arith(arith.MulfOp, half_t, kb.exp_no_overflow(exponent))  # exponent < 5.8
 
 
 def _gelu(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:

@@ -139,7 +139,7 @@ def legalize_softmax(op: Operation, kb: KernelBuilder) -> None:
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]
         shifted = kb.arith(arith.SubfOp, kb.load(x, ivs), kb.load(maximum, others))
-        kb.store(kb.arith(math.ExpOp, shifted), exp, ivs)
+        kb.store(kb.exp_no_overflow(shifted), exp, ivs)  # shifted <= 0 or NaN
     reduction_block(kb, exp, (axis,), False, total, 0.0, arith.AddfOp)
     with kb.nest(shape) as ivs:
         others = ivs[:axis] + ivs[axis + 1 :]

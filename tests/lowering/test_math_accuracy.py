@@ -202,6 +202,29 @@ def test_fpowi_and_fma(jit, elementwise):
     np.testing.assert_allclose(out, exact, rtol=1e-5, atol=1e-5)
 
 
+def test_exp_no_overflow_has_the_bits_of_exp(jit, elementwise):
+    """An exp marked `fusion.exp_no_overflow` computes exactly `exp`'s bits for every argument
+    up to its limit: the whole range, dense near 0, the subnormal results below -87.3, and
+    NaN, -inf, -0, +0 and the limit itself."""
+    from fusion_compiler.lowering.math_approximations import EXP_NO_OVERFLOW_LIMIT
+
+    limit = EXP_NO_OVERFLOW_LIMIT
+    x = np.concatenate(
+        [
+            RNG.uniform(-110, limit, SAMPLES),
+            RNG.uniform(-104, -87, SAMPLES // 4),
+            _log_uniform(1e-30, 1, SAMPLES // 4, signed=True),
+            [np.nan, -np.inf, -0.0, 0.0, limit, -104.0, -103.97, -87.33],
+        ]
+    ).astype(np.float32)
+    body = "%r = math.exp %x0 {fusion.exp_no_overflow} : f32"
+    out = np.empty_like(x)
+    jit(elementwise("exp_no_overflow", x.shape, 1, body)).call_kernel("exp_no_overflow", x, out)
+    expected = _run_unary(jit, elementwise, "exp", x)
+    np.testing.assert_array_equal(out.view(np.uint32), expected.view(np.uint32))
+    assert (out[(x > -87) & (x < -1)] > 0).all() and (out[x < -104] == 0).all()
+
+
 @pytest.mark.parametrize("function", ["exp", "log", "tanh", "erf"])
 def test_expansions_vectorise(jit, elementwise, function):
     """The expanded functions leave no libm call and run on vector registers."""

@@ -82,3 +82,32 @@ loop.func @square(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
 // CHECK:         %[[V:.*]] = llvm.load
 // CHECK-NEXT:    %[[S:.*]] = llvm.fmul %[[V]], %[[V]] : f32
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.pow.f32"(%[[S]], %[[THREE]]) : (f32, f32) -> f32
+
+// -----
+
+// An exp whose argument is at most 43 by construction (legalize-ops marks softmax's and
+// gelu's) skips the overflow handling: no upper clamp, and 2^n as one shift of the shifted
+// sum's bits into the exponent field, times 2^-64 (`exp` halves n and builds two powers).
+loop.func @exp_no_overflow(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<8xf32>
+  %a = math.exp %v {fusion.exp_no_overflow} : f32
+  memref.store %a, %y[%c0] : memref<8xf32>
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @exp_no_overflow(
+// CHECK:         %[[LOW:.*]] = llvm.mlir.constant(-1.040000e+02 : f32) : f32
+// CHECK-NEXT:    %[[BELOW:.*]] = llvm.fcmp "olt" %[[X:.*]], %[[LOW]] : f32
+// CHECK-NEXT:    %[[CLAMPED:.*]] = llvm.select %[[BELOW]], %[[LOW]], %[[X]] : i1, f32
+// CHECK-NEXT:    %[[SHIFTER:.*]] = llvm.mlir.constant(0x4B4000BF : f32) : f32
+// CHECK:         %[[SHIFTED:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[CLAMPED]], %{{.*}}, %[[SHIFTER]])
+// CHECK-NOT:     llvm.ashr
+// CHECK:         %[[BITS:.*]] = llvm.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK-NEXT:    %[[C23:.*]] = llvm.mlir.constant(23 : i32) : i32
+// CHECK-NEXT:    %[[POW:.*]] = llvm.shl %[[BITS]], %[[C23]] : i32
+// CHECK-NEXT:    %[[SCALE:.*]] = llvm.bitcast %[[POW]] : i32 to f32
+// CHECK-NEXT:    %[[P:.*]] = llvm.fmul %{{.*}}, %[[SCALE]] : f32
+// CHECK-NEXT:    %[[TINY:.*]] = llvm.mlir.constant(5.42101086e-20 : f32) : f32
+// CHECK-NEXT:    %{{.*}} = llvm.fmul %[[P]], %[[TINY]] : f32
+// CHECK-NEXT:    llvm.getelementptr

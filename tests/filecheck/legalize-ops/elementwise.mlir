@@ -136,7 +136,7 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK-NEXT:    %[[HA:.*]] = arith.mulf %[[A]], %[[MINUS_HALF]] : f32
 // CHECK-NEXT:    %[[EXPONENT:.*]] = math.fma %[[HA]], %[[A]], %[[P]] : f32
 // CHECK-NEXT:    %[[HT:.*]] = arith.mulf %[[HALF]], %[[T]] : f32
-// CHECK-NEXT:    %[[E:.*]] = math.exp %[[EXPONENT]] : f32
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[EXPONENT]] {fusion.exp_no_overflow} : f32
 // CHECK-NEXT:    %[[TAIL:.*]] = arith.mulf %[[HT]], %[[E]] : f32
 // CHECK-NEXT:    %[[NEG:.*]] = arith.cmpf olt, %[[X]], %[[ZERO]] : f32
 // CHECK-NEXT:    %[[UPPER:.*]] = arith.subf %[[ONE]], %[[TAIL]] : f32

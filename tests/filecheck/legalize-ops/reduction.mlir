@@ -106,7 +106,7 @@ func.func @case(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[X]][%[[I]], %[[J]]]
 // CHECK-NEXT:        %[[M:.*]] = memref.load %[[MAX]][%[[I]]]
 // CHECK-NEXT:        %[[D:.*]] = arith.subf %[[V]], %[[M]] : f32
-// CHECK-NEXT:        %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT:        %[[E:.*]] = math.exp %[[D]] {fusion.exp_no_overflow} : f32
 // CHECK-NEXT:        memref.store %[[E]], %[[EXP]][%[[I]], %[[J]]]
 //                3. sum
 // CHECK:         loop.for %[[I:.*]] =
