@@ -156,6 +156,18 @@ def static_trip_count(header: ir.Block, latch: ir.Block) -> int | None:
     return max(0, -(-(upper - lower[0]) // step))
 
 
+NARROW_LANES = 4
+"""128-bit vectors, which every x86-64 CPU has: the lanes of a strided loop too short for the
+target's plain width (`NARROW_MIN_TRIPS`)."""
+
+NARROW_MIN_TRIPS = 6
+"""A strided loop of this many iterations or more, but fewer than the plain lanes, runs on
+`NARROW_LANES` (a stride-2 3x3 depthwise convolution's rows of 7: one 4-lane vector and 3
+scalar iterations, where 8 lanes left the whole row scalar; bench/layers.py on a Zen 4,
+272 channels of 14x14 to 7x7: 0.047 -> 0.028 ms). Its remainder cannot be masked
+(`MASKED_TRIPS`); shorter loops stay LLVM's (4 lanes for 4 or 5 iterations failed on a Zen 3)."""
+
+
 def _forced_lanes(lanes: int, fewest: int, trip_count: int | None) -> int | None:
     """`lanes`, halved while wider than a loop's static trip count but not below `fewest`
     (the target's plain vector width); None when even that is wider than the loop: LLVM
@@ -256,7 +268,9 @@ def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes
             if maskable and trip_count and full // 2 < trip_count < full:
                 lanes: int | None = full  # one masked iteration
             else:
-                lanes = _forced_lanes(full, fewest_lanes, trip_count)
+                narrow = not maskable and (trip_count or 0) >= NARROW_MIN_TRIPS
+                fewest = min(fewest_lanes, NARROW_LANES) if narrow else fewest_lanes
+                lanes = _forced_lanes(full, fewest, trip_count)
             if lanes is None:
                 continue
             masked = (

@@ -138,6 +138,18 @@ def test_strided_remainders_are_not_masked(lower):
     assert "llvm.masked" not in optimised and "gather" not in optimised
 
 
+def test_short_strided_rows_run_on_narrow_vectors(lower):
+    """A row of 7 read with stride 2 (a stride-2 depthwise convolution to 7x7 pixels): too
+    short for 8 lanes and not maskable, it runs one 4-lane vector and a scalar remainder."""
+    target = CodegenTarget("znver3", "+avx,+avx2,+fma")
+    text = STRIDED_ROWS.replace("c14 = arith.constant 14", "c14 = arith.constant 7")
+    text = text.replace("memref<3x14xf32>", "memref<3x7xf32>")
+    optimised = str(_optimised_for(lower, text, target))
+    assert "store <4 x float>" in optimised  # (its stride-2 read: 8 floats, shuffled)
+    assert "store <8 x float>" not in optimised
+    assert "llvm.masked" not in optimised and "gather" not in optimised
+
+
 @pytest.mark.parametrize(("columns", "marked"), [(3, 0), (5, 0), (8, 1), (40, 1)])
 def test_loops_shorter_than_a_vector_are_not_forced(lower, elementwise, columns, marked):
     """LLVM cannot vectorise a loop of fewer iterations than lanes: forcing it would only
