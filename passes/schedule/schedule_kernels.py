@@ -101,7 +101,8 @@ class ScheduleKernelsPass(PipelinePass):
     `refuse`), `contractions` (schedule-contractions; `contraction-rows`/`-cols` are its
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder`
     (reorder-reductions), `tile` (its `tile`), `unroll-reductions` (its `max-steps`, default 9),
-    `unroll-jam` (unroll-jam-reductions' `max-copies`, default 8), `split-index-sets`,
+    `unroll-jam` (unroll-jam-reductions' `max-copies`, default 8), `l1-bytes` (its `l1-bytes`,
+    default 0: this host's L1 data cache), `split-index-sets`,
     `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
     `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`. Unroll factors are the
     largest divisors of the trip counts within their budget; 0 or 1 switches an unrolling off.
@@ -124,6 +125,7 @@ class ScheduleKernelsPass(PipelinePass):
     tile: int = 0
     unroll_reductions: int = 9
     unroll_jam: int = 8
+    l1_bytes: int = 0
     loop_kinds: bool = True
     overlap_tails: bool = True
     split_index_sets: bool = True
@@ -138,6 +140,7 @@ class ScheduleKernelsPass(PipelinePass):
             ("cores", self.cores),
             ("unroll-reductions", self.unroll_reductions),
             ("unroll-jam", self.unroll_jam),
+            ("l1-bytes", self.l1_bytes),
         ):
             check_option_range(self.name, option, value, 0)
 
@@ -166,7 +169,7 @@ class ScheduleKernelsPass(PipelinePass):
                 self.unroll_reductions > 1,
                 (UnrollReductionsPass(self.unroll_reductions, self.fuse),),
             ),
-            (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam),)),
+            (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam, self.l1_bytes),)),
             (self.split_index_sets, (SplitIndexSetsPass(),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
             (self.balance_max_chains, (BalanceMaxChainsPass(),)),

@@ -353,7 +353,7 @@ def test_unroll_jam_of_the_matmul_rows(parse_kernel):
     kernel = parse_kernel(MATMUL)
     before = _run(kernel, (8, 8), (8, 8), out_shapes=[(8, 8)])
     reorder_reductions(kernel)
-    assert unroll_jam_reductions(kernel, 4)
+    assert unroll_jam_reductions(kernel, 4, l1_bytes=32768)
     kernel.verify()
     outer = _loops(kernel)[0]
     assert outer.step.owner.value.value.data == 4
