@@ -38,7 +38,7 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -54,13 +54,13 @@ from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
 from fusion_compiler.lowering.jit import (
     BufferSpec,
     JitModule,
-    aligned_buffer,
     aligned_empty,
     array_problem,
     buffer_address,
 )
 from fusion_compiler.lowering.lower_graph import bound_constants
 from fusion_compiler.lowering.machine_roofs import Roofs, machine_roofs, team_size
+from fusion_compiler.lowering.output_pool import OutputPool
 from fusion_compiler.lowering.profile_report import Launch, Profile
 from fusion_compiler.lowering.profiling import BYTES, CALLS, FLOPS, NANOSECONDS, counters_of
 
@@ -91,6 +91,8 @@ class CompiledFunction:
     """(shape, dtype) of every parameter when all shapes are static: the fast argument check."""
     _result_sizes: tuple[int, ...] = ()
     """Bytes of every result."""
+    _outputs: OutputPool = field(default_factory=lambda: OutputPool(()))
+    """The large results' buffers, reused once the caller has dropped them (`output_pool`)."""
 
     def bind(self, native: ctypes._CFuncPtr) -> None:
         """Sets the native entry, once `constants` are final (their addresses are kept)."""
@@ -102,6 +104,7 @@ class CompiledFunction:
             math.prod(shape) * np.dtype(dtype).itemsize
             for shape, dtype in zip(self.results, self.result_dtypes, strict=True)
         )
+        self._outputs = OutputPool(self._result_sizes)
 
     def check(self, arrays: Sequence[object]) -> None:
         """Raise `ArgumentError` unless `arrays` match the parameters."""
@@ -139,10 +142,10 @@ class CompiledFunction:
         addresses = [buffer_address(array) for array in arrays]
         addresses += self._bound
         outputs = []
-        for shape, dtype, size in zip(
-            self.results, self.result_dtypes, self._result_sizes, strict=True
+        for slot, (shape, dtype, size) in enumerate(
+            zip(self.results, self.result_dtypes, self._result_sizes, strict=True)
         ):
-            output, address = aligned_buffer(shape, dtype, size)
+            output, address = self._outputs.take(slot, shape, dtype, size)
             outputs.append(output)
             addresses.append(address)
         self._native(*addresses)
