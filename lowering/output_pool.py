@@ -72,9 +72,9 @@ class OutputPool:
                     return _view(raw, start, shape, dtype, size)
             array, address = aligned_buffer(shape, dtype, size)
             if len(buffers) < POOL_DEPTH:
-                raw = array.base
-                assert isinstance(raw, np.ndarray) and raw.base is None
-                buffers.append((raw, address - raw.ctypes.data))
+                owner = array.base
+                assert isinstance(owner, np.ndarray) and owner.base is None
+                buffers.append((owner, address - owner.ctypes.data))
             return array, address
 
 
