@@ -69,3 +69,48 @@ loop.func @kept(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
 // CHECK:         loop.alloc : memref<8xf32>
 // CHECK-NEXT:    loop.alloc : memref<8xf32>
 // CHECK-NOT:     loop.alloc
+
+// -----
+
+// Leading dimensions of extent 1, subscripted 0 by every access, come before the sliced one: a
+// depthwise convolution's padded input (batch 1), which each channel's iteration pads and
+// reads alone, keeps one channel's plane, private to the iteration. A unit dimension that
+// some access subscripts otherwise is not skipped (the buffer is then kept).
+loop.func @planes(%x: memref<1x4x2x2xf32>) outs(%y: memref<1x4x2x2xf32>, %z: memref<1x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %pad = loop.alloc : memref<1x4x3x3xf32>
+  %kept = loop.alloc : memref<1x4xf32>
+  loop.for %c = %c0 to %c4 step %c1 parallel {
+    loop.for %h = %c0 to %c2 step %c1 {
+      loop.for %w = %c0 to %c2 step %c1 vectorized {
+        %v = memref.load %x[%c0, %c, %h, %w] : memref<1x4x2x2xf32>
+        memref.store %v, %pad[%c0, %c, %h, %w] : memref<1x4x3x3xf32>
+      }
+    }
+    loop.for %h = %c0 to %c2 step %c1 {
+      loop.for %w = %c0 to %c2 step %c1 vectorized {
+        %w1 = arith.addi %w, %c1 : index
+        %v = memref.load %pad[%c0, %c, %h, %w1] : memref<1x4x3x3xf32>
+        memref.store %v, %y[%c0, %c, %h, %w] : memref<1x4x2x2xf32>
+      }
+    }
+    %one = arith.subi %c1, %c1 : index
+    %s = memref.load %x[%c0, %c, %c0, %c0] : memref<1x4x2x2xf32>
+    memref.store %s, %kept[%one, %c] : memref<1x4xf32>
+    %t = memref.load %kept[%c0, %c] : memref<1x4xf32>
+    memref.store %t, %z[%c0, %c] : memref<1x4xf32>
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @planes(
+// CHECK:         %[[KEPT:.*]] = loop.alloc : memref<1x4xf32>
+// CHECK-NOT:     loop.alloc
+// CHECK:         loop.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} parallel {
+// CHECK-NEXT:      %[[PAD:.*]] = loop.alloc {fusion.private} : memref<1x1x3x3xf32>
+// CHECK:               memref.store %{{.*}}, %[[PAD]][%c0, %c0, %{{.*}}, %{{.*}}]
+// CHECK:               memref.load %[[PAD]][%c0, %c0, %{{.*}}, %{{.*}}]
+// CHECK:           memref.store %{{.*}}, %[[KEPT]][%{{.*}}, %[[C]]]
