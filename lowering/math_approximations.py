@@ -15,7 +15,7 @@ samples against these bounds, and the special values against numpy.
 
 | function | method                                                                | max error |
 |----------|-----------------------------------------------------------------------|-----------|
-| exp      | x = k ln2 + r, |r| ≤ ln2/2; 1 + r + r² P4(r); times 2^k in two steps  | 1.01 ulp  |
+| exp      | x = k ln2 + r, |r| ≤ ln2/2; 1 + r + r² P4(r); times 2^k in two steps (or by `ldexp`: `vscalefps` on AVX-512, the same bits) | 1.01 ulp  |
 | exp, x ≤ 43 (marked) | as exp, no upper clamp; times 2^(k+64) from one shift, then 2^-64 | 1.01 ulp (the same bits) |
 | log      | x = m 2^e, m ∈ [2/3, 4/3); log1p(f) = f + f² P8(f); + e ln2 (hi, lo)  | 0.95 ulp  |
 | tanh     | |x| < 0.9: x + x³ P6(x²); else 1 - 2e/(1 + e), e = exp(-2 min(|x|, 9.1)) | 1.24 ulp |
@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, f32
 from xdsl.ir import Operation, SSAValue
+
+from fusion_compiler.lowering.llvm_builders import intrinsic
 
 EXP_POLY = (
     0.4999999403953552,
@@ -105,12 +107,14 @@ _TANH_SHIFTER = _SHIFTER + 128  # the exponent bias 127, plus 1 for the factor 2
 
 class Emitter:
     """Appends scalar float (by default `f32`) and same-width integer arith and math ops to
-    `ops`; each method returns the value it computes."""
+    `ops`; each method returns the value it computes. With `ldexp`, `exp` scales by a power
+    of two with LLVM's `ldexp` (`scale`)."""
 
-    def __init__(self, float_type: AnyFloat = f32) -> None:
+    def __init__(self, float_type: AnyFloat = f32, ldexp: bool = False) -> None:
         self.ops: list[Operation] = []
         self.float_type = float_type
         self.int_type = IntegerType(float_type.bitwidth)
+        self.ldexp = ldexp
 
     def emit(self, op: Operation) -> SSAValue:
         self.ops.append(op)
@@ -170,6 +174,17 @@ class Emitter:
     def ashr(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.ShRSIOp(a, b))
 
+    def scale(self, a: SSAValue, n: SSAValue) -> SSAValue:
+        """`a * 2^n` (`n` an integer of the float's width) rounded once, also where the result
+        is subnormal or overflows: LLVM's `ldexp`, one `vscalefps` on AVX-512 (`ldexp`), else
+        two normal powers of two, `(a * 2^(n//2)) * 2^(n - n//2)` (`n` in [-252, 254])."""
+        if self.ldexp:
+            call = intrinsic("ldexp", [a, n], self.float_type, (self.float_type, self.int_type))
+            return self.emit(call)
+        half = self.ashr(n, self.iconst(1))
+        rest = self.isub(n, half)
+        return self.mul(self.mul(a, _power_of_two(self, half)), _power_of_two(self, rest))
+
     def polynomial(self, x: SSAValue, coefficients: Sequence[float]) -> SSAValue:
         """Σ c_k x^k by Horner's rule with FMAs."""
         acc = self.const(coefficients[-1])
@@ -194,11 +209,7 @@ def exp(e: Emitter, x: SSAValue) -> SSAValue:
     r = e.fma(k, e.const(-_LN2_HI), x)
     r = e.fma(k, e.const(-_LN2_LO), r)
     p = e.add(e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r), e.const(1.0))
-    # 2^n as two normal powers of two, so that n in [-150, 128] neither overflows nor
-    # flushes: 2^(n - n//2) * 2^(n//2).
-    half = e.ashr(n, e.iconst(1))
-    rest = e.isub(n, half)
-    return e.mul(e.mul(p, _power_of_two(e, half)), _power_of_two(e, rest))
+    return e.scale(p, n)  # n in [-150, 128]: neither overflows nor flushes early
 
 
 EXP_NO_OVERFLOW_LIMIT = 43.0

@@ -86,7 +86,11 @@ which `fusion_compiler.lowering.jit` may vectorise with wider registers."""
 
 class ExpandMathPattern(RewritePattern):
     """Expands `f32` exp/log/tanh/erf into vectorisable arithmetic (`math_approximations`),
-    and marks the enclosing `llvm.func` with `EXPANDED_MATH_ATTR`."""
+    and marks the enclosing `llvm.func` with `EXPANDED_MATH_ATTR`; with `ldexp`, exp scales by
+    LLVM's `ldexp` (`Emitter.scale`)."""
+
+    def __init__(self, ldexp: bool = False) -> None:
+        self.ldexp = ldexp
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         expansion = F32_APPROXIMATIONS.get(type(op))
@@ -94,7 +98,7 @@ class ExpandMathPattern(RewritePattern):
             return
         if isinstance(op, math.ExpOp) and EXP_NO_OVERFLOW_ATTR in op.attributes:
             expansion = exp_no_overflow
-        emitter = Emitter()
+        emitter = Emitter(ldexp=self.ldexp)
         result = expansion(emitter, op.operands[0])
         function = op.parent_op()
         while function is not None and not isinstance(function, llvm.FuncOp):

@@ -113,11 +113,14 @@ VECTOR_INTRINSICS = frozenset(
         "umin",
         "umax",
         "abs",
+        "ldexp",
     }
 )
 """The LLVM intrinsics that have vector forms on every x86 CPU. A loop calling anything
 else (libm's `erff`, `llvm.exp.f32`, ...) cannot be vectorised without a vector math
-library; it is not forced (LLVM would only warn that it could not)."""
+library; it is not forced (LLVM would only warn that it could not). (`ldexp` is one
+instruction on AVX-512 only; elsewhere LLVM calls libm for each lane, which is why exp's
+expansion takes it only there: convert-loop-to-llvm's `ldexp` option.)"""
 
 
 def _calls_scalar_only_function(blocks: list[ir.Block]) -> bool:

@@ -225,13 +225,45 @@ def test_exp_no_overflow_has_the_bits_of_exp(jit, elementwise):
     assert (out[(x > -87) & (x < -1)] > 0).all() and (out[x < -104] == 0).all()
 
 
+def test_exp_scales_with_ldexp_to_the_same_bits(jit, elementwise):
+    """exp's expansion scaled by LLVM's `ldexp` (convert-loop-to-llvm's `ldexp` option: one
+    `vscalefps` on AVX-512 hosts; a libm call per element elsewhere, still run here) gives the
+    bits of its two powers of two, over the whole range: subnormal results, overflow to inf,
+    the clamps, NaN, +-inf and +-0."""
+    x = np.concatenate(
+        [
+            RNG.uniform(-110, 95, SAMPLES),
+            RNG.uniform(-104, -87, SAMPLES // 4),
+            RNG.uniform(87, 89, SAMPLES // 4),
+            SPECIALS,
+        ]
+    ).astype(np.float32)
+    scaled = _run_unary(jit, elementwise, "exp", x, ldexp="on")
+    powers = _run_unary(jit, elementwise, "exp", x, ldexp="off")
+    np.testing.assert_array_equal(scaled.view(np.uint32), powers.view(np.uint32))
+    assert np.isinf(powers[x > 89]).all() and (powers[(x > -103) & (x < -88)] > 0).all()
+
+
+def test_exp_scales_with_ldexp_on_avx512_hosts_only(lower, elementwise):
+    """`ldexp=host` (the default) takes `ldexp` where the host has AVX-512, and not elsewhere
+    (AVX2 has no vector instruction for it)."""
+    from fusion_compiler.lowering.jit import CodegenTarget
+
+    text = elementwise("exp", (64,), 1, "%r = math.exp %x0 : f32", inner_kind="vectorized")
+    calls = str(lower(text))
+    assert ("llvm.ldexp.f32.i32" in calls) == CodegenTarget.host().has_avx512
+    assert "llvm.ldexp" not in str(lower(text, ldexp="off"))
+    assert "llvm.ldexp.f32.i32" in str(lower(text, ldexp="on"))
+
+
 @pytest.mark.parametrize("function", ["exp", "log", "tanh", "erf"])
 def test_expansions_vectorise(jit, elementwise, function):
     """The expanded functions leave no libm call and run on vector registers."""
     module = jit(elementwise(function, (4096,), 1, f"%r = math.{function} %x0 : f32"))
     callees = set(re.findall(r"call [^@]*@([\w.]+)", module.llvm_ir))
     assert callees, "the expansion uses fma and fabs intrinsics"
-    assert all(re.fullmatch(r"llvm\.[\w.]+\.v\d+f32", callee) for callee in callees), callees
+    vector = r"llvm\.[\w.]+\.v\d+f32(\.v\d+i32)?"  # (ldexp's exponents: `ldexp` option)
+    assert all(re.fullmatch(vector, callee) for callee in callees), callees
 
 
 def _graph_op_natively(op: str, low: float, high: float) -> tuple[np.ndarray, np.ndarray]:

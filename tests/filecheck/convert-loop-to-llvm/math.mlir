@@ -1,5 +1,7 @@
 // RUN: fusion-opt %s --split-input-file -p convert-loop-to-llvm | filecheck %s
 // RUN: fusion-opt %s --split-input-file -p 'convert-loop-to-llvm{approximate-math=false}' | filecheck %s --check-prefix=LIBM
+// RUN: fusion-opt %s --split-input-file -p 'convert-loop-to-llvm{ldexp=on}' | filecheck %s --check-prefix=LDEXP
+// RUN: fusion-opt %s --split-input-file -p 'convert-loop-to-llvm{ldexp=off}' | filecheck %s --check-prefix=POW2
 
 // f32 exp, log, tanh and erf are expanded into straight-line arithmetic (FMAs, selects,
 // bit casts) that vectorises; without approximate-math they are intrinsics or libm calls.
@@ -111,3 +113,29 @@ loop.func @exp_no_overflow(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
 // CHECK-NEXT:    %[[TINY:.*]] = llvm.mlir.constant(5.42101086e-20 : f32) : f32
 // CHECK-NEXT:    %{{.*}} = llvm.fmul %[[P]], %[[TINY]] : f32
 // CHECK-NEXT:    llvm.getelementptr
+
+// -----
+
+// exp's scaling by 2^n: LLVM's `ldexp` (`ldexp=on`, the default on AVX-512 hosts: one
+// vscalefps), or two normal powers of two built from the halves of n (`ldexp=off`).
+loop.func @exp_scaling(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<8xf32>
+  %a = math.exp %v : f32
+  memref.store %a, %y[%c0] : memref<8xf32>
+  loop.return
+}
+
+// LDEXP-LABEL: llvm.func @exp_scaling(
+// LDEXP:         %[[N:.*]] = llvm.sub %{{.*}}, %{{.*}} : i32
+// LDEXP-NOT:     llvm.ashr
+// LDEXP:         %[[E:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %[[N]]) : (f32, i32) -> f32
+// LDEXP-NEXT:    llvm.getelementptr
+
+// POW2-LABEL: llvm.func @exp_scaling(
+// POW2-NOT:     llvm.ldexp
+// POW2:         %[[HALF:.*]] = llvm.ashr %[[N:.*]], %{{.*}} : i32
+// POW2-NEXT:    %[[REST:.*]] = llvm.sub %[[N]], %[[HALF]] : i32
+// POW2:         %[[HALF_POWER:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
+// POW2:         %{{.*}} = llvm.fmul %[[HALF_POWER]], %{{.*}} : f32
+// POW2-NEXT:    llvm.getelementptr
