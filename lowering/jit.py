@@ -294,10 +294,21 @@ def aligned_empty(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
 
 def aligned_buffer(shape: Sequence[int], dtype: np.dtype, size: int) -> tuple[np.ndarray, int]:
     """`aligned_empty` of `size` bytes (`shape`'s elements of `dtype`), and its address."""
+    return aligned_view(*aligned_bytes(size), shape, dtype, size)
+
+
+def aligned_bytes(size: int) -> tuple[np.ndarray, int]:
+    """Raw bytes that hold `size` bytes from a `BUFFER_ALIGNMENT` boundary, and that offset."""
     raw = np.empty(size + BUFFER_ALIGNMENT, np.uint8)
-    base = buffer_address(raw)
-    start = -base % BUFFER_ALIGNMENT
-    return raw[start : start + size].view(dtype).reshape(shape), base + start
+    return raw, -buffer_address(raw) % BUFFER_ALIGNMENT
+
+
+def aligned_view(
+    raw: np.ndarray, start: int, shape: Sequence[int], dtype: np.dtype, size: int
+) -> tuple[np.ndarray, int]:
+    """The `size` bytes of `raw` from offset `start` as an array of `shape` and `dtype` (its
+    `base` is `raw`), and its address."""
+    return raw[start : start + size].view(dtype).reshape(shape), buffer_address(raw) + start
 
 
 def buffer_address(array: np.ndarray) -> int:

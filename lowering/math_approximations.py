@@ -200,15 +200,24 @@ class Emitter:
         return self.select(self.cmp("olt", x, lower), lower, x)
 
 
-def exp(e: Emitter, x: SSAValue) -> SSAValue:
-    x = e.clamp(x, -104.0, 89.0)  # beyond: 0 and inf after scaling
-    shifter = e.const(_SHIFTER)
+def _reduced(
+    e: Emitter, x: SSAValue, shifter_value: float, integer: bool
+) -> tuple[SSAValue, SSAValue | None, SSAValue]:
+    """x = k ln 2 + r, |r| <= ln2/2: the shifted sum `x log2(e) + shifter` (k in its low bits),
+    k as an integer when `integer`, and exp(r) as 1 + r + r^2 P(r)."""
+    shifter = e.const(shifter_value)
     shifted = e.fma(x, e.const(_LOG2E), shifter)
     k = e.sub(shifted, shifter)  # round(x / ln 2)
-    n = e.isub(e.to_bits(shifted), e.to_bits(shifter))  # the same, as an integer
+    n = e.isub(e.to_bits(shifted), e.to_bits(shifter)) if integer else None
     r = e.fma(k, e.const(-_LN2_HI), x)
     r = e.fma(k, e.const(-_LN2_LO), r)
-    p = e.add(e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r), e.const(1.0))
+    return shifted, n, e.add(e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r), e.const(1.0))
+
+
+def exp(e: Emitter, x: SSAValue) -> SSAValue:
+    x = e.clamp(x, -104.0, 89.0)  # beyond: 0 and inf after scaling
+    _, n, p = _reduced(e, x, _SHIFTER, integer=True)
+    assert n is not None
     return e.scale(p, n)  # n in [-150, 128]: neither overflows nor flushes early
 
 
@@ -219,7 +228,8 @@ power of two stays a normal number."""
 
 def exp_no_overflow(e: Emitter, x: SSAValue) -> SSAValue:
     """`exp(x)` for `x <= EXP_NO_OVERFLOW_LIMIT` or NaN (an exp marked `EXP_NO_OVERFLOW_ATTR`),
-    with the same bits as `exp` there, in 19 vector instructions instead of 25.
+    with the same bits as `exp` there, in 19 vector instructions where `exp` takes 25 (about as
+    many where it scales by `ldexp`: AVX-512 hosts, `Emitter.scale`).
 
     No upper clamp, and `p 2^n` as `(p 2^(n+64)) 2^-64`: the first product is exact (n + 64 in
     [-86, 127]) and the second rounds once, as `exp`'s `(p 2^(n//2)) 2^(n - n//2)` does; and
@@ -229,12 +239,7 @@ def exp_no_overflow(e: Emitter, x: SSAValue) -> SSAValue:
     x / ln 2 to an integer: no f32 x in range makes x log2(e) a half-integer."""
     lower = e.const(-104.0)
     x = e.select(e.cmp("olt", x, lower), lower, x)  # below: 0 after scaling; keeps NaN
-    shifter = e.const(_SHIFTER + 127 + 64)
-    shifted = e.fma(x, e.const(_LOG2E), shifter)
-    k = e.sub(shifted, shifter)  # round(x / ln 2)
-    r = e.fma(k, e.const(-_LN2_HI), x)
-    r = e.fma(k, e.const(-_LN2_LO), r)
-    p = e.add(e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r), e.const(1.0))
+    shifted, _, p = _reduced(e, x, _SHIFTER + 127 + 64, integer=False)
     scale = e.from_bits(e.shl(e.to_bits(shifted), e.iconst(23)))  # 2^(k + 64)
     return e.mul(e.mul(p, scale), e.const(2.0**-64))
 

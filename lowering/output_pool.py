@@ -4,7 +4,7 @@ A compiled function returns its results as new numpy arrays (64-byte aligned:
 `jit.aligned_buffer`). Memory that large comes from glibc's `mmap` every time once it passes
 the allocator's mmap threshold (at most 32 MiB), and the kernel hands out every such page
 zeroed on its first touch: a 4096x4096 `relu(a + b)` spent 7-8 ms of its 13 ms on that
-(`np.empty` + fill of 64 MiB: 10.4 ms, the fill alone 2.7 ms, on a Zen 4 VM). Onnxruntime's
+(`np.empty` + fill of 64 MiB: 10.4-11.5 ms, the fill alone 2.7 ms, two runs on a Zen 4 VM). Onnxruntime's
 arena keeps such buffers from one run to the next.
 
 `OutputPool` does the same for results of at least `POOLED_BYTES`: per result slot it keeps
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fusion_compiler.lowering.jit import aligned_buffer
+from fusion_compiler.lowering.jit import aligned_buffer, aligned_bytes, aligned_view
 
 POOLED_BYTES = 1 << 20
 """Results of at least this many bytes are pooled; smaller ones are new arrays each call
@@ -69,15 +69,8 @@ class OutputPool:
             buffers = self._buffers[slot]
             for raw, start in buffers:
                 if _references(raw) <= _FREE_REFERENCES:
-                    return _view(raw, start, shape, dtype, size)
-            array, address = aligned_buffer(shape, dtype, size)
+                    return aligned_view(raw, start, shape, dtype, size)
+            raw, start = aligned_bytes(size)
             if len(buffers) < POOL_DEPTH:
-                owner = array.base
-                assert isinstance(owner, np.ndarray) and owner.base is None
-                buffers.append((owner, address - owner.ctypes.data))
-            return array, address
-
-
-def _view(raw: np.ndarray, start: int, shape: Sequence[int], dtype: np.dtype, size: int):
-    array = raw[start : start + size].view(dtype).reshape(shape)
-    return array, raw.ctypes.data + start
+                buffers.append((raw, start))
+            return aligned_view(raw, start, shape, dtype, size)

@@ -166,8 +166,9 @@ target's plain width (`NARROW_MIN_TRIPS`)."""
 NARROW_MIN_TRIPS = 6
 """A strided loop of this many iterations or more, but fewer than the plain lanes, runs on
 `NARROW_LANES` (a stride-2 3x3 depthwise convolution's rows of 7: one 4-lane vector and 3
-scalar iterations, where 8 lanes left the whole row scalar; bench/layers.py on a Zen 4,
-272 channels of 14x14 to 7x7: 0.047 -> 0.028 ms). Its remainder cannot be masked
+scalar iterations, where 8 lanes left the whole row scalar; `bench/layers.py --match _dw`
+on a Zen 4, 272 channels of 14x14 to 7x7: 0.046-0.048 -> 0.029 ms, two runs each, alternating
+with the build before). Its remainder cannot be masked
 (`MASKED_TRIPS`); shorter loops stay LLVM's (4 lanes for 4 or 5 iterations failed on a Zen 3)."""
 
 

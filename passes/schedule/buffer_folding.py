@@ -54,11 +54,12 @@ def row_offsets(
     """The loop `L` that walks `alloc`'s buffer a slice per iteration, the dimension it slices
     (after the unit prefix) and each use with its row offset `c` (module docstring), or None."""
     users = [use.operation for use in alloc.result.uses]
-    if not users or not all(
-        isinstance(user, MemoryAccess) and user.memref is alloc.result for user in users
-    ):
+    accesses = [user for user in users if isinstance(user, MemoryAccess)]
+    if not accesses or len(accesses) != len(users):
         return None
-    loops = {top_level_op(user, kernel) for user in users}
+    if any(access.memref is not alloc.result or not access.indices for access in accesses):
+        return None  # (the buffer stored as a value; a rank-0 buffer)
+    loops = {top_level_op(access, kernel) for access in accesses}
     if len(loops) != 1:
         return None
     (loop,) = loops
@@ -67,21 +68,18 @@ def row_offsets(
         return None
     assert isinstance(loop, ForOp)
     iv, step = loop.induction_var, bounds[2]
-    accesses = [user for user in users if isinstance(user, MemoryAccess)]
-    if not accesses or not accesses[0].indices:
-        return None
     buffer_type = alloc.result.type
     assert isinstance(buffer_type, MemRefType)
     dim = _unit_prefix(buffer_type, accesses)
     offsets = []
-    for user in accesses:
-        indices = list(user.indices)
+    for access in accesses:
+        indices = list(access.indices)
         form = linear_form(indices[dim])
         if form.coefficient(iv) != 1 or form.without(iv).terms or not 0 <= form.constant < step:
             return None
         if any(depends_on(index, iv) for index in indices[dim + 1 :]):
             return None
-        offsets.append((user, form.constant))
+        offsets.append((access, form.constant))
     return loop, dim, offsets
 
 
