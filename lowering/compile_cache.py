@@ -61,6 +61,7 @@ from fusion_compiler.lowering.native_units import (
     split_units,
 )
 from fusion_compiler.lowering.schedule_memo import MemoMiss, Record, ScheduleMemo
+from fusion_compiler.lowering.schedule_workers import ScheduleModule, ScheduleWorkers
 from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
 
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
@@ -245,6 +246,7 @@ def compile_native(
     use_cache: bool = True,
     timings: StageTimings | None = None,
     schedule: str | None = None,
+    schedule_module: ScheduleModule | None = None,
 ) -> NativeCode:
     """Native code for `module` compiled with `pipeline` (from the cache when possible); the
     driver (`fusion_compiler.driver`) passes the two lowering steps, run on a miss, and the
@@ -258,7 +260,11 @@ def compile_native(
     `native_units.split_units`, keyed by its loop-level IR, in which bound constants are
     buffer arguments: a model whose weights changed, or which shares kernels with a model
     compiled before, or has one layer changed, compiles only the units the cache does not
-    hold."""
+    hold.
+
+    With `schedule` and `schedule_module` (which runs it on a module), the kernels the memo
+    has no record of are scheduled and compiled by worker processes when there are enough of
+    them (`schedule_workers`), with or without the cache."""
     directory = cache_dir() if use_cache else None
     key = model_key(module, pipeline) if directory is not None else ""
     if directory is not None:
@@ -266,64 +272,103 @@ def compile_native(
         if hit is not None:
             return hit
     memo = None
-    if directory is not None and schedule is not None:
-        memo = _memo(directory, schedule, unit_pipeline)
+    workers = None
+    if schedule is not None and (directory is not None or schedule_module is not None):
+        if schedule_module is not None:
+            workers = ScheduleWorkers(schedule, schedule_module, lower_to_llvm_dialect)
+        memo = _memo(directory, schedule, unit_pipeline, workers)
+    compile = Compile(key, directory, lower_to_entries, lower_to_llvm_dialect, unit_pipeline)
+    made: StageTimings = []
     try:
-        return _compile(
-            key, directory, memo, lower_to_entries, lower_to_llvm_dialect, unit_pipeline, timings
-        )
+        code = compile.run(memo, workers, made)
     except MemoMiss:  # a stub's unit went missing since its record was read
-        return _compile(
-            key, directory, None, lower_to_entries, lower_to_llvm_dialect, unit_pipeline, timings
-        )
+        made.clear()
+        code = compile.run(None, None, made)
+    if timings is not None:
+        timings.extend(merged(made))
+    return code
 
 
-def _memo(directory: Path, schedule: str, unit_pipeline: str) -> ScheduleMemo:
+def merged(timings: StageTimings) -> StageTimings:
+    """`timings` with the seconds of each stage summed, in the order stages first appear."""
+    totals: dict[str, float] = {}
+    for stage, seconds in timings:
+        totals[stage] = totals.get(stage, 0.0) + seconds
+    return list(totals.items())
+
+
+def _memo(
+    directory: Path | None, schedule: str, unit_pipeline: str, workers: ScheduleWorkers | None
+) -> ScheduleMemo:
     def lookup(memo_key: str) -> Record | None:
+        if directory is None:
+            return None
         parsed = _read(directory, key_of_hash(memo_key, MEMO_PIPELINE))
         return None if parsed is None else Record.of_data(parsed[0])
 
     def has_unit(digest: str) -> bool:
+        if directory is None:
+            return False
         return entry_path(directory, key_of_hash(digest, unit_pipeline)).exists()
 
-    return ScheduleMemo(schedule, lookup, has_unit)
+    return ScheduleMemo(schedule, lookup, has_unit, ahead=workers)
 
 
-def _compile(
-    key: str,
-    directory: Path | None,
-    memo: ScheduleMemo | None,
-    lower_to_entries: LowerToEntries,
-    lower_to_llvm_dialect: LowerToLLVMDialect,
-    unit_pipeline: str,
-    timings: StageTimings | None,
-) -> NativeCode:
-    lowered, kernels = lower_to_entries(memo)
-    bindings = entry_bindings(lowered)
-    units, digests, by_name = name_by_content(split_units(lowered), module_hash)
-    keys = [key_of_hash(d, unit_pipeline) if directory is not None else "" for d in digests]
-    compiled = [_load_unit(directory, k) if directory is not None else None for k in keys]
-    pending = [index for index, unit in enumerate(compiled) if unit is None]
-    if any(is_stub(units[index]) for index in pending):
-        raise MemoMiss()
-    _check_convertible([units[index] for index in pending])
-    fresh = compile_units([units[index] for index in pending], lower_to_llvm_dialect, timings)
-    for index, unit in zip(pending, fresh, strict=True):
-        compiled[index] = unit
+@dataclass(frozen=True)
+class Compile:
+    """A compile after a model miss (`compile_native`)."""
+
+    key: str
+    directory: Path | None
+    lower_to_entries: LowerToEntries
+    lower_to_llvm_dialect: LowerToLLVMDialect
+    unit_pipeline: str
+
+    def run(
+        self, memo: ScheduleMemo | None, workers: ScheduleWorkers | None, timings: StageTimings
+    ) -> NativeCode:
+        directory = self.directory
+        lowered, kernels = self.lower_to_entries(memo)
+        if workers is not None:
+            timings += workers.timings
+        ahead = {} if workers is None else workers.units
+        bindings = entry_bindings(lowered)
+        units, digests, by_name = name_by_content(split_units(lowered), module_hash)
+        keys = [
+            key_of_hash(d, self.unit_pipeline) if directory is not None else "" for d in digests
+        ]
+        compiled = [ahead.get(d) for d in digests]
+        fresh = [index for index, unit in enumerate(compiled) if unit is not None]
         if directory is not None:
-            _store(directory, keys[index], _unit_bytes(unit))
-    if directory is not None:
-        _store(directory, key, _model_bytes(kernels, bindings, keys))
-        if memo is not None:
-            for memo_key, record in memo.records(by_name).items():
-                _store(
-                    directory,
-                    key_of_hash(memo_key, MEMO_PIPELINE),
-                    _entry_bytes(record.data(), b"", b""),
-                )
-    done = [unit for unit in compiled if unit is not None]
-    jit = JitModule(done, host_target_machine())
-    return NativeCode(jit, kernels, from_cache=not pending, bindings=bindings, key=key)
+            compiled = [
+                _load_unit(directory, k) if u is None else u
+                for u, k in zip(compiled, keys, strict=True)
+            ]
+        pending = [index for index, unit in enumerate(compiled) if unit is None]
+        if any(is_stub(units[index]) for index in pending):
+            raise MemoMiss()
+        _check_convertible([units[index] for index in pending])
+        made = compile_units(
+            [units[index] for index in pending], self.lower_to_llvm_dialect, timings
+        )
+        for index, unit in zip(pending, made, strict=True):
+            compiled[index] = unit
+        if directory is not None:
+            for index in (*fresh, *pending):
+                _store(directory, keys[index], _unit_bytes(compiled[index]))  # type: ignore[arg-type]
+            _store(directory, self.key, _model_bytes(kernels, bindings, keys))
+            if memo is not None:
+                for memo_key, record in memo.records(by_name).items():
+                    _store(
+                        directory,
+                        key_of_hash(memo_key, MEMO_PIPELINE),
+                        _entry_bytes(record.data(), b"", b""),
+                    )
+        done = [unit for unit in compiled if unit is not None]
+        jit = JitModule(done, host_target_machine())
+        return NativeCode(
+            jit, kernels, from_cache=not (fresh or pending), bindings=bindings, key=self.key
+        )
 
 
 def _check_convertible(units: list[ModuleOp]) -> None:

@@ -39,7 +39,8 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeGuard
+from dataclasses import dataclass
+from typing import TypeGuard, TypeVar
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
@@ -50,6 +51,8 @@ from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
 from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings, compile_unit
+
+T = TypeVar("T")
 
 JOBS_VARIABLE = "FUSION_COMPILE_JOBS"
 PARALLEL_MIN_OPS = 1500
@@ -214,8 +217,8 @@ def compile_units(
     """Every unit compiled (in worker processes when there is enough work and more than one
     job); the seconds of each stage, summed over the units, are appended to `timings`."""
     jobs = compile_jobs() if jobs is None else jobs
-    sizes = [_op_count(unit) for unit in units]
-    parallel = jobs > 1 and len(units) > 1 and sum(sizes) >= PARALLEL_MIN_OPS and _can_fork()
+    sizes = [op_count(unit) for unit in units]
+    parallel = jobs > 1 and len(units) > 1 and sum(sizes) >= PARALLEL_MIN_OPS and can_fork()
     start = time.perf_counter()
     if parallel:
         results = _compile_in_workers(units, lower, sizes, jobs)
@@ -232,41 +235,57 @@ def compile_units(
     return [unit for unit, _ in results]
 
 
-def _op_count(unit: ModuleOp) -> int:
+def op_count(unit: ModuleOp) -> int:
     return sum(1 for _ in unit.walk())
 
 
-def _can_fork() -> bool:
+def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
-
-
-_WORK: tuple[Sequence[ModuleOp], LowerToLLVMDialect] | None = None
-"""What the forked workers compile: set before the fork, read by `_compile_index`."""
-
-
-def _compile_index(index: int) -> tuple[NativeUnit, StageTimings] | str:
-    assert _WORK is not None
-    units, lower = _WORK
-    try:
-        return compile_one(units[index], lower)
-    except Exception as err:  # noqa: BLE001 - sent to the parent, which raises it
-        return f"{type(err).__name__}: {err}"
 
 
 def _compile_in_workers(
     units: Sequence[ModuleOp], lower: LowerToLLVMDialect, sizes: list[int], jobs: int
 ) -> list[tuple[NativeUnit, StageTimings]]:
     """The units compiled by `jobs` forked workers, the largest first (balanced load)."""
-    global _WORK
-    order = sorted(range(len(units)), key=lambda i: -sizes[i])
-    _WORK = (units, lower)
+    results = run_in_workers(lambda index: compile_one(units[index], lower), sizes, jobs)
+    failures = [result for result in results if isinstance(result, WorkerFailure)]
+    if failures:
+        raise RuntimeError(f"a compile worker failed: {failures[0].message}")
+    return results  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class WorkerFailure:
+    """What a task raised in a worker process (exceptions may hold IR, which does not pickle)."""
+
+    message: str
+
+
+_TASK: Callable[[int], object] | None = None
+"""What the forked workers run: set before the fork, read by `_run_task`."""
+
+
+def _run_task(index: int) -> object:
+    assert _TASK is not None
+    try:
+        return _TASK(index)
+    except Exception as err:  # noqa: BLE001 - sent to the parent, which decides
+        return WorkerFailure(f"{type(err).__name__}: {err}")
+
+
+def run_in_workers(
+    task: Callable[[int], T], sizes: Sequence[int], jobs: int
+) -> list[T | WorkerFailure]:
+    """`task(i)` for every `i < len(sizes)`, run by `jobs` worker processes forked from this
+    one (they inherit everything `task` reads: nothing is serialised but the results), the
+    largest `sizes` first (a balanced load); a task that raises gives a `WorkerFailure`."""
+    global _TASK
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    _TASK = task
     try:
         context = multiprocessing.get_context("fork")
-        with context.Pool(min(jobs, len(units))) as pool:
-            results = dict(zip(order, pool.imap(_compile_index, order), strict=True))
+        with context.Pool(min(jobs, len(sizes))) as pool:
+            results = dict(zip(order, pool.imap(_run_task, order), strict=True))
     finally:
-        _WORK = None
-    failures = [result for result in results.values() if isinstance(result, str)]
-    if failures:
-        raise RuntimeError(f"a compile worker failed: {failures[0]}")
-    return [results[i] for i in range(len(units))]  # type: ignore[misc]
+        _TASK = None
+    return [results[i] for i in range(len(sizes))]  # type: ignore[misc]

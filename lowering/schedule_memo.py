@@ -159,15 +159,26 @@ class _Pending:
     """The operands of the kernel's first launch before scheduling."""
 
 
+ScheduleAhead = Callable[[Operation, dict[str, str]], dict[str, Record]]
+"""Schedules (and compiles) kernels before schedule-kernels runs: given the module and the memo
+key of each kernel without a record, by name, the records of those it scheduled
+(`schedule_workers`)."""
+
+
 @dataclass
 class ScheduleMemo:
     """One compile's use of the memo: `lookup(key)` gives a stored record (None without one),
-    `has_unit(digest)` tells whether the cache holds the unit of a digest."""
+    `has_unit(digest)` tells whether the cache holds the unit of a digest; `ahead`, when
+    given, schedules the kernels without a record before schedule-kernels does (their
+    records are `learned`, and they are stubbed like the others)."""
 
     schedule: str
     lookup: Callable[[str], Record | None]
     has_unit: Callable[[str], bool]
+    ahead: ScheduleAhead | None = None
     replayed: int = 0
+    learned: dict[str, Record] = field(default_factory=dict)
+    """The records `ahead` made in this compile, by memo key."""
     _pending: dict[str, _Pending] = field(default_factory=dict)
     _scheduled: dict[str, tuple[str, list[tuple[str, str, tuple[int, ...]]], list]] = field(
         default_factory=dict
@@ -177,10 +188,12 @@ class ScheduleMemo:
 
     def replay(self, module: Operation) -> None:
         """Replaces every kernel of `module` that has a usable record by its stub (and its
-        launches as prepack-weights would have left them); remembers the others."""
+        launches as prepack-weights would have left them); then, with `ahead`, every kernel
+        it scheduled; remembers the others."""
         launches = kernel_launches(module)  # type: ignore[arg-type]
         taken = {k.sym_name.data for k in _kernels(module)}
         packing_stubs: dict[str, loop.FuncOp] = {}
+        unknown: list[tuple[loop.FuncOp, list, str]] = []
         for kernel in _kernels(module):
             calls = launches.get(kernel.sym_name.data, [])
             if not calls:
@@ -190,6 +203,16 @@ class ScheduleMemo:
             if record is not None and all(self.has_unit(d) for d in record.digests()):
                 self._stub(module, kernel, record, calls, taken, packing_stubs)
                 self.replayed += 1
+            else:
+                unknown.append((kernel, calls, key))
+        made = {}
+        if self.ahead is not None and unknown:
+            made = self.ahead(module, {kernel.sym_name.data: key for kernel, _, key in unknown})
+        for kernel, calls, key in unknown:
+            record = made.get(kernel.sym_name.data)
+            if record is not None:
+                self.learned[key] = record
+                self._stub(module, kernel, record, calls, taken, packing_stubs)
             else:
                 self._pending[kernel.sym_name.data] = _Pending(key, list(calls[0].inputs))
 
@@ -248,8 +271,9 @@ class ScheduleMemo:
     # --- after name_by_content: the records ---
 
     def records(self, digests: dict[str, str]) -> dict[str, Record]:
-        """The records of the kernels scheduled in this compile, by memo key; `digests` maps
-        each kernel's name (as the passes left it) to its unit's content digest."""
+        """The records of the kernels scheduled in this compile (`learned` included), by memo
+        key; `digests` maps each kernel's name (as the passes left it) to its unit's content
+        digest."""
         made = {}
         for name, (function_type, packings, inputs) in self._scheduled.items():
             if name not in digests or any(p not in digests for p, _, _ in packings):
@@ -261,7 +285,7 @@ class ScheduleMemo:
                 tuple(inputs),
             )
             made[self._pending[name].key] = record
-        return made
+        return {**self.learned, **made}
 
 
 def _map_inputs(

@@ -1,0 +1,185 @@
+"""Kernels scheduled and compiled ahead, by worker processes: schedule-kernels on all cores.
+
+schedule-kernels schedules each kernel on its own: what it makes of a kernel depends on the
+kernel, on which of its inputs every launch passes a constant for, on the host and on the
+options, nothing else (the schedule memo rests on this, `schedule_memo`). So when a compile
+has enough kernels to schedule, the memo's `replay` hands them to `ScheduleWorkers` once the
+fusion passes have run. It forks worker processes (they inherit the module: nothing is
+serialised but what they return), which take the kernels one at a time, the largest first,
+and for each:
+
+1. move the kernel into a module of its own with one graph function that launches it, on
+   function arguments but where every launch passes a constant: there, a copy of the first
+   launch's constant (`launch_module`; prepack-weights packs it);
+2. run schedule-kernels on that module (verified as the compile verifies), and note what it
+   made of the kernel as the memo notes it (`ScheduleMemo.capture`): its record;
+3. compile the units of the scheduled kernel and of its packing kernels (convert-loop-to-llvm
+   and LLVM, `native_units.compile_one`), named by content as `native_units.name_by_content`
+   names them after lower-graph;
+
+and return the record and the units. The memo then stubs each of these kernels as it stubs a
+kernel it replays from the cache; schedule-kernels, lower-graph and the entry units run in
+this process as on a compile whose kernels all came from the memo; `compile_cache` takes the
+units from here (`units`, by digest) and stores them with the records. The native code is
+the same, unit for unit, as a compile in one process (tested).
+
+A kernel a worker could not schedule (a pass raised, or its launch could not be recorded) is
+left to this process's schedule-kernels, which reports the error as a serial compile would.
+Profiling builds do not use the memo, and so schedule in this process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from fusion_compiler.dialects import graph, loop
+from fusion_compiler.lowering.ir_hash import module_hash
+from fusion_compiler.lowering.jit import NativeUnit
+from fusion_compiler.lowering.llvm_codegen import StageTimings
+from fusion_compiler.lowering.native_units import (
+    LowerToLLVMDialect,
+    WorkerFailure,
+    can_fork,
+    compile_jobs,
+    compile_one,
+    is_entry,
+    name_by_content,
+    op_count,
+    run_in_workers,
+    split_units,
+)
+from fusion_compiler.lowering.schedule_memo import Record, ScheduleMemo
+from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
+
+SCHEDULE_PARALLEL_MIN_OPS = 1000
+"""The fewest ops (in the kernels to schedule, before scheduling) for which worker processes
+pay for their fork: below, schedule-kernels runs in this process."""
+
+ScheduleModule = Callable[[ModuleOp], None]
+"""Runs schedule-kernels (with the compile's options and verification) on a module, in place
+(the driver passes it)."""
+
+WORKER_STAGE = "schedule-kernels (workers)"
+"""The stage name of the seconds the workers spent scheduling, summed over kernels."""
+
+
+def launch_module(kernel: loop.FuncOp, calls: list[graph.CallLoopOp]) -> ModuleOp:
+    """`kernel`, moved out of its module, and a graph function `@launch` that launches it once:
+    on its arguments, but on a copy of the first launch's constant for each input every launch
+    passes a constant for (`launches.constant_inputs`). Scheduled alone, the kernel becomes
+    what it becomes in its module."""
+    constants = constant_inputs(kernel, {kernel.sym_name.data: calls})
+    first = calls[0]
+    argument_types = [v.type for i, v in enumerate(first.inputs) if i not in constants]
+    block = Block(arg_types=argument_types)
+    arguments = iter(block.args)
+    inputs: list[SSAValue] = []
+    for index, value in enumerate(first.inputs):
+        if index in constants:
+            assert isinstance(value.owner, graph.ConstantOp)
+            copy = value.owner.clone()
+            block.add_op(copy)
+            inputs.append(copy.results[0])
+        else:
+            inputs.append(next(arguments))
+    result_types = [r.type for r in first.outputs]
+    launch = graph.CallLoopOp(kernel.sym_name.data, inputs, result_types)
+    block.add_ops([launch, func.ReturnOp(*launch.outputs)])
+    function_type = FunctionType.from_lists(argument_types, result_types)
+    function = func.FuncOp("launch", function_type, Region(block))
+    kernel.detach()
+    return ModuleOp([kernel, function])
+
+
+@dataclass
+class Scheduled:
+    """What a worker made of one kernel."""
+
+    record: Record | None
+    units: dict[str, NativeUnit]
+    """The units of the kernel and its packing kernels, by content digest."""
+    timings: StageTimings
+
+
+def schedule_and_compile(
+    kernel: loop.FuncOp,
+    calls: list[graph.CallLoopOp],
+    schedule: str,
+    schedule_module: ScheduleModule,
+    lower: LowerToLLVMDialect,
+) -> Scheduled:
+    """`kernel` scheduled alone (`launch_module`) and its units compiled (in a worker)."""
+    module = launch_module(kernel, calls)
+    memo = ScheduleMemo(schedule, lambda key: None, lambda digest: False)
+    memo.replay(module)
+    start = time.perf_counter()
+    schedule_module(module)
+    timings: StageTimings = [(WORKER_STAGE, time.perf_counter() - start)]
+    memo.capture(module)
+    for op in list(module.ops):  # (the launch, with its constants, is not compiled)
+        if not isinstance(op, loop.FuncOp) or is_entry(op):
+            op.detach()
+    units, digests, by_name = name_by_content(split_units(module), module_hash)
+    records = list(memo.records(by_name).values())
+    compiled: dict[str, NativeUnit] = {}
+    for unit, digest in zip(units, digests, strict=True):
+        native, stages = compile_one(unit, lower)
+        compiled[digest] = native
+        timings += stages
+    return Scheduled(records[0] if len(records) == 1 else None, compiled, timings)
+
+
+@dataclass
+class ScheduleWorkers:
+    """The memo's `ahead` (`ScheduleMemo.ahead`): kernels scheduled and compiled by worker
+    processes when there are enough of them; the units made, by digest, and the seconds of
+    each stage summed over kernels (with the wall time of the workers) are kept."""
+
+    schedule: str
+    schedule_module: ScheduleModule
+    lower: LowerToLLVMDialect
+    jobs: int | None = None
+    units: dict[str, NativeUnit] = field(default_factory=dict)
+    timings: StageTimings = field(default_factory=list)
+
+    def __call__(self, module: Operation, pending: dict[str, str]) -> dict[str, Record]:
+        jobs = compile_jobs() if self.jobs is None else self.jobs
+        kernels = [
+            op
+            for op in module.ops  # type: ignore[attr-defined]
+            if isinstance(op, loop.FuncOp) and op.sym_name.data in pending
+        ]
+        sizes = [op_count(kernel) for kernel in kernels]
+        if jobs < 2 or len(kernels) < 2 or sum(sizes) < SCHEDULE_PARALLEL_MIN_OPS:
+            return {}
+        if not can_fork():
+            return {}
+        launches = kernel_launches(module)  # type: ignore[arg-type]
+
+        def task(index: int) -> Scheduled:
+            kernel = kernels[index]
+            calls = launches[kernel.sym_name.data]
+            return schedule_and_compile(
+                kernel, calls, self.schedule, self.schedule_module, self.lower
+            )
+
+        start = time.perf_counter()
+        results = run_in_workers(task, sizes, jobs)
+        made: dict[str, Record] = {}
+        totals: dict[str, float] = {}
+        for kernel, result in zip(kernels, results, strict=True):
+            if isinstance(result, WorkerFailure) or result.record is None:
+                continue  # (scheduled again in this process, which reports any error)
+            made[kernel.sym_name.data] = result.record
+            self.units.update(result.units)
+            for stage, seconds in result.timings:
+                totals[stage] = totals.get(stage, 0.0) + seconds
+        self.timings += totals.items()
+        self.timings.append((f"kernel workers ({jobs} jobs, wall)", time.perf_counter() - start))
+        return made
