@@ -23,8 +23,11 @@ this process as on a compile whose kernels all came from the memo; `compile_cach
 units from here (`units`, by digest) and stores them with the records. The native code is
 the same, unit for unit, as a compile in one process (tested).
 
-A kernel a worker could not schedule (a pass raised, or its launch could not be recorded) is
-left to this process's schedule-kernels, which reports the error as a serial compile would.
+Concat kernels stay in this process: lower-graph drops most of their launches (the operands
+are written in place, `in_place`), so compiling them ahead would be wasted (densenet121: 54
+of its 58), and they are copies, quick to schedule. A kernel a worker could not schedule (a
+pass raised, or its launch could not be recorded) is left to this process's schedule-kernels,
+which reports the error as a serial compile would.
 Profiling builds do not use the memo, and so schedule in this process.
 """
 
@@ -39,6 +42,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from fusion_compiler.dialects import graph, loop
+from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings
@@ -153,7 +157,9 @@ class ScheduleWorkers:
         kernels = [
             op
             for op in module.ops  # type: ignore[attr-defined]
-            if isinstance(op, loop.FuncOp) and op.sym_name.data in pending
+            if isinstance(op, loop.FuncOp)
+            and op.sym_name.data in pending
+            and CONCAT_AXIS_ATTR not in op.attributes
         ]
         sizes = [op_count(kernel) for kernel in kernels]
         if jobs < 2 or len(kernels) < 2 or sum(sizes) < SCHEDULE_PARALLEL_MIN_OPS:

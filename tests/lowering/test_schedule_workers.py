@@ -187,3 +187,30 @@ def test_a_launch_module_launches_the_kernel_on_its_constants():
     assert len(function.body.block.args) == len(launch.inputs) - 1 == 2
     assert [r.type for r in launch.outputs] == [r.type for r in calls[0].outputs]
     verify_module(alone)
+
+
+TWO_CONVS_CONCATENATED = f"""
+func.func @main(%x: tensor<1x8x12x12xf32>) -> tensor<1x32x12x12xf32> {{
+  %w1 = graph.constant dense<0.5> : tensor<16x8x3x3xf32>
+  %w2 = graph.constant dense<0.25> : tensor<16x8x3x3xf32>
+  %c1 = {CONV.format(x="%x", w="%w1", c=8, o=16)}
+  %r1 = graph.relu %c1 : tensor<1x16x12x12xf32>
+  %c2 = {CONV.format(x="%x", w="%w2", c=8, o=16)}
+  %r2 = graph.sigmoid %c2 : tensor<1x16x12x12xf32>
+  %y = graph.concat %r1, %r2 {{axis = 1 : i64}} : (tensor<1x16x12x12xf32>, tensor<1x16x12x12xf32>) -> tensor<1x32x12x12xf32>
+  func.return %y : tensor<1x32x12x12xf32>
+}}
+"""
+
+
+def test_concat_kernels_are_left_to_the_parent(monkeypatch, noted):
+    """lower-graph writes this concat's operands in place and drops its launch: a worker would
+    compile its kernel for nothing."""
+    _workers(monkeypatch, 2)
+    model = compile_module(_module(TWO_CONVS_CONCATENATED), cache=False)
+    assert noted["ahead"] == [2]  # the two convolutions, not the concat
+    monkeypatch.setenv(JOBS_VARIABLE, "1")
+    x = _inputs()[0]
+    (got,) = model.run("main", x)
+    (want,) = compile_module(_module(TWO_CONVS_CONCATENATED), cache=False).run("main", x)
+    assert got.tobytes() == want.tobytes()
