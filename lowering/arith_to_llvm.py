@@ -168,6 +168,7 @@ def _ceil_div_unsigned(op: Operation) -> Lowered:
     return [zero, quotient, remainder, inexact, step, result], result.res
 
 
+@cache
 def _icmp(predicate: str) -> IntegerAttr[IntegerType]:
     return IntegerAttr(llvm.ICmpPredicateFlag(predicate).to_int(), 64)
 

@@ -12,7 +12,7 @@ JIT loads the library that defines it (`blas_library`).
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import f32, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -24,6 +24,7 @@ from fusion_compiler.lowering.llvm_builders import (
     converted,
     element_pointer,
 )
+from fusion_compiler.lowering.llvm_types import POINTER
 
 CBLAS_ROW_MAJOR = 101
 CBLAS_NO_TRANS = 111
@@ -31,7 +32,7 @@ CBLAS_TRANS = 112
 
 
 def _address(buffer: SSAValue, offset: SSAValue) -> tuple[list[Operation], SSAValue]:
-    pointer_ops, pointer = converted(buffer, llvm.LLVMPointerType())
+    pointer_ops, pointer = converted(buffer, POINTER)
     offset64 = arith.IndexCastOp(offset, i64)
     address = element_pointer(pointer, [offset64.result], f32)
     return [*pointer_ops, offset64, address], address.result

@@ -9,7 +9,7 @@ would get a single declaration for both.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import cast
 
 from xdsl.dialects import llvm
@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.lowering.llvm_types import intrinsic_suffix, is_float, llvm_type
+from fusion_compiler.lowering.llvm_types import POINTER, intrinsic_suffix, is_float, llvm_type
 
 
 def converted(value: SSAValue, target_type: Attribute) -> tuple[list[Operation], SSAValue]:
@@ -88,13 +88,11 @@ def reconcile_casts(module: Operation) -> None:
 # values, which ops may share), skipping the checks of the ops' constructors: a third of
 # their cost.
 
-_POINTER = llvm.LLVMPointerType()
-
 
 @cache
-def _gep_properties(subscripts: int, element_type: Attribute) -> dict[str, Attribute]:
+def _gep_properties(raw_indices: tuple[int, ...], element_type: Attribute) -> dict[str, Attribute]:
     return {
-        "rawConstantIndices": DenseArrayBase.from_list(i32, [llvm.GEP_USE_SSA_VAL] * subscripts),
+        "rawConstantIndices": DenseArrayBase.from_list(i32, raw_indices),
         "elem_type": element_type,
         "noWrapFlags": IntegerAttr(0, 32),
         "inbounds": UnitAttr(),
@@ -108,8 +106,17 @@ def element_pointer(
     an `i64` value."""
     return llvm.GEPOp.create(
         operands=[pointer, *subscripts],
-        result_types=[_POINTER],
-        properties=_gep_properties(len(subscripts), element_type),
+        result_types=[POINTER],
+        properties=_gep_properties((llvm.GEP_USE_SSA_VAL,) * len(subscripts), element_type),
+    )
+
+
+def offset_pointer(pointer: SSAValue, offset: int, element_type: Attribute) -> llvm.GEPOp:
+    """`llvm.getelementptr inbounds %pointer[offset] : element_type`, a constant offset."""
+    return llvm.GEPOp.create(
+        operands=[pointer],
+        result_types=[POINTER],
+        properties=_gep_properties((offset,), element_type),
     )
 
 
@@ -133,10 +140,20 @@ def store(value: SSAValue, address: SSAValue, alignment: int) -> llvm.StoreOp:
 def constant(value: int | float, builtin_type: Attribute) -> llvm.ConstantOp:
     """`llvm.mlir.constant` of a scalar; `index` constants become `i64`."""
     lowered = llvm_type(builtin_type)
-    if is_float(lowered):
-        return llvm.ConstantOp(FloatAttr(float(value), cast(AnyFloat, lowered)), lowered)
+    # (keyed by the float's hex form: -0.0 and 0.0 are equal, and hash alike, as floats)
+    key = float(value).hex() if is_float(lowered) else int(value)
+    return llvm.ConstantOp.create(
+        result_types=[lowered], properties={"value": _constant_value(key, lowered)}
+    )
+
+
+@lru_cache(maxsize=4096)
+def _constant_value(key: int | str, lowered: Attribute) -> IntegerAttr | FloatAttr:
+    """The value attribute of a constant (shared: kernels repeat a few constants many times)."""
+    if isinstance(key, str):
+        return FloatAttr(float.fromhex(key), cast(AnyFloat, lowered))
     assert isinstance(lowered, IntegerType)
-    return llvm.ConstantOp(IntegerAttr(int(value), lowered, truncate_bits=True), lowered)
+    return IntegerAttr(key, lowered, truncate_bits=True)
 
 
 def intrinsic(

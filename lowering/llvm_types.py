@@ -16,6 +16,7 @@ compile-time constants, read from the memref type wherever an access is linearis
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from xdsl.dialects.builtin import (
     Float16Type,
@@ -33,18 +34,29 @@ INDEX_BITWIDTH = 64
 """`index` values are 64-bit integers in generated code."""
 
 
+POINTER = LLVMPointerType()
+"""The opaque pointer type (types are immutable values: one instance serves every op)."""
+
+_INDEX = IntegerType(INDEX_BITWIDTH)
+
+
+@cache
+def _signless_of_width(bitwidth: int) -> IntegerType:
+    return IntegerType(bitwidth)
+
+
 def _signless(integer: Attribute) -> Attribute:
     assert isinstance(integer, IntegerType)
-    return IntegerType(integer.bitwidth)
+    return _signless_of_width(integer.bitwidth)
 
 
 _TYPE_TABLE: dict[type[Attribute], Callable[[Attribute], Attribute]] = {
-    IndexType: lambda _: IntegerType(INDEX_BITWIDTH),
+    IndexType: lambda _: _INDEX,
     IntegerType: _signless,
     Float16Type: lambda t: t,
     Float32Type: lambda t: t,
     Float64Type: lambda t: t,
-    MemRefType: lambda _: LLVMPointerType(),
+    MemRefType: lambda _: POINTER,
     LLVMPointerType: lambda t: t,
     LLVMVoidType: lambda t: t,
 }

@@ -48,7 +48,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop import LoopKind
 from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
-from fusion_compiler.lowering.llvm_types import memory_type
+from fusion_compiler.lowering.llvm_types import POINTER, memory_type
 from fusion_compiler.lowering.vector_loops import (
     ROLLED_HEADER,
     STRIDED_VECTOR_HEADER,
@@ -71,7 +71,7 @@ class LowerFuncPattern(RewritePattern):
         body = rewriter.move_region_contents_to_new_regions(op.body)
         entry = body.blocks.first
         assert entry is not None
-        pointer = llvm.LLVMPointerType()
+        pointer = POINTER
         for arg in entry.args:
             buffer_type = arg.type
             new_arg = rewriter.replace_value_with_new_type(arg, pointer)
@@ -107,7 +107,7 @@ class LowerCallPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.CallOp, rewriter: PatternRewriter, /) -> None:
-        pointer = llvm.LLVMPointerType()
+        pointer = POINTER
         casts = [UnrealizedConversionCastOp.get([buffer], [pointer]) for buffer in op.buffers]
         call = llvm.CallOp(op.callee, *(cast.results[0] for cast in casts))
         rewriter.replace(op, [*casts, call], [])
@@ -118,7 +118,7 @@ class LowerViewPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ViewOp, rewriter: PatternRewriter, /) -> None:
-        pointer = UnrealizedConversionCastOp.get([op.source], [llvm.LLVMPointerType()])
+        pointer = UnrealizedConversionCastOp.get([op.source], [POINTER])
         ops: list = [pointer]
         address = pointer.results[0]
         if op.element_offset:
@@ -135,6 +135,10 @@ def _header_name(op: loop.ForOp) -> str:
     if op.loop_kind == LoopKind.VECTORIZED:
         return STRIDED_VECTOR_HEADER if has_strided_access(op) else VECTOR_HEADER
     return ROLLED_HEADER if ROLLED_LOOP_ATTR in op.attributes else "loop_header"
+
+
+_NO_SIGNED_WRAP = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+_LESS_THAN = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
 
 
 class LowerForPattern(RewritePattern):
@@ -161,13 +165,10 @@ class LowerForPattern(RewritePattern):
         rewriter.erase_block_argument(first.args[0])
         rewriter.inline_region(op.body, BlockInsertPoint.before(after))
 
-        step = llvm.AddOp(
-            induction_var, op.step, overflow=llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
-        )
+        step = llvm.AddOp(induction_var, op.step, overflow=_NO_SIGNED_WRAP)
         rewriter.replace(last.last_op, [step, llvm.BrOp(header, step.res)])  # type: ignore[arg-type]
 
-        slt = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
-        condition = llvm.ICmpOp(induction_var, op.ub, slt)
+        condition = llvm.ICmpOp(induction_var, op.ub, _LESS_THAN)
         branch = llvm.CondBrOp(condition.res, first, (), after, ())
         rewriter.insert([condition, branch], InsertPoint.at_end(header))
         rewriter.insert(llvm.BrOp(header, op.lb), InsertPoint.at_end(before))

@@ -64,7 +64,7 @@ from fusion_compiler.lowering.llvm_builders import (
     load,
     store,
 )
-from fusion_compiler.lowering.llvm_types import llvm_type, memory_type, storage_bytes
+from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, memory_type, storage_bytes
 
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""
@@ -181,7 +181,7 @@ def element_address(
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     zeros, indices = undo_delinearization(indices, buffer_type)
-    pointer_ops, pointer = converted(buffer, llvm.LLVMPointerType())
+    pointer_ops, pointer = converted(buffer, POINTER)
     ops = [*zeros, *pointer_ops]
     element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if len(indices) > 1 and row_major(buffer_type):
@@ -193,7 +193,7 @@ def element_address(
         address = element_pointer(pointer, subscripts, _rows(buffer_type.get_shape()[1:], element))
         # (xDSL's translation types a GEP's result as a pointer to its source type; the
         # no-op cast makes it the opaque pointer that loads and stores expect)
-        opaque = llvm.BitcastOp(address.result, llvm.LLVMPointerType())
+        opaque = llvm.BitcastOp(address.result, POINTER)
         return [*ops, address, opaque], opaque.result
     offset_ops, offset = linearize(indices, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)
@@ -283,7 +283,7 @@ class LowerAllocPattern(RewritePattern):
     ) -> tuple[list[Operation], SSAValue]:
         alignment = constant(BUFFER_ALIGNMENT, i64)
         padded = constant(_round_up(size, BUFFER_ALIGNMENT), i64)
-        pointer_type = llvm.LLVMPointerType()
+        pointer_type = POINTER
         allocate = call_function(
             rewriter, kernel, "aligned_alloc", [alignment.result, padded.result], pointer_type
         )

@@ -70,9 +70,14 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
-from fusion_compiler.dialects.loop.queries import defined_outside, parallel_work
-from fusion_compiler.lowering.llvm_builders import call_function, constant, enclosing_module
-from fusion_compiler.lowering.llvm_types import llvm_type, storage_bytes
+from fusion_compiler.dialects.loop.queries import parallel_work
+from fusion_compiler.lowering.llvm_builders import (
+    call_function,
+    constant,
+    enclosing_module,
+    offset_pointer,
+)
+from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
 
 PARALLEL_THRESHOLD = 2**14
@@ -127,12 +132,20 @@ def should_outline(loop_op: loop.ForOp, threshold: int) -> bool:
 
 
 def captured_values(loop_op: loop.ForOp) -> list[SSAValue]:
-    """The values `loop_op` (bounds included) uses but does not define, in order of use."""
+    """The values `loop_op` (bounds included) uses but does not define, in order of use.
+
+    One walk: in pre-order every value is defined (by an op visited before, or as an argument
+    of a block whose op was visited before) before it is used."""
     captured: dict[SSAValue, None] = {}
+    defined: set[SSAValue] = set()
     for op in loop_op.walk():
         for operand in op.operands:
-            if defined_outside(operand, loop_op):
+            if operand not in defined:
                 captured.setdefault(operand)
+        defined.update(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                defined.update(block.args)
     return list(captured)
 
 
@@ -151,20 +164,20 @@ def _slot(context: SSAValue, index: int, value_type: Attribute) -> llvm.GEPOp:
     source element type, so a store through a struct-field GEP would not type-check."""
     lowered = llvm_type(value_type)
     size = SLOT_BYTES if isinstance(lowered, llvm.LLVMPointerType) else storage_bytes(lowered)
-    return llvm.GEPOp(context, [index * SLOT_BYTES // size], lowered, inbounds=True)
+    return offset_pointer(context, index * SLOT_BYTES // size, lowered)
 
 
 def _trampoline(name: str, slots: Sequence[SSAValue]) -> llvm.FuncOp:
     """`void name(void *context)`, what `GOMP_parallel` calls: loads the slots and passes
     them to `name_body`."""
-    entry = Block(arg_types=[llvm.LLVMPointerType()])
+    entry = Block(arg_types=[POINTER])
     ops: list[Operation] = []
     for index, value in enumerate(slots):
         address = _slot(entry.args[0], index, value.type)
         ops += [address, llvm.LoadOp(address, llvm_type(value.type))]
     loaded = [op.results[0] for op in ops if isinstance(op, llvm.LoadOp)]
     entry.add_ops([*ops, llvm.CallOp(f"{name}_body", *loaded), llvm.ReturnOp()])
-    function_type = llvm.LLVMFunctionType([llvm.LLVMPointerType()])
+    function_type = llvm.LLVMFunctionType([POINTER])
     return llvm.FuncOp(name, function_type, INTERNAL, body=Region(entry))
 
 
@@ -274,13 +287,14 @@ def _body_function(
     lb, ub, step = (mapping[v] for v in (loop_op.lb, loop_op.ub, loop_op.step))
     chunk, lo, hi = thread_chunk(thread[-1].results[0], threads[-1].results[0], lb, ub, step)
     serial = loop.ForOp(lo, hi, step, rewriter.move_region_contents_to_new_regions(loop_op.body))
-    for inner in serial.walk():
+    for inner in serial.body.walk():  # (one walk, not one scan of every use per captured value)
         if isinstance(inner, loop.ForOp) and inner.loop_kind == loop.LoopKind.PARALLEL:
             inner.kind = loop.LoopKindAttr(loop.LoopKind.SERIAL)
-    for value, replacement in mapping.items():
-        rewriter.replace_uses_with_if(
-            value, replacement, lambda use: serial.is_ancestor(use.operation)
-        )
+        operands = inner.operands
+        for index, operand in enumerate(operands):
+            replacement = mapping.get(operand)
+            if replacement is not None:
+                operands[index] = replacement
     entry.add_ops([*clones, *casts, *thread, *threads, *chunk, serial, llvm.ReturnOp()])
     return llvm.FuncOp(
         f"{name}_body",
@@ -322,7 +336,7 @@ def _num_threads(rewriter: PatternRewriter, module: ModuleOp) -> list[Operation]
     if SymbolTable.lookup_symbol(module, NUM_THREADS_GLOBAL) is None:
         variable = llvm.GlobalOp(i32, NUM_THREADS_GLOBAL, "external", value=IntegerAttr(0, i32))
         rewriter.insert(variable, InsertPoint.at_start(module.body.block))
-    address = llvm.AddressOfOp(NUM_THREADS_GLOBAL, llvm.LLVMPointerType())
+    address = llvm.AddressOfOp(NUM_THREADS_GLOBAL, POINTER)
     return [address, llvm.LoadOp(address, i32, alignment=4)]
 
 
@@ -334,7 +348,7 @@ def _context(rewriter: PatternRewriter, kernel: llvm.FuncOp, slots: Sequence[SSA
     count = constant(max(1, len(slots)), i64)
     # Pointer slots: llvmlite types the alloca as an opaque pointer, which every slot's GEP
     # may then use at its own type (an `i64` alloca would be typed `i64*`).
-    alloca = llvm.AllocaOp(count, llvm.LLVMPointerType(), alignment=SLOT_BYTES)
+    alloca = llvm.AllocaOp(count, POINTER, alignment=SLOT_BYTES)
     rewriter.insert([count, alloca], InsertPoint.at_start(entry))
     return alloca.res
 
@@ -344,7 +358,7 @@ def _pack(context: SSAValue, slots: Sequence[SSAValue]) -> list[Operation]:
     for index, value in enumerate(slots):
         stored = value
         if isinstance(value.type, MemRefType):
-            cast = UnrealizedConversionCastOp.get([value], [llvm.LLVMPointerType()])
+            cast = UnrealizedConversionCastOp.get([value], [POINTER])
             ops.append(cast)
             stored = cast.results[0]
         address = _slot(context, index, value.type)
@@ -368,7 +382,7 @@ def outline_parallel_loop(loop_op: loop.ForOp, rewriter: PatternRewriter) -> Non
     rewriter.insert([trampoline, body], InsertPoint.after(after))
 
     context = _context(rewriter, kernel, slots)
-    function = llvm.AddressOfOp(name, llvm.LLVMPointerType())
+    function = llvm.AddressOfOp(name, POINTER)
     threads = _num_threads(rewriter, module)
     flags = constant(0, i32)
     launch = call_function(

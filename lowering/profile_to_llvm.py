@@ -29,6 +29,7 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.lowering.llvm_builders import declare_function, enclosing_module
+from fusion_compiler.lowering.llvm_types import POINTER
 from fusion_compiler.lowering.profiling import (
     CALLS,
     NANOSECONDS,
@@ -68,7 +69,7 @@ def _define_clock(rewriter: PatternRewriter, anchor: Operation) -> None:
     module = enclosing_module(anchor)
     if SymbolTable.lookup_symbol(module, CLOCK_FUNCTION) is not None:
         return
-    declare_function(rewriter, anchor, "clock_gettime", [i32, llvm.LLVMPointerType()], i32)
+    declare_function(rewriter, anchor, "clock_gettime", [i32, POINTER], i32)
     clock = llvm.FuncOp(
         CLOCK_FUNCTION,
         llvm.LLVMFunctionType([], i64),
@@ -82,7 +83,7 @@ class _Counters:
     """Ops that add to cells of a counters global (collected in `ops`)."""
 
     def __init__(self, symbol: SymbolRefAttr):
-        self.address = llvm.AddressOfOp(symbol.root_reference.data, llvm.LLVMPointerType())
+        self.address = llvm.AddressOfOp(symbol.root_reference.data, POINTER)
         self.ops: list[Operation] = [self.address]
 
     def cell(self, index: int) -> SSAValue:
@@ -128,7 +129,7 @@ class LowerProfiledCallPattern(RewritePattern):
         run_row = launch_count(global_op) * ROW
         _define_clock(rewriter, op)
         start = llvm.CallOp(CLOCK_FUNCTION, return_type=i64)
-        pointer = llvm.LLVMPointerType()
+        pointer = POINTER
         casts = [UnrealizedConversionCastOp.get([buffer], [pointer]) for buffer in op.buffers]
         call = llvm.CallOp(op.callee, *(cast.results[0] for cast in casts))
         end = llvm.CallOp(CLOCK_FUNCTION, return_type=i64)
