@@ -86,15 +86,15 @@ class CodegenTarget:
     def has_avx512(self) -> bool:
         return "+avx512f" in self.features.split(",")
 
-    def machine(self) -> llvm.TargetMachine:
-        """A new target machine for this CPU, optimising at level 3.
+    def machine(self, opt: int = 3) -> llvm.TargetMachine:
+        """A new target machine for this CPU, its code generator optimising at level `opt`.
 
         Each execution engine takes ownership of (and eventually frees) its target machine,
         so every compilation makes its own.
         """
         _initialize_llvm()
         target = llvm.Target.from_triple(llvm.get_process_triple())
-        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=3)
+        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=opt)
 
 
 def host_target_machine() -> llvm.TargetMachine:

@@ -99,3 +99,14 @@ def test_a_concat_replayed_from_the_schedule_memo_is_still_written_in_place(tmp_
     inputs = _inputs(edited)
     (expected,) = evaluate(edited, "main", inputs)
     np.testing.assert_allclose(model.run("main", *inputs)[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_concat_no_entry_launches_is_not_compiled():
+    """A concat whose launch lower-graph dropped has no unit (`native_units.split_units`)."""
+    from fusion_compiler.driver import lower_to_entries
+    from fusion_compiler.lowering.native_units import split_units
+
+    lowered, _ = lower_to_entries(parse(FIRE_AND_CHAIN), DEFAULT_PIPELINE)
+    assert any("concat" in getattr(op, "sym_name", "").__str__() for op in lowered.ops)
+    names = [op.sym_name.data for unit in split_units(lowered) for op in unit.ops]
+    assert names and not [name for name in names if "concat" in name]

@@ -187,3 +187,21 @@ def test_a_bad_job_count_is_refused(monkeypatch, value):
     monkeypatch.setenv(native_units.JOBS_VARIABLE, value)
     with pytest.raises(ValueError, match="FUSION_COMPILE_JOBS must be a positive job count"):
         compile_jobs()
+
+
+def test_entry_units_get_machine_code_at_the_entry_level(monkeypatch):
+    """Entries are sequences of launches: their code generator runs at a lower level (see
+    `llvm_codegen.ENTRY_CODEGEN_LEVEL`); kernels keep level 3."""
+    levels: dict[str, int] = {}
+    compile_unit = native_units.compile_unit
+
+    def noting(unit, timings=None, codegen_level=3):
+        for op in unit.ops:
+            if isinstance(op, llvm.FuncOp) and op.body.blocks:
+                levels[op.sym_name.data] = codegen_level
+        return compile_unit(unit, timings=timings, codegen_level=codegen_level)
+
+    monkeypatch.setattr(native_units, "compile_unit", noting)
+    compile_units(split_units(_lowered(TWO_KERNELS)[1]), _lower, jobs=1)
+    assert levels["main"] == native_units.ENTRY_CODEGEN_LEVEL < 3
+    assert levels["matmul"] == levels["softmax"] == 3
