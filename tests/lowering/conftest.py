@@ -85,3 +85,38 @@ loop.func @{name}({inputs}) outs(%out: {memref_type}) {{
 @pytest.fixture(scope="session")
 def elementwise() -> Callable[..., str]:
     return elementwise_kernel
+
+
+@pytest.fixture(scope="session")
+def parse_random_weights() -> Callable[..., ModuleOp]:
+    """`parse_random_weights(text, seed=0)`: a graph-level module whose `graph.constant`s get
+    random weights (N(0, 0.1²), float32) instead of the fills the text gives them."""
+    import numpy as np
+
+    from fusion_compiler.dialects import graph
+    from fusion_compiler.dialects.context import make_context
+    from fusion_compiler.dialects.diagnostics import parse_source
+    from fusion_compiler.passes.fold_constants.elements import dense_of
+
+    def parse(text: str, seed: int = 0) -> ModuleOp:
+        module = parse_source(make_context(), text, "model.mlir")
+        rng = np.random.default_rng(seed)
+        for op in module.walk():
+            if isinstance(op, graph.ConstantOp):
+                shape = op.result.type.get_shape()
+                array = rng.standard_normal(shape).astype(np.float32) * 0.1
+                op.properties["value"] = dense_of(array, op.result.type)
+        return module
+
+    return parse
+
+
+@pytest.fixture
+def fixed_tile_host(monkeypatch) -> None:
+    """schedule-contractions plans tiles for a fixed host (Zen 5: 16 f32 lanes, 32 registers,
+    48 KiB L1), whatever the machine: the same plans, so the same units, in every process."""
+    from fusion_compiler.passes.schedule import contraction_schedule
+    from fusion_compiler.passes.schedule.contraction_tiles import HostModel
+
+    zen5 = HostModel(vector_width=16, registers=32, l1_bytes=48 * 1024, l1_ways=12)
+    monkeypatch.setattr(contraction_schedule, "host_model", lambda: zen5)

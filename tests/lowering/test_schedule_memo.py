@@ -9,16 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
 from fusion_compiler.lowering import compile_cache, schedule_memo
 from fusion_compiler.lowering.native_units import stub_digest
-from fusion_compiler.passes.fold_constants.elements import dense_of
-from fusion_compiler.passes.schedule import contraction_schedule
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
-from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 from fusion_compiler.passes.schedule.kernel_pass import schedulable_kernels
 
 TWO_CONVS = """
@@ -38,25 +32,9 @@ SECOND_A_SIGMOID = TWO_CONVS.replace("%r2 = graph.relu", "%r2 = graph.sigmoid")
 """The second kernel changed; the first (and its packing) the same."""
 
 
-def _module(text: str, seed: int = 0):
-    module = parse_source(make_context(), text, "convs.mlir")
-    rng = np.random.default_rng(seed)
-    for op in module.walk():
-        if isinstance(op, graph.ConstantOp):
-            shape = op.result.type.get_shape()
-            array = rng.standard_normal(shape).astype(np.float32) * 0.1
-            op.properties["value"] = dense_of(array, op.result.type)
-    return module
-
-
-ZEN5 = HostModel(vector_width=16, registers=32, l1_bytes=48 * 1024, l1_ways=12)
-"""The tile model's host, fixed: the plans (and so the packing kernels) do not depend on the
-machine the tests run on."""
-
-
 @pytest.fixture(autouse=True)
-def fixed_host(monkeypatch):
-    monkeypatch.setattr(contraction_schedule, "host_model", lambda: ZEN5)
+def fixed_host(fixed_tile_host):
+    """The plans (and so the packing kernels) do not depend on the machine."""
 
 
 @pytest.fixture
@@ -93,11 +71,13 @@ def _input() -> np.ndarray:
     return np.random.default_rng(1).standard_normal((1, 16, 14, 14)).astype(np.float32)
 
 
-def test_an_edited_model_replays_the_kernels_it_shares(tmp_path, monkeypatch, memo_counts):
+def test_an_edited_model_replays_the_kernels_it_shares(
+    tmp_path, monkeypatch, memo_counts, parse_random_weights
+):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
-    compile_module(_module(TWO_CONVS))
+    compile_module(parse_random_weights(TWO_CONVS))
     assert memo_counts["replayed"] == [0]
-    edited = _module(SECOND_A_SIGMOID)
+    edited = parse_random_weights(SECOND_A_SIGMOID)
     model = compile_module(edited)
     # The first convolution (and its packing kernel) came from the memo: one kernel replayed,
     # and schedule-contractions saw one kernel to schedule, not two.
@@ -116,10 +96,10 @@ def test_an_edited_model_replays_the_kernels_it_shares(tmp_path, monkeypatch, me
     assert got.tobytes() == unfused.tobytes()
 
 
-def test_the_records_name_the_packing_kernels(tmp_path, monkeypatch):
+def test_the_records_name_the_packing_kernels(tmp_path, monkeypatch, parse_random_weights):
     monkeypatch.setattr(compile_cache, "_store", compile_cache._store)
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
-    compile_module(_module(TWO_CONVS))
+    compile_module(parse_random_weights(TWO_CONVS))
     records = []
     for path in tmp_path.glob("*.entry"):
         parsed = compile_cache._parse_entry(path.read_bytes())
@@ -137,13 +117,13 @@ def test_the_records_name_the_packing_kernels(tmp_path, monkeypatch):
     json.dumps([r.data() for r in records if r is not None])
 
 
-def test_a_damaged_unit_is_compiled_again(tmp_path, monkeypatch, memo_counts):
+def test_a_damaged_unit_is_compiled_again(tmp_path, monkeypatch, memo_counts, parse_random_weights):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
-    compile_module(_module(TWO_CONVS))
+    compile_module(parse_random_weights(TWO_CONVS))
     for key in memo_counts["units"][0]:  # every unit: the memo's records stay
         path = tmp_path / f"{key}.entry"
         path.write_bytes(path.read_bytes()[:100])
-    edited = _module(SECOND_A_SIGMOID)
+    edited = parse_random_weights(SECOND_A_SIGMOID)
     model = compile_module(edited)
     # The first attempt replayed the first convolution; its unit would not load, so the
     # compile started again without the memo (which replays nothing).
@@ -152,12 +132,12 @@ def test_a_damaged_unit_is_compiled_again(tmp_path, monkeypatch, memo_counts):
     assert model.run("main", _input())[0].tobytes() == want.tobytes()
 
 
-def test_a_missing_unit_is_not_replayed(tmp_path, monkeypatch, memo_counts):
+def test_a_missing_unit_is_not_replayed(tmp_path, monkeypatch, memo_counts, parse_random_weights):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
-    compile_module(_module(TWO_CONVS))
+    compile_module(parse_random_weights(TWO_CONVS))
     for key in memo_counts["units"][0]:
         (tmp_path / f"{key}.entry").unlink()
-    compile_module(_module(SECOND_A_SIGMOID))
+    compile_module(parse_random_weights(SECOND_A_SIGMOID))
     assert memo_counts["replayed"] == [0, 0]
 
 

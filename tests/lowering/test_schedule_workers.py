@@ -8,15 +8,11 @@ import numpy as np
 import pytest
 
 from fusion_compiler.dialects import graph, loop
-from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import parse_source, verify_module
+from fusion_compiler.dialects.diagnostics import verify_module
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module
 from fusion_compiler.lowering import compile_cache, schedule_memo, schedule_workers
 from fusion_compiler.lowering.native_units import JOBS_VARIABLE
 from fusion_compiler.passes.analysis.launches import kernel_launches
-from fusion_compiler.passes.fold_constants.elements import dense_of
-from fusion_compiler.passes.schedule import contraction_schedule
-from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 
 CONV = (
     "graph.conv2d {x}, {w} {{strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, "
@@ -46,17 +42,6 @@ several kinds, with packing kernels."""
 ONE_OP_CHANGED = THREE_CONVS.replace("%r3 = graph.sigmoid", "%r3 = graph.tanh")
 
 
-def _module(text: str):
-    module = parse_source(make_context(), text, "convs.mlir")
-    rng = np.random.default_rng(0)
-    for op in module.walk():
-        if isinstance(op, graph.ConstantOp):
-            shape = op.result.type.get_shape()
-            array = rng.standard_normal(shape).astype(np.float32) * 0.1
-            op.properties["value"] = dense_of(array, op.result.type)
-    return module
-
-
 def _inputs() -> list[np.ndarray]:
     rng = np.random.default_rng(1)
     return [
@@ -65,13 +50,9 @@ def _inputs() -> list[np.ndarray]:
     ]
 
 
-ZEN5 = HostModel(vector_width=16, registers=32, l1_bytes=48 * 1024, l1_ways=12)
-
-
 @pytest.fixture(autouse=True)
-def fixed_host(monkeypatch):
-    """The same tile plans whatever the machine (so the same units in every process)."""
-    monkeypatch.setattr(contraction_schedule, "host_model", lambda: ZEN5)
+def fixed_host(fixed_tile_host):
+    """The plans (and so the packing kernels, the units) do not depend on the machine."""
 
 
 @pytest.fixture
@@ -106,34 +87,40 @@ def _run(model) -> bytes:
     return result.tobytes()
 
 
-def test_workers_compile_the_units_one_process_compiles(tmp_path, monkeypatch, noted):
+def test_workers_compile_the_units_one_process_compiles(
+    tmp_path, monkeypatch, noted, parse_random_weights
+):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "workers"))
     _workers(monkeypatch, 2)
-    parallel = compile_module(_module(THREE_CONVS))
+    parallel = compile_module(parse_random_weights(THREE_CONVS))
     assert noted["ahead"] == [4]  # every kernel scheduled by a worker
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "serial"))
     monkeypatch.setenv(JOBS_VARIABLE, "1")
-    serial = compile_module(_module(THREE_CONVS))
+    serial = compile_module(parse_random_weights(THREE_CONVS))
     assert noted["ahead"] == [4, 0]
     assert noted["units"][0] == noted["units"][1]  # the same units, so the same code
     assert _run(parallel) == _run(serial)
-    unfused = compile_module(_module(THREE_CONVS), "fold-constants,legalize-ops", cache=False)
+    unfused = compile_module(
+        parse_random_weights(THREE_CONVS), "fold-constants,legalize-ops", cache=False
+    )
     assert _run(parallel) == _run(unfused)
 
 
-def test_workers_compile_without_the_cache(monkeypatch, noted):
+def test_workers_compile_without_the_cache(monkeypatch, noted, parse_random_weights):
     _workers(monkeypatch, 2)
-    parallel = compile_module(_module(THREE_CONVS), cache=False)
+    parallel = compile_module(parse_random_weights(THREE_CONVS), cache=False)
     assert noted["ahead"] == [4]
     monkeypatch.setenv(JOBS_VARIABLE, "1")
-    serial = compile_module(_module(THREE_CONVS), cache=False)
+    serial = compile_module(parse_random_weights(THREE_CONVS), cache=False)
     assert _run(parallel) == _run(serial)
 
 
-def test_the_records_workers_make_serve_an_edited_model(tmp_path, monkeypatch, noted):
+def test_the_records_workers_make_serve_an_edited_model(
+    tmp_path, monkeypatch, noted, parse_random_weights
+):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
     _workers(monkeypatch, 2)
-    compile_module(_module(THREE_CONVS))
+    compile_module(parse_random_weights(THREE_CONVS))
     replayed = []
     replay = schedule_memo.ScheduleMemo.replay
 
@@ -142,15 +129,17 @@ def test_the_records_workers_make_serve_an_edited_model(tmp_path, monkeypatch, n
         replayed.append(self.replayed)
 
     monkeypatch.setattr(schedule_memo.ScheduleMemo, "replay", counting_replay)
-    edited = compile_module(_module(ONE_OP_CHANGED))
+    edited = compile_module(parse_random_weights(ONE_OP_CHANGED))
     # The other three kernels came from the records the workers made; the third alone was new
     # (too little to fork for: one kernel).
     assert replayed == [3]
     assert noted["ahead"] == [4, 0]
-    assert _run(edited) == _run(compile_module(_module(ONE_OP_CHANGED), cache=False))
+    assert _run(edited) == _run(compile_module(parse_random_weights(ONE_OP_CHANGED), cache=False))
 
 
-def test_a_kernel_a_worker_cannot_schedule_is_scheduled_here(monkeypatch, noted):
+def test_a_kernel_a_worker_cannot_schedule_is_scheduled_here(
+    monkeypatch, noted, parse_random_weights
+):
     _workers(monkeypatch, 2)
     schedule = schedule_workers.schedule_and_compile
 
@@ -160,14 +149,14 @@ def test_a_kernel_a_worker_cannot_schedule_is_scheduled_here(monkeypatch, noted)
         return schedule(kernel, calls, *args)
 
     monkeypatch.setattr(schedule_workers, "schedule_and_compile", failing_on_pooling)
-    model = compile_module(_module(THREE_CONVS), cache=False)
+    model = compile_module(parse_random_weights(THREE_CONVS), cache=False)
     assert noted["ahead"] == [3]
     monkeypatch.setenv(JOBS_VARIABLE, "1")
-    assert _run(model) == _run(compile_module(_module(THREE_CONVS), cache=False))
+    assert _run(model) == _run(compile_module(parse_random_weights(THREE_CONVS), cache=False))
 
 
-def test_a_launch_module_launches_the_kernel_on_its_constants():
-    module = _module(THREE_CONVS)
+def test_a_launch_module_launches_the_kernel_on_its_constants(parse_random_weights):
+    module = parse_random_weights(THREE_CONVS)
     PassManager(DEFAULT_PIPELINE.rsplit(",", 1)[0]).run(module)  # fused, not scheduled
     launches = kernel_launches(module)
     (kernel,) = [
@@ -203,14 +192,16 @@ func.func @main(%x: tensor<1x8x12x12xf32>) -> tensor<1x32x12x12xf32> {{
 """
 
 
-def test_concat_kernels_are_left_to_the_parent(monkeypatch, noted):
+def test_concat_kernels_are_left_to_the_parent(monkeypatch, noted, parse_random_weights):
     """lower-graph writes this concat's operands in place and drops its launch: a worker would
     compile its kernel for nothing."""
     _workers(monkeypatch, 2)
-    model = compile_module(_module(TWO_CONVS_CONCATENATED), cache=False)
+    model = compile_module(parse_random_weights(TWO_CONVS_CONCATENATED), cache=False)
     assert noted["ahead"] == [2]  # the two convolutions, not the concat
     monkeypatch.setenv(JOBS_VARIABLE, "1")
     x = _inputs()[0]
     (got,) = model.run("main", x)
-    (want,) = compile_module(_module(TWO_CONVS_CONCATENATED), cache=False).run("main", x)
+    (want,) = compile_module(parse_random_weights(TWO_CONVS_CONCATENATED), cache=False).run(
+        "main", x
+    )
     assert got.tobytes() == want.tobytes()
