@@ -398,12 +398,15 @@ def compile_native(
     def to_llvm_dialect(unit: ModuleOp) -> None:
         unit_passes.run(unit)
 
-    schedule_module = None
-    if parts is not None:
-        # A kernel scheduled by a worker (`schedule_workers`) is verified there, with its own
-        # module: this process's verification sees only its stub.
-        schedule_passes = PassManager(parts[1], ctx=ctx, verify=verify_policy())
-        schedule_module = schedule_passes.run
+    # A kernel scheduled by a worker (`schedule_workers`) is verified there, with its own
+    # module: this process's verification sees only its stub.
+    schedule_passes = (
+        None if parts is None else PassManager(parts[1], ctx=ctx, verify=verify_policy())
+    )
+
+    def schedule_module(unit: ModuleOp) -> None:
+        assert schedule_passes is not None
+        schedule_passes.run(unit)
 
     with collector_paused():  # over the worker processes too, which inherit it
         return compile_cache.compile_native(
@@ -415,7 +418,7 @@ def compile_native(
             use_cache=cache,
             timings=timings,
             schedule=None if parts is None else parts[1],
-            schedule_module=schedule_module,
+            schedule_module=None if schedule_passes is None else schedule_module,
         )
 
 

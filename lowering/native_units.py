@@ -253,7 +253,7 @@ def compile_units(
     return [unit for unit, _ in results]
 
 
-def op_count(unit: ModuleOp) -> int:
+def op_count(unit: Operation) -> int:
     return sum(1 for _ in unit.walk())
 
 
