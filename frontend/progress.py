@@ -28,6 +28,7 @@ from xdsl.passes import ModulePass
 
 from fusion_compiler.driver import NATIVE_PIPELINE, parse_pipeline
 from fusion_compiler.instruments import PassInstrument
+from fusion_compiler.lowering.schedule_memo import split_schedule
 
 __all__ = ["DELAY", "ProgressBar", "PassProgress", "compile_progress", "import_progress"]
 
@@ -89,10 +90,12 @@ class ProgressBar:
         if self._bar is not None:
             self._bar.update(1)
 
-    def set_status(self, text: str) -> None:
-        """Show `text` after the bar (the step under way)."""
+    def set_status(self, text: str, *, now: bool = False) -> None:
+        """Show `text` after the bar (the step under way): at the next redraw, or `now` (before a
+        long step, during which nothing else redraws the bar), once the bar has appeared."""
         if self._bar is not None:
-            self._bar.set_postfix_str(text, refresh=False)
+            shown = now and time.monotonic() - self._start >= self._delay
+            self._bar.set_postfix_str(text, refresh=shown)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -113,21 +116,31 @@ def import_progress(
         bar.close()
 
 
-class PassProgress(PassInstrument):
-    """Advances a bar by one step after each pass and names the step under way."""
+WORKERS_STATUS = "schedule-kernels, convert-loop-to-llvm, llvm"
+"""The step named while worker processes schedule and compile kernels, when there are enough
+of them (`lowering/schedule_workers.py`): after the last fusion pass."""
 
-    def __init__(self, bar: ProgressBar):
+
+class PassProgress(PassInstrument):
+    """Advances a bar by one step after each pass and names the step under way; after the pass
+    named `workers_after` (the last before schedule-kernels, when the memo applies), the step
+    under way is the worker processes' scheduling."""
+
+    def __init__(self, bar: ProgressBar, workers_after: str | None = None):
         self.bar = bar
+        self.workers_after = workers_after
 
     def before_pass(self, pass_: ModulePass, module: ModuleOp) -> None:
         self.bar.set_status(pass_.name)
 
     def after_pass(self, pass_: ModulePass, module: ModuleOp) -> None:
         self.bar.advance()
+        if pass_.name == self.workers_after:
+            self.bar.set_status(WORKERS_STATUS, now=True)
         if pass_.name == LOWERING_PASSES[0]:
             # The rest (convert-loop-to-llvm, then LLVM) runs per unit, on worker processes
             # (`lowering/native_units.py`), where no instrument sees it.
-            self.bar.set_status("convert-loop-to-llvm, llvm")
+            self.bar.set_status("convert-loop-to-llvm, llvm", now=True)
 
 
 @contextmanager
@@ -144,8 +157,11 @@ def compile_progress(
         stream=stream,
         delay=delay,
     )
+    parts = split_schedule(pipeline)
+    fusion = parse_pipeline(parts[0]) if parts is not None and parts[0] else ()
+    workers_after = fusion[-1].name if fusion else None
     try:
-        yield [PassProgress(bar)] if bar.active else []
+        yield [PassProgress(bar, workers_after)] if bar.active else []
         bar.update_to(steps + len(LOWERING_PASSES) + 1)  # LLVM is done (or the cache hit)
     finally:
         bar.close()

@@ -16,7 +16,12 @@ from onnx import TensorProto, helper  # noqa: E402
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module, parse_pipeline  # noqa: E402
 from fusion_compiler.frontend.backend import BackendError, FusionBackend, prepare  # noqa: E402
 from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
-from fusion_compiler.frontend.progress import ProgressBar, compile_progress, import_progress  # noqa: E402
+from fusion_compiler.frontend.progress import (  # noqa: E402
+    WORKERS_STATUS,
+    ProgressBar,
+    compile_progress,
+    import_progress,
+)
 from fusion_compiler.specializing import SpecializingModel  # noqa: E402
 
 
@@ -135,6 +140,7 @@ def test_progress_bars_only_on_a_terminal():
     steps = len(parse_pipeline(DEFAULT_PIPELINE)) + 3  # the passes, 2 lowering passes, LLVM
     assert "import m.onnx" in text and "2/2" in text
     assert "compile m.onnx" in text and f"{steps}/{steps}" in text and "llvm" in text
+    assert WORKERS_STATUS in text  # what runs between fuse-tir and schedule-kernels' stages
     pipe = io.StringIO()
     with import_progress(2, "m.onnx", stream=pipe, delay=0) as progress:
         assert progress is None
