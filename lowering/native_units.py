@@ -20,6 +20,9 @@ Two things follow:
   module: nothing is serialised but the object code they return). `FUSION_COMPILE_JOBS`
   sets their number (default: the CPUs this process may run on; 1 compiles in this
   process); small models compile in this process, where forking costs more than it saves.
+  Most kernel units are in fact compiled earlier, by the workers that schedule them
+  (`schedule_workers`, `run_in_workers`); what is left here is the entry units and the
+  kernels those workers did not take.
 
 A kernel's unit is compiled under a symbol made from its content (`name_by_content`): the
 name the passes gave it (`fused_conv2d_add_relu_15`) without its numeric suffixes, then a hash
