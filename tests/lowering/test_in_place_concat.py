@@ -101,12 +101,26 @@ def test_a_concat_replayed_from_the_schedule_memo_is_still_written_in_place(tmp_
     np.testing.assert_allclose(model.run("main", *inputs)[0], expected, rtol=1e-5, atol=1e-6)
 
 
-def test_a_concat_no_entry_launches_is_not_compiled():
-    """A concat whose launch lower-graph dropped has no unit (`native_units.split_units`)."""
-    from fusion_compiler.driver import lower_to_entries
-    from fusion_compiler.lowering.native_units import split_units
 
-    lowered, _ = lower_to_entries(parse(FIRE_AND_CHAIN), DEFAULT_PIPELINE)
-    assert any("concat" in getattr(op, "sym_name", "").__str__() for op in lowered.ops)
-    names = [op.sym_name.data for unit in split_units(lowered) for op in unit.ops]
+def test_an_edited_model_replays_its_concats(tmp_path, monkeypatch):
+    """A concat written in place has no launch, but its unit is compiled all the same, so the
+    schedule memo's record of it is usable: an edit elsewhere does not schedule it again."""
+    from fusion_compiler.lowering import compile_cache, schedule_memo
+
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    compile_module(parse(FIRE_AND_CHAIN))
+    pending: list[list[str]] = []
+    replay = schedule_memo.ScheduleMemo.replay
+
+    def noting_replay(self, module):
+        replay(self, module)
+        pending.append(list(self._pending))
+
+    monkeypatch.setattr(schedule_memo.ScheduleMemo, "replay", noting_replay)
+    edited = parse(FIRE_AND_CHAIN.replace("%b = graph.relu", "%b = graph.sigmoid"))
+    model = compile_module(edited)
+    (names,) = pending
     assert names and not [name for name in names if "concat" in name]
+    inputs = _inputs(edited)
+    (expected,) = evaluate(edited, "main", inputs)
+    np.testing.assert_allclose(model.run("main", *inputs)[0], expected, rtol=1e-5, atol=1e-6)
