@@ -101,7 +101,6 @@ def test_a_concat_replayed_from_the_schedule_memo_is_still_written_in_place(tmp_
     np.testing.assert_allclose(model.run("main", *inputs)[0], expected, rtol=1e-5, atol=1e-6)
 
 
-
 def test_an_edited_model_replays_its_concats(tmp_path, monkeypatch):
     """A concat written in place has no launch, but its unit is compiled all the same, so the
     schedule memo's record of it is usable: an edit elsewhere does not schedule it again."""
