@@ -51,7 +51,7 @@ from fusion_compiler.lowering.jit import (
     host_target_machine,
     signatures_of_data,
 )
-from fusion_compiler.lowering.llvm_codegen import StageTimings
+from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
 from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
     compile_units,
@@ -285,16 +285,8 @@ def compile_native(
         made.clear()
         code = compile.run(None, None, made)
     if timings is not None:
-        timings.extend(merged(made))
+        timings.extend(merged_timings(made))
     return code
-
-
-def merged(timings: StageTimings) -> StageTimings:
-    """`timings` with the seconds of each stage summed, in the order stages first appear."""
-    totals: dict[str, float] = {}
-    for stage, seconds in timings:
-        totals[stage] = totals.get(stage, 0.0) + seconds
-    return list(totals.items())
 
 
 def _memo(

@@ -112,6 +112,14 @@ StageTimings = list[tuple[str, float]]
 """(stage, seconds) pairs, appended in order (`PassTimer.timings` has the same form)."""
 
 
+def merged_timings(timings: StageTimings) -> StageTimings:
+    """`timings` with the seconds of each stage summed, in the order stages first appear."""
+    totals: dict[str, float] = {}
+    for stage, seconds in timings:
+        totals[stage] = totals.get(stage, 0.0) + seconds
+    return list(totals.items())
+
+
 def optimized_llvm_module(
     module: ModuleOp,
     target: CodegenTarget,

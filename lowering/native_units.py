@@ -53,7 +53,12 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
 from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.jit import NativeUnit
-from fusion_compiler.lowering.llvm_codegen import ENTRY_CODEGEN_LEVEL, StageTimings, compile_unit
+from fusion_compiler.lowering.llvm_codegen import (
+    ENTRY_CODEGEN_LEVEL,
+    StageTimings,
+    compile_unit,
+    merged_timings,
+)
 
 T = TypeVar("T")
 
@@ -234,11 +239,7 @@ def compile_units(
     else:
         results = [compile_one(unit, lower) for unit in units]
     if timings is not None:
-        totals: dict[str, float] = {}
-        for _, stages in results:
-            for stage, seconds in stages:
-                totals[stage] = totals.get(stage, 0.0) + seconds
-        timings.extend(totals.items())
+        timings.extend(merged_timings([stage for _, stages in results for stage in stages]))
         if parallel:
             timings.append((f"native-units ({jobs} jobs, wall)", time.perf_counter() - start))
     return [unit for unit, _ in results]

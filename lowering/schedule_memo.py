@@ -159,9 +159,9 @@ class _Pending:
     """The operands of the kernel's first launch before scheduling."""
 
 
-ScheduleAhead = Callable[[Operation, dict[str, str]], dict[str, Record]]
-"""Schedules (and compiles) kernels before schedule-kernels runs: given the module and the memo
-key of each kernel without a record, by name, the records of those it scheduled
+ScheduleAhead = Callable[[Operation, list[str]], dict[str, Record]]
+"""Schedules (and compiles) kernels before schedule-kernels runs: given the module and the
+names of the kernels without a record, the records of those it scheduled, by name
 (`schedule_workers`)."""
 
 
@@ -207,7 +207,7 @@ class ScheduleMemo:
                 unknown.append((kernel, calls, key))
         made = {}
         if self.ahead is not None and unknown:
-            made = self.ahead(module, {kernel.sym_name.data: key for kernel, _, key in unknown})
+            made = self.ahead(module, [kernel.sym_name.data for kernel, _, _ in unknown])
         for kernel, calls, key in unknown:
             record = made.get(kernel.sym_name.data)
             if record is not None:

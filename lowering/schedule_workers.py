@@ -23,18 +23,18 @@ this process as on a compile whose kernels all came from the memo; `compile_cach
 units from here (`units`, by digest) and stores them with the records. The native code is
 the same, unit for unit, as a compile in one process (tested).
 
-Concat kernels stay in this process: lower-graph drops most of their launches (the operands
-are written in place, `in_place`), so compiling them ahead would be wasted (densenet121: 54
-of its 58), and they are copies, quick to schedule. A kernel a worker could not schedule (a
-pass raised, or its launch could not be recorded) is left to this process's schedule-kernels,
-which reports the error as a serial compile would.
+Concat kernels go too, though lower-graph drops most of their launches (the operands are
+written in place, `in_place`): their units are compiled all the same, because the memo replays
+a kernel in a later compile only when the units its record names are cached. A kernel a worker
+could not schedule (a pass raised, or its launch could not be recorded) is left to this
+process's schedule-kernels, which reports the error as a serial compile would.
 Profiling builds do not use the memo, and so schedule in this process.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -42,17 +42,15 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from fusion_compiler.dialects import graph, loop
-from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import NativeUnit
-from fusion_compiler.lowering.llvm_codegen import StageTimings
+from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
 from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
     WorkerFailure,
     can_fork,
     compile_jobs,
     compile_one,
-    is_entry,
     name_by_content,
     op_count,
     run_in_workers,
@@ -127,7 +125,7 @@ def schedule_and_compile(
     timings: StageTimings = [(WORKER_STAGE, time.perf_counter() - start)]
     memo.capture(module)
     for op in list(module.ops):  # (the launch, with its constants, is not compiled)
-        if not isinstance(op, loop.FuncOp) or is_entry(op):
+        if not isinstance(op, loop.FuncOp):
             op.detach()
     units, digests, by_name = name_by_content(split_units(module), module_hash)
     records = list(memo.records(by_name).values())
@@ -152,14 +150,12 @@ class ScheduleWorkers:
     units: dict[str, NativeUnit] = field(default_factory=dict)
     timings: StageTimings = field(default_factory=list)
 
-    def __call__(self, module: Operation, pending: dict[str, str]) -> dict[str, Record]:
+    def __call__(self, module: Operation, pending: Collection[str]) -> dict[str, Record]:
         jobs = compile_jobs() if self.jobs is None else self.jobs
         kernels = [
             op
             for op in module.ops  # type: ignore[attr-defined]
-            if isinstance(op, loop.FuncOp)
-            and op.sym_name.data in pending
-            and CONCAT_AXIS_ATTR not in op.attributes
+            if isinstance(op, loop.FuncOp) and op.sym_name.data in pending
         ]
         sizes = [op_count(kernel) for kernel in kernels]
         if jobs < 2 or len(kernels) < 2 or sum(sizes) < SCHEDULE_PARALLEL_MIN_OPS:
@@ -178,14 +174,13 @@ class ScheduleWorkers:
         start = time.perf_counter()
         results = run_in_workers(task, sizes, jobs)
         made: dict[str, Record] = {}
-        totals: dict[str, float] = {}
+        stages: StageTimings = []
         for kernel, result in zip(kernels, results, strict=True):
             if isinstance(result, WorkerFailure) or result.record is None:
                 continue  # (scheduled again in this process, which reports any error)
             made[kernel.sym_name.data] = result.record
             self.units.update(result.units)
-            for stage, seconds in result.timings:
-                totals[stage] = totals.get(stage, 0.0) + seconds
-        self.timings += totals.items()
+            stages += result.timings
+        self.timings += merged_timings(stages)
         self.timings.append((f"kernel workers ({jobs} jobs, wall)", time.perf_counter() - start))
         return made
