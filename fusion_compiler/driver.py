@@ -87,6 +87,7 @@ PASSES: dict[str, PassFactory] = {
     "unroll-reductions": _lazy(f"{_SCHEDULE}.unroll_reductions", "UnrollReductionsPass"),
     "unroll-jam-reductions": _lazy(f"{_SCHEDULE}.unroll_jam_reductions", "UnrollJamReductionsPass"),
     "split-index-sets": _lazy(f"{_SCHEDULE}.split_index_sets", "SplitIndexSetsPass"),
+    "deinterleave-buffers": _lazy(f"{_SCHEDULE}.deinterleave_buffers", "DeinterleaveBuffersPass"),
     "balance-max-chains": _lazy(f"{_SCHEDULE}.balance_max_chains", "BalanceMaxChainsPass"),
     "collapse-nests": _lazy(f"{_SCHEDULE}.collapse_nests", "CollapseNestsPass"),
     "fold-buffers": _lazy(f"{_SCHEDULE}.fold_buffers", "FoldBuffersPass"),

@@ -35,6 +35,9 @@ on the right):
   split-index-sets       loops comparing their induction variable with constants split where
                          the comparisons change (a pad block: borders and a contiguous copy)
                                                                            index_splitting.py
+  deinterleave-buffers   a local buffer read at stride 2 along its rows kept as even and odd
+                         columns: a stride-2 window reads consecutive elements
+                                                                           deinterleaving.py
   clean-up-kernels       as above (without store forwarding when fusion is off)
   balance-max-chains     an unrolled window's NaN-propagating maxima combined as a balanced
                          tree, not a chain (exactly associative: the same bits)
@@ -71,6 +74,7 @@ from fusion_compiler.passes.schedule.clean_up_kernels import CleanUpKernelsPass
 from fusion_compiler.passes.schedule.collapse_nests import CollapseNestsPass
 from fusion_compiler.passes.schedule.compute_inline import ComputeInlinePass
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
+from fusion_compiler.passes.schedule.deinterleave_buffers import DeinterleaveBuffersPass
 from fusion_compiler.passes.schedule.fold_buffers import FoldBuffersPass
 from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
 from fusion_compiler.passes.schedule.mark_loop_kinds import MarkLoopKindsPass
@@ -102,7 +106,8 @@ class ScheduleKernelsPass(PipelinePass):
     `rows`/`cols`), `prepack` (prepack-weights, after schedule-contractions), `reorder`
     (reorder-reductions), `tile` (its `tile`), `unroll-reductions` (its `max-steps`, default 9),
     `unroll-jam` (unroll-jam-reductions' `max-copies`, default 8), `l1-bytes` (its `l1-bytes`,
-    default 0: this host's L1 data cache), `split-index-sets`,
+    default 0: this host's L1 data cache), `split-index-sets`, `deinterleave`
+    (deinterleave-buffers),
     `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
     `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`. Unroll factors are the
     largest divisors of the trip counts within their budget; 0 or 1 switches an unrolling off.
@@ -129,6 +134,7 @@ class ScheduleKernelsPass(PipelinePass):
     loop_kinds: bool = True
     overlap_tails: bool = True
     split_index_sets: bool = True
+    deinterleave: bool = True
     balance_max_chains: bool = True
     collapse: bool = True
     fold_buffers: bool = True
@@ -171,6 +177,7 @@ class ScheduleKernelsPass(PipelinePass):
             ),
             (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam, self.l1_bytes),)),
             (self.split_index_sets, (SplitIndexSetsPass(),)),
+            (self.deinterleave, (DeinterleaveBuffersPass(),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
             (self.balance_max_chains, (BalanceMaxChainsPass(),)),
             (self.collapse, (CollapseNestsPass(),)),

@@ -36,6 +36,7 @@ DEFAULT_STAGES = [
     "unroll-reductions",
     "unroll-jam-reductions",
     "split-index-sets",
+    "deinterleave-buffers",
     "clean-up-kernels",
     "balance-max-chains",
     "collapse-nests",
@@ -74,7 +75,7 @@ def test_switched_off_stages_are_left_out():
         for p in parse_pipeline(
             "schedule-kernels{inline=false reuse-outputs=false contractions=false "
             "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false "
-            "balance-max-chains=false collapse=false loop-kinds=false fold-buffers=false}"
+            "deinterleave=false balance-max-chains=false collapse=false loop-kinds=false fold-buffers=false}"
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
@@ -88,6 +89,11 @@ def test_vector_tails_can_be_left_scalar():
 def test_nests_can_stay_uncollapsed():
     names = [p.name for p in parse_pipeline("schedule-kernels{collapse=false}")]
     assert names == [name for name in DEFAULT_STAGES if name != "collapse-nests"]
+
+
+def test_strided_buffers_can_stay_interleaved():
+    names = [p.name for p in parse_pipeline("schedule-kernels{deinterleave=false}")]
+    assert names == [name for name in DEFAULT_STAGES if name != "deinterleave-buffers"]
 
 
 def test_max_chains_can_stay_chains():

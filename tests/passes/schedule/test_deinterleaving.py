@@ -1,0 +1,113 @@
+"""deinterleave-buffers: which buffers get phase planes, and which are left alone.
+
+The numbers are checked with the other stages (`test_numerics.py`'s `strided_windows`: a
+stride-2 depthwise convolution, average and max pooling, natively bit for bit against the
+unscheduled kernels and interpreted); these tests pin down the legality conditions."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fusion_compiler.dialects.loop import AllocOp
+from fusion_compiler.passes.schedule.deinterleaving import deinterleave_buffers, deinterleaving
+
+WINDOWS = """
+func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<3x1x3x3xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x5x5xf32>) {
+  %d = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x3x11x11xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x6x6xf32>
+  %m = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x3x11x11xf32>) -> tensor<1x3x5x5xf32>
+  func.return %d, %m : tensor<1x3x6x6xf32>, tensor<1x3x5x5xf32>
+}"""
+
+
+def _allocs(text: str) -> list[str]:
+    return re.findall(r"loop\.alloc[^:]*: (memref<[^>]*>)", text)
+
+
+def test_stride_two_windows_get_even_and_odd_planes(build):
+    # Each kernel's padded plane (13 and 12 columns) becomes 2 planes of 7 and 6 columns.
+    scheduled = _allocs(build(WINDOWS, "windows.mlir", "").text)
+    assert sorted(scheduled) == ["memref<1x1x12x2x6xf32>", "memref<1x1x13x2x7xf32>"]
+    kept = _allocs(build(WINDOWS, "windows.mlir", "deinterleave=false").text)
+    assert sorted(kept) == ["memref<1x1x12x12xf32>", "memref<1x1x13x13xf32>"]
+
+
+KERNEL = """
+loop.func @k(%x: memref<12xf32>) outs(%y: memref<4xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c12 = arith.constant 12 : index
+  %reads = arith.constant {reads} : index
+  %buf = loop.alloc : memref<12xf32>
+  loop.for %i = %c1 to %c12 step %c1 {{
+    {write}
+  }}
+  loop.for %c = %c0 to %reads step %c1 {{
+    %s = arith.muli %c, %c{stride} : index
+    %v = memref.load %buf[%s] : memref<12xf32>
+    memref.store %v, %y[%c] : memref<4xf32>
+  }}
+  loop.return
+}}"""
+
+COPY = """%a = memref.load %x[%i] : memref<12xf32>
+    memref.store %a, %buf[%i] : memref<12xf32>"""
+
+
+def _plan(parse_kernel, write: str, stride: int = 2):
+    reads = min(4, -(-12 // stride))  # in bounds: columns 0, stride, ... below 12
+    kernel = parse_kernel(KERNEL.format(write=write, stride=stride, reads=reads))
+    alloc = next(op for op in kernel.walk() if isinstance(op, AllocOp))
+    return kernel, deinterleaving(alloc)
+
+
+def test_a_copy_read_at_stride_two_is_deinterleaved(parse_kernel):
+    kernel, plan = _plan(parse_kernel, COPY)
+    assert plan is not None and plan.stride == 2
+    assert deinterleave_buffers(kernel) == 1
+    kernel.verify()
+    assert _allocs(str(kernel)) == ["memref<2x6xf32>"]
+    # x in [1, 12): even columns 2p for p in [1, 6), odd ones 2p + 1 for p in [0, 6)
+    assert re.findall(r"loop\.for %p\w* = %(\w+) to %(\w+)", str(kernel)) == [
+        ("c1", "c6"),
+        ("c0", "c6"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "write, stride, why",
+    [
+        (
+            """%p = arith.subi %i, %c1 : index
+    %a = memref.load %buf[%p] : memref<12xf32>
+    memref.store %a, %buf[%i] : memref<12xf32>""",
+            2,
+            "the writing loop reads the buffer: its order matters",
+        ),
+        (
+            """loop.for %j = %c0 to %c1 step %c1 {
+      %a = memref.load %x[%i] : memref<12xf32>
+      memref.store %a, %buf[%i] : memref<12xf32>
+    }""",
+            2,
+            "the store's loop does not walk its column",
+        ),
+        (
+            """%a = memref.load %x[%i] : memref<12xf32>
+    memref.store %a, %buf[%i] : memref<12xf32>
+    memref.store %a, %y[%c0] : memref<4xf32>""",
+            2,
+            "the writing loop stores elsewhere too",
+        ),
+        (COPY, 5, "more planes than MAX_PHASES"),
+        (COPY, 1, "contiguous reads already"),
+    ],
+)
+def test_buffers_that_may_not_or_need_not_be_deinterleaved(parse_kernel, write, stride, why):
+    kernel, plan = _plan(parse_kernel, write, stride)
+    assert plan is None, why
+    assert deinterleave_buffers(kernel) == 0
