@@ -1,8 +1,8 @@
 """Every distinct convolution and matmul of the zoo, and BERT-base's: ours against onnxruntime.
 
     python bench/layers.py [--threads 1] [--runs 9] [--only NAME ...] [--match TEXT ...]
-                           [--models resnet50,vgg19] [--no-zoo] [--no-bert] [--baseline]
-                           [--weights-as-inputs]
+                           [--models resnet50,vgg19] [--no-zoo] [--no-bert] [--pools]
+                           [--schedule OPTIONS] [--baseline] [--weights-as-inputs]
                            [--peak GFLOPS] [--list] [--markdown FILE]
 
 Shapes: every `Conv`, `Gemm` and `MatMul` node of the nine zoo models (`bench/zoo.py`; the
@@ -23,7 +23,11 @@ multiply-add of the contraction), % of this core's FMA peak (`--peak` or measure
 `fma_peak.py`, times the thread count), and the ratio ort time / our time (>= 1: ours is at
 least as fast), of the medians and of the fastest runs ("best": robust to a loaded machine,
 where being descheduled slows a run by whole multiples). Our output is checked against onnxruntime's (max abs error printed).
-`--baseline` compiles with schedule-kernels' `contractions=false` (before register tiling).
+`--pools` adds every distinct MaxPool and AveragePool of the zoo (their "FLOPs" are one per
+window element, and the % of peak means little). `--schedule OPTIONS` compiles ours with
+those schedule-kernels options (`deinterleave=false`: the build without that stage, to
+compare two runs' ratios); `--baseline` is `--schedule contractions=false` (before register
+tiling).
 The machine may be shared: read the ratios, run a surprising row again, and say the load.
 """
 
@@ -106,6 +110,52 @@ class Conv:
 
 
 @dataclass(frozen=True)
+class Pool:
+    """max_pool2d or avg_pool2d (N=1, NCHW) alone."""
+
+    kind: str
+    """"max" or "avg"."""
+    c: int
+    h: int
+    w: int
+    kh: int
+    kw: int
+    stride: tuple[int, int] = (1, 1)
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """(top, left, bottom, right), ceil_mode's extra rows and columns included"""
+    count_include_pad: bool = False
+
+    @property
+    def output(self) -> tuple[int, int]:
+        (sh, sw), (t, left, b, r) = self.stride, self.pads
+        return (self.h + t + b - self.kh) // sh + 1, (self.w + left + r - self.kw) // sw + 1
+
+    @property
+    def name(self) -> str:
+        text = f"{self.kind}pool{self.kh}x{self.kw}_{self.c}x{self.h}x{self.w}"
+        if self.stride != (1, 1):
+            text += f"_s{self.stride[0]}"
+        if any(self.pads):
+            text += "_p" + "-".join(map(str, self.pads))
+        return text + ("_incl" if self.count_include_pad else "")
+
+    @property
+    def flops(self) -> float:
+        oh, ow = self.output
+        return float(self.c * oh * ow * self.kh * self.kw)
+
+    def module(self, constant_weights: bool = True) -> ModuleOp:
+        block = Block(arg_types=[tensor_type((1, self.c, self.h, self.w))])
+        window = ((self.kh, self.kw), self.stride, self.pads)
+        if self.kind == "max":
+            op: graph.Pool2DOp = graph.MaxPool2DOp(block.args[0], *window)
+        else:
+            op = graph.AvgPool2DOp(block.args[0], *window, self.count_include_pad)
+        block.add_ops([op, func.ReturnOp(op.result)])
+        return _module(block, op.result.type)
+
+
+@dataclass(frozen=True)
 class Matmul:
     """(batched) matmul + bias: [b,] m x k @ [b,] k x n."""
 
@@ -163,9 +213,12 @@ BERT = {
 }
 
 
+Shape = Conv | Pool | Matmul
+
+
 @dataclass
 class Layer:
-    shape: Conv | Matmul
+    shape: Shape
     where: dict[str, int] = field(default_factory=dict)
     """model -> occurrences"""
 
@@ -174,11 +227,30 @@ class Layer:
         return ",".join(f"{m}x{n}" if n > 1 else m for m, n in self.where.items())
 
 
-def _node_shape(node, shapes: dict[str, list[int]]) -> Conv | Matmul | None:
+def _pool_shape(node, attributes: dict, operand: list[int]) -> Pool | None:
+    from fusion_compiler.frontend.onnx_ops.conv_pool import ceil_mode_ends
+
+    kernel = list(attributes["kernel_shape"])
+    if len(kernel) != 2 or attributes.get("auto_pad", b"NOTSET") != b"NOTSET":
+        return None
+    _, c, h, w = operand
+    strides = list(attributes.get("strides", (1, 1)))
+    pads = list(attributes.get("pads", [0, 0, 0, 0]))
+    if attributes.get("ceil_mode"):
+        pads[2:] = ceil_mode_ends([h, w], kernel, strides, pads[:2], pads[2:])
+    kind = "max" if node.op_type == "MaxPool" else "avg"
+    include = bool(attributes.get("count_include_pad", 0))
+    return Pool(kind, c, h, w, *kernel, tuple(strides), tuple(pads), include)
+
+
+def _node_shape(node, shapes: dict[str, list[int]]) -> Shape | None:
     from onnx import helper
 
     attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     operands = [shapes.get(name) for name in node.input]
+    if node.op_type in POOLS:
+        operand = operands[0]
+        return None if not operand or 0 in operand else _pool_shape(node, attributes, operand)
     if any(s is None or 0 in s for s in operands[:2]):
         return None
     if node.op_type == "Conv":
@@ -206,19 +278,25 @@ def _node_shape(node, shapes: dict[str, list[int]]) -> Conv | Matmul | None:
     return None
 
 
-def zoo_layers(models) -> dict[Conv | Matmul, Layer]:
-    """The distinct contractions of `models`, in order of first appearance."""
+POOLS = ("MaxPool", "AveragePool")
+CONTRACTIONS = ("Conv", "Gemm", "MatMul")
+
+
+def zoo_layers(models, pools: bool = False) -> dict[Shape, Layer]:
+    """The distinct contractions of `models` (and pools, with `pools`), in order of first
+    appearance."""
     import zoo
     from onnx import shape_inference
 
-    layers: dict[Conv | Matmul, Layer] = {}
+    kinds = CONTRACTIONS + (POOLS if pools else ())
+    layers: dict[Shape, Layer] = {}
     for name in models:
         model = shape_inference.infer_shapes(zoo.load(name))
         values = [*model.graph.value_info, *model.graph.input, *model.graph.output]
         shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in values}
         shapes |= {i.name: list(i.dims) for i in model.graph.initializer}
         for node in model.graph.node:
-            if node.op_type not in ("Conv", "Gemm", "MatMul"):
+            if node.op_type not in kinds:
                 continue
             shape = _node_shape(node, shapes)
             if shape is not None:
@@ -228,7 +306,7 @@ def zoo_layers(models) -> dict[Conv | Matmul, Layer]:
 
 
 def all_layers(args: argparse.Namespace) -> list[Layer]:
-    layers = zoo_layers(args.models) if args.zoo else {}
+    layers = zoo_layers(args.models, args.pools) if args.zoo else {}
     if args.bert:
         for shape, where in BERT.items():
             layers.setdefault(shape, Layer(shape)).where[where] = 1
@@ -270,9 +348,8 @@ def inputs_of(module: ModuleOp) -> list[np.ndarray]:
 def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
     module = layer.shape.module(not args.weights_as_inputs)
     inputs = inputs_of(module)
-    pipeline = f"{FUSION_PIPELINE},schedule-kernels" + (
-        "{contractions=false}" if args.baseline else ""
-    )
+    options = "{" + args.schedule + "}" if args.schedule else ""
+    pipeline = f"{FUSION_PIPELINE},schedule-kernels{options}"
     model = compile_module(module, pipeline, cache=False)
     model.set_num_threads(args.threads)
     ort = ort_runner(module, inputs, args.threads)
@@ -309,7 +386,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--models", default=",".join(zoo.MODELS))
     parser.add_argument("--no-zoo", dest="zoo", action="store_false")
     parser.add_argument("--no-bert", dest="bert", action="store_false")
-    parser.add_argument("--baseline", action="store_true")
+    parser.add_argument("--pools", action="store_true", help="the zoo's pools too")
+    parser.add_argument("--schedule", default="", help="schedule-kernels options for ours")
+    parser.add_argument("--baseline", action="store_true", help="--schedule contractions=false")
     parser.add_argument(
         "--weights-as-inputs", action="store_true", help="weights and biases as function inputs"
     )
@@ -323,6 +402,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(zoo.MODELS)}")
     if args.threads < 1 or args.runs < 1:
         parser.error("--threads and --runs must be at least 1")
+    if args.baseline:
+        args.schedule = " ".join(filter(None, [args.schedule, "contractions=false"]))
     return args
 
 
@@ -340,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"threads={args.threads}, medians of up to {args.runs} paired runs, FMA peak "
         f"{peak / 1e9:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}"
-        + (", baseline (contractions=false)" if args.baseline else "")
+        + (f", schedule-kernels{{{args.schedule}}}" if args.schedule else "")
         + (", weights as inputs" if args.weights_as_inputs else ", constant weights"),
         "",
         HEADER,

@@ -6,8 +6,9 @@ session = onnxruntime.InferenceSession(model.SerializeToString())
 ```
 
 Covers the ops the benchmark cases use: the unary and binary elementwise ops, `matmul`,
-`conv2d` (`Conv`), `layer_norm` (`LayerNormalization`), `softmax`, the reductions, `reshape`,
-`transpose` and `graph.constant` (an initializer). The function's arguments become the graph's
+`conv2d` (`Conv`), `max_pool2d` and `avg_pool2d` (`MaxPool`, `AveragePool`), `layer_norm`
+(`LayerNormalization`), `softmax`, the reductions, `reshape`, `transpose` and
+`graph.constant` (an initializer). The function's arguments become the graph's
 inputs (same names, float32, static shapes) and its results the outputs `out0, out1, ...`.
 `gelu` is the opset-20 `Gelu` node, or `0.5 x (1 + Erf(x / sqrt 2))` below opset 20. Any other
 op raises `ExportError` naming it.
@@ -143,6 +144,21 @@ def _conv2d(ex: _Exporter, op: graph.Conv2DOp, inputs: list[str], out: str) -> N
     )
 
 
+def _pool2d(ex: _Exporter, op: graph.Pool2DOp, inputs: list[str], out: str) -> None:
+    kernel, strides, padding = op.window
+    average = isinstance(op, graph.AvgPool2DOp)
+    extra = {"count_include_pad": int(op.count_include_pad_value)} if average else {}
+    ex.node(
+        "AveragePool" if average else "MaxPool",
+        inputs,
+        out,
+        kernel_shape=list(kernel),
+        strides=list(strides),
+        pads=list(padding),
+        **extra,
+    )
+
+
 def _layer_norm(ex: _Exporter, op: graph.LayerNormOp, inputs: list[str], out: str) -> None:
     epsilon = op.epsilon.value.data
     ex.node("LayerNormalization", inputs, out, axis=op.axis_value, epsilon=epsilon)
@@ -179,6 +195,8 @@ HANDLERS: dict[type[Operation], Handler] = {
     graph.RsqrtOp: _rsqrt,
     graph.ClipOp: _clip,
     graph.Conv2DOp: _conv2d,
+    graph.MaxPool2DOp: _pool2d,
+    graph.AvgPool2DOp: _pool2d,
     graph.LayerNormOp: _layer_norm,
     graph.SoftmaxOp: _softmax,
     graph.ReshapeOp: _reshape,

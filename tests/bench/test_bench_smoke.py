@@ -118,9 +118,19 @@ def _conv_graph(x, w, bias):
     return [conv, shifted, relu, mean, gate, exp, scaled, clipped, peak]
 
 
+def _pool_graph(x):
+    largest = graph.MaxPool2DOp(x, (3, 3), (2, 2), (0, 0, 1, 1))
+    mean = graph.AvgPool2DOp(x, (3, 3), (2, 2), (1, 1, 1, 1), count_include_pad=False)
+    with_pad = graph.AvgPool2DOp(x, (2, 3), (1, 2), (1, 0, 0, 1), count_include_pad=True)
+    sums = [graph.ReduceSumOp(op.result, (2, 3), keepdims=True) for op in (largest, mean, with_pad)]
+    first = graph.AddOp(sums[0].result, sums[1].result)
+    return [largest, mean, with_pad, *sums, first, graph.AddOp(first.result, sums[2].result)]
+
+
 SMALL_GRAPHS = {
     "dense": ({"x": (2, 8), "w": (8, 12), "b": (12,), "gamma": (12,), "beta": (12,)}, _dense_graph),
     "conv": ({"x": (1, 3, 6, 7), "w": (4, 3, 3, 3), "bias": (1, 4, 1, 1)}, _conv_graph),
+    "pool": ({"x": (1, 2, 7, 8)}, _pool_graph),
 }
 
 
@@ -140,8 +150,8 @@ def test_exporter_names_what_it_cannot_export():
     pytest.importorskip("onnx")
     from onnx_export import ExportError, export_function
 
-    module = function_module({"x": (1, 2, 4, 4)}, lambda x: [graph.MaxPool2DOp(x, (2, 2))])
-    with pytest.raises(ExportError, match="no ONNX export for graph.max_pool2d"):
+    module = function_module({"x": (1, 2, 4, 4)}, lambda x: [graph.GlobalAvgPool2DOp(x)])
+    with pytest.raises(ExportError, match="no ONNX export for graph.global_avg_pool2d"):
         export_function(module)
     with pytest.raises(ExportError, match="opset 17 is not supported"):
         export_function(module, opset=17)

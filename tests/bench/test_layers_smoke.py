@@ -16,7 +16,7 @@ if str(BENCH) not in sys.path:
 
 pytest.importorskip("onnx")
 
-from layers import BERT, Conv, Matmul, zoo_layers  # noqa: E402
+from layers import BERT, Conv, Matmul, Pool, zoo_layers  # noqa: E402
 
 SMALLEST = "conv1x1_64x55x55_o16"
 
@@ -31,6 +31,19 @@ def test_zoo_shapes_are_read_from_the_models():
     assert fc.where == {"resnet50": 1}
     assert SMALLEST in {layer.shape.name for layer in layers.values()}
     assert all(layer.shape.flops > 0 for layer in layers.values())
+
+
+def test_pools_are_read_with_their_ceil_mode_padding():
+    assert not any(isinstance(x, Pool) for x in zoo_layers(["resnet50"]))
+    layers = zoo_layers(["resnet50", "inception_v2"], pools=True)
+    stem = layers[Pool("max", 64, 112, 112, 3, 3, (2, 2), (1, 1, 1, 1))]
+    assert stem.where == {"resnet50": 1}
+    assert stem.shape.name == "maxpool3x3_64x112x112_s2_p1-1-1-1"
+    assert stem.shape.output == (56, 56)
+    # inception_v2's ceil_mode=1 pool: one more row and column of padding at the end
+    ceil = layers[Pool("max", 64, 112, 112, 3, 3, (2, 2), (0, 0, 1, 1))]
+    assert ceil.where == {"inception_v2": 1}
+    assert ceil.shape.output == (56, 56)
 
 
 def test_bert_shapes():
