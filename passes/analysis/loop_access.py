@@ -82,6 +82,18 @@ def accesses_by_buffer(ops: Iterable[Operation]) -> dict[SSAValue, list[MemoryAc
     return grouped
 
 
+def only_accesses(buffer: SSAValue) -> list[MemoryAccess] | None:
+    """The loads and stores of `buffer`, if they are all its uses (it is never stored as a
+    value, passed to a call or viewed): then its layout is invisible outside them."""
+    accesses: list[MemoryAccess] = []
+    for use in buffer.uses:
+        user = use.operation
+        if not isinstance(user, MemoryAccess) or user.memref is not buffer:
+            return None  # (a store of the buffer as a value has another memref)
+        accesses.append(user)
+    return accesses
+
+
 def writes_buffer(op: Operation, buffer: SSAValue) -> bool:
     """Whether `op` is, or contains, a store to `buffer`."""
     return any(isinstance(inner, memref.StoreOp) and inner.memref is buffer for inner in op.walk())
@@ -143,7 +155,7 @@ def sliced_dimension(
     return None
 
 
-def _digit_runs(access: MemoryAccess) -> list[tuple[int, int, SSAValue]]:
+def access_digit_runs(access: MemoryAccess) -> list[tuple[int, int, SSAValue]]:
     """`queries.digit_runs` of `access`'s subscripts (none unless its buffer is dense
     row-major)."""
     buffer_type = access.memref.type
@@ -161,7 +173,7 @@ def digit_sliced(accesses: Sequence[MemoryAccess], loop: ForOp, scope: ForOp | N
     other dimensions with the same values, the same in every iteration of `scope` (default: of
     `loop`): iteration `f` then touches only its own element, which no other one does."""
     iv = loop.induction_var
-    runs = [[(a, b) for a, b, e in _digit_runs(access) if e is iv] for access in accesses]
+    runs = [[(a, b) for a, b, e in access_digit_runs(access) if e is iv] for access in accesses]
     if not runs or any(len(run) != 1 for run in runs) or len({run[0] for run in runs}) != 1:
         return False
     first, last = runs[0][0]
@@ -320,7 +332,7 @@ def access_strides(access: MemoryAccess, iv: SSAValue) -> tuple[int | None, ...]
     buffer_type = access.memref.type
     assert isinstance(buffer_type, MemRefType)
     steps = [stride(index, iv) for index in access.indices]
-    for first, last, value in _digit_runs(access):
+    for first, last, value in access_digit_runs(access):
         steps[first:last] = [0] * (last - first)
         steps[last] = stride(value, iv)
     shape = buffer_type.get_shape()

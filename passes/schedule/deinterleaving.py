@@ -45,7 +45,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.dialects.loop.queries import constant_index, loop_range
 from fusion_compiler.passes.analysis.linear_index import linear_form
-from fusion_compiler.passes.analysis.loop_access import MemoryAccess, is_innermost
+from fusion_compiler.passes.analysis.loop_access import (
+    MemoryAccess,
+    is_innermost,
+    only_accesses,
+)
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
 
 MAX_PHASES = 4
@@ -123,24 +127,24 @@ def deinterleaving(alloc: AllocOp) -> Deinterleaving | None:
         or not isinstance(buffer_type.layout, NoneAttr)
     ):
         return None
+    accesses = only_accesses(buffer)
+    if accesses is None:
+        return None
     strides: set[int] = set()
     reads: list[_Read] = []
     writes: list[_Write] = []
-    for use in buffer.uses:
-        user = use.operation
-        if isinstance(user, memref.LoadOp) and use.index == 0:
-            found = _read(user)
+    for access in accesses:
+        if isinstance(access, memref.LoadOp):
+            found = _read(access)
             if found is None:
                 return None
             strides.add(found[0])
             reads.append(found[1])
-        elif isinstance(user, memref.StoreOp) and use.index == 1:
-            write = _write(user, buffer)
+        else:
+            write = _write(access, buffer)
             if write is None:
                 return None
             writes.append(write)
-        else:
-            return None
     strides.discard(0)
     if len(strides) != 1 or not 2 <= (stride := strides.pop()) <= MAX_PHASES:
         return None

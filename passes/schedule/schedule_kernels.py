@@ -52,6 +52,9 @@ on the right):
   fold-buffers           a local buffer one loop walks a slice per iteration keeps one
                          slice, private to the iteration (a row block's partial sums)
                                                                            buffer_folding.py
+  align-buffer-rows      a local buffer's rows shorter than a cache line padded to a power of
+                         two (a 9 x 9 padded plane as 9 rows of 16): no row straddles lines
+                                                                           row_alignment.py
 ```
 
 Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
@@ -69,6 +72,7 @@ from xdsl.passes import ModulePass
 
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.pipeline_pass import PipelinePass
+from fusion_compiler.passes.schedule.align_buffer_rows import AlignBufferRowsPass
 from fusion_compiler.passes.schedule.balance_max_chains import BalanceMaxChainsPass
 from fusion_compiler.passes.schedule.clean_up_kernels import CleanUpKernelsPass
 from fusion_compiler.passes.schedule.collapse_nests import CollapseNestsPass
@@ -109,7 +113,8 @@ class ScheduleKernelsPass(PipelinePass):
     default 0: this host's L1 data cache), `split-index-sets`, `deinterleave`
     (deinterleave-buffers),
     `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
-    `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`. Unroll factors are the
+    `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`, `align-rows`
+    (align-buffer-rows). Unroll factors are the
     largest divisors of the trip counts within their budget; 0 or 1 switches an unrolling off.
     `cores` (0: the CPUs this process may use) is the cores schedule-contractions and
     reorder-reductions divide parallel loops for.
@@ -138,6 +143,7 @@ class ScheduleKernelsPass(PipelinePass):
     balance_max_chains: bool = True
     collapse: bool = True
     fold_buffers: bool = True
+    align_rows: bool = True
     cores: int = 0
 
     def __post_init__(self) -> None:
@@ -184,5 +190,6 @@ class ScheduleKernelsPass(PipelinePass):
             (self.loop_kinds, (MarkLoopKindsPass(),)),
             (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),
             (self.fold_buffers, (FoldBuffersPass(),)),
+            (self.align_rows, (AlignBufferRowsPass(),)),
         )
         return tuple(stage for on, stages in switched if on for stage in stages)

@@ -80,6 +80,13 @@ func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<3x1x3x3xf32>, %e: tensor<1
   %m = graph.max_pool2d %e {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x2x10x10xf32>) -> tensor<1x2x5x5xf32>
   func.return %r, %a, %m : tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x5x5xf32>
 }""",
+    "small_planes": """
+func.func @main(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> (tensor<1x4x7x7xf32>, tensor<1x4x7x7xf32>) {
+  %d = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x4x7x7xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x7x7xf32>
+  %a = graph.avg_pool2d %d {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = false} : (tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  %m = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  func.return %a, %m : tensor<1x4x7x7xf32>, tensor<1x4x7x7xf32>
+}""",
     "softmax_both_axes": """
 func.func @main(%x: tensor<3x8x16xf32>) -> tensor<3x8x16xf32> {
   %l = graph.softmax %x {axis = -1 : i64} : (tensor<3x8x16xf32>) -> tensor<3x8x16xf32>
@@ -150,6 +157,7 @@ SIGNED = {
     "pooling",
     "softmax_both_axes",
     "strided_windows",
+    "small_planes",
 }
 """Graphs fed inputs in [-1, 1] (the others get [0.5, 1.5], positive for logs, roots and
 variances)."""

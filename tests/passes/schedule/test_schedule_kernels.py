@@ -43,6 +43,7 @@ DEFAULT_STAGES = [
     "mark-loop-kinds",
     "overlap-vector-tails",
     "fold-buffers",
+    "align-buffer-rows",
 ]
 
 
@@ -75,7 +76,8 @@ def test_switched_off_stages_are_left_out():
         for p in parse_pipeline(
             "schedule-kernels{inline=false reuse-outputs=false contractions=false "
             "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false "
-            "deinterleave=false balance-max-chains=false collapse=false loop-kinds=false fold-buffers=false}"
+            "deinterleave=false balance-max-chains=false collapse=false loop-kinds=false fold-buffers=false "
+            "align-rows=false}"
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
@@ -94,6 +96,11 @@ def test_nests_can_stay_uncollapsed():
 def test_strided_buffers_can_stay_interleaved():
     names = [p.name for p in parse_pipeline("schedule-kernels{deinterleave=false}")]
     assert names == [name for name in DEFAULT_STAGES if name != "deinterleave-buffers"]
+
+
+def test_short_rows_can_stay_unaligned():
+    names = [p.name for p in parse_pipeline("schedule-kernels{align-rows=false}")]
+    assert names == [name for name in DEFAULT_STAGES if name != "align-buffer-rows"]
 
 
 def test_max_chains_can_stay_chains():
