@@ -66,11 +66,17 @@ def aligned_type(alloc: AllocOp) -> MemRefType | None:
         or not isinstance(buffer_type.layout, NoneAttr)
     ):
         return None
-    *lead, extent = buffer_type.get_shape()
-    if not lead or all(size == 1 for size in lead):
-        return None
-    element_bytes = buffer_type.element_type.bitwidth // 8  # type: ignore[attr-defined]
-    pitch = row_pitch(extent, element_bytes)
+    shape = buffer_type.get_shape()
+    element_bits = getattr(buffer_type.element_type, "bitwidth", 0)
+    if (
+        len(shape) < 2
+        or all(size == 1 for size in shape[:-1])
+        or element_bits % 8
+        or not element_bits
+    ):
+        return None  # (a single row; elements narrower than a byte, such as i1)
+    *lead, extent = shape
+    pitch = row_pitch(extent, element_bits // 8)
     if pitch == extent:
         return None
     accesses = only_accesses(alloc.result)

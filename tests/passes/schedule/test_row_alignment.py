@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from fusion_compiler.passes.schedule.row_alignment import row_pitch
+from fusion_compiler.passes.schedule.row_alignment import align_buffer_rows, row_pitch
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,32 @@ def test_a_small_padded_plane_gets_rows_of_a_line(build):
 
     assert allocs("") == ["memref<1x1x9x16xf32>"]
     assert allocs("align-rows=false") == ["memref<1x1x9x9xf32>"]
+
+
+ODD_BUFFERS = """
+loop.func @k(%x: memref<2x3xi1>) outs(%y: memref<2x3xi1>, %z: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %cst = arith.constant 1.000000e+00 : f32
+  %bits = loop.alloc : memref<2x3xi1>
+  %one = loop.alloc : memref<f32>
+  memref.store %cst, %one[] : memref<f32>
+  loop.for %i = %c0 to %c2 step %c1 {
+    loop.for %j = %c0 to %c3 step %c1 vectorized {
+      %0 = memref.load %x[%i, %j] : memref<2x3xi1>
+      memref.store %0, %bits[%i, %j] : memref<2x3xi1>
+      %1 = memref.load %bits[%i, %j] : memref<2x3xi1>
+      memref.store %1, %y[%i, %j] : memref<2x3xi1>
+    }
+  }
+  %2 = memref.load %one[] : memref<f32>
+  memref.store %2, %z[] : memref<f32>
+  loop.return
+}"""
+
+
+def test_rank_zero_and_sub_byte_buffers_are_left_alone(parse_kernel):
+    kernel = parse_kernel(ODD_BUFFERS)
+    assert align_buffer_rows(kernel) == 0
