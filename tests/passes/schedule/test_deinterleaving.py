@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from fusion_compiler.dialects.loop import AllocOp
+from fusion_compiler.dialects.reference.loop_interpreter import run_kernel
 from fusion_compiler.passes.schedule.deinterleaving import deinterleave_buffers, deinterleaving
 
 WINDOWS = """
@@ -19,6 +21,13 @@ func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<3x1x3x3xf32>) -> (tensor<1
   %m = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x3x11x11xf32>) -> tensor<1x3x5x5xf32>
   func.return %d, %m : tensor<1x3x6x6xf32>, tensor<1x3x5x5xf32>
 }"""
+
+
+def _phase_loops(text: str) -> list[tuple[int, int]]:
+    """The bounds of the loops over plane positions (`%p...`), in order."""
+    constants = dict(re.findall(r"%(\w+) = arith\.constant (\d+) : index", text))
+    bounds = re.findall(r"loop\.for %p\w* = %(\w+) to %(\w+)", text)
+    return [(int(constants[lb]), int(constants[ub])) for lb, ub in bounds]
 
 
 def _allocs(text: str) -> list[str]:
@@ -39,6 +48,7 @@ loop.func @k(%x: memref<12xf32>) outs(%y: memref<4xf32>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
   %c5 = arith.constant 5 : index
   %c12 = arith.constant 12 : index
@@ -48,7 +58,8 @@ loop.func @k(%x: memref<12xf32>) outs(%y: memref<4xf32>) {{
     {write}
   }}
   loop.for %c = %c0 to %reads step %c1 {{
-    %s = arith.muli %c, %c{stride} : index
+    %t = arith.muli %c, %c{stride} : index
+    %s = arith.addi %t, %c{stride} : index
     %v = memref.load %buf[%s] : memref<12xf32>
     memref.store %v, %y[%c] : memref<4xf32>
   }}
@@ -60,23 +71,36 @@ COPY = """%a = memref.load %x[%i] : memref<12xf32>
 
 
 def _plan(parse_kernel, write: str, stride: int = 2):
-    reads = min(4, -(-12 // stride))  # in bounds: columns 0, stride, ... below 12
+    reads = min(4, 11 // stride)  # columns stride, 2 stride, ... all written (1 to 11)
     kernel = parse_kernel(KERNEL.format(write=write, stride=stride, reads=reads))
     alloc = next(op for op in kernel.walk() if isinstance(op, AllocOp))
     return kernel, deinterleaving(alloc)
 
 
-def test_a_copy_read_at_stride_two_is_deinterleaved(parse_kernel):
-    kernel, plan = _plan(parse_kernel, COPY)
-    assert plan is not None and plan.stride == 2
+@pytest.mark.parametrize(
+    "stride, planes, loops",
+    [
+        # x in [1, 12): plane b holds the columns s p + b, p from ceil((1 - b) / s)
+        (2, "memref<2x6xf32>", [(1, 6), (0, 6)]),
+        (3, "memref<3x4xf32>", [(1, 4), (0, 4), (0, 4)]),
+        (4, "memref<4x3xf32>", [(1, 3), (0, 3), (0, 3), (0, 3)]),
+    ],
+)
+def test_a_copy_read_with_a_stride_is_deinterleaved(parse_kernel, stride, planes, loops):
+    kernel, plan = _plan(parse_kernel, COPY, stride)
+    assert plan is not None and plan.stride == stride
+    x = np.random.default_rng(stride).uniform(-1, 1, 12).astype(np.float32)
+    before = np.zeros(4, np.float32)
+    run_kernel(kernel, [x, before])
     assert deinterleave_buffers(kernel) == 1
     kernel.verify()
-    assert _allocs(str(kernel)) == ["memref<2x6xf32>"]
-    # x in [1, 12): even columns 2p for p in [1, 6), odd ones 2p + 1 for p in [0, 6)
-    assert re.findall(r"loop\.for %p\w* = %(\w+) to %(\w+)", str(kernel)) == [
-        ("c1", "c6"),
-        ("c0", "c6"),
-    ]
+    assert _allocs(str(kernel)) == [planes]
+    assert _phase_loops(str(kernel)) == loops
+    after = np.zeros(4, np.float32)
+    run_kernel(kernel, [x, after])
+    np.testing.assert_array_equal(after, before)
+    reads = min(4, 11 // stride)
+    np.testing.assert_array_equal(before[:reads], x[stride : stride * (reads + 1) : stride])
 
 
 @pytest.mark.parametrize(

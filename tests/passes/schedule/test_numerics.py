@@ -73,12 +73,14 @@ func.func @main(%x: tensor<1x4x9x9xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x4x4
   func.return %m, %a, %g : tensor<1x4x5x5xf32>, tensor<1x4x4x4xf32>, tensor<1x4x1x1xf32>
 }""",
     "strided_windows": """
-func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<3x1x3x3xf32>, %e: tensor<1x2x10x10xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x5x5xf32>) {
+func.func @main(%x: tensor<1x3x11x11xf32>, %w: tensor<3x1x3x3xf32>, %e: tensor<1x2x10x10xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x5x5xf32>, tensor<1x3x4x4xf32>, tensor<1x2x3x3xf32>) {
   %d = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 3 : i64} : (tensor<1x3x11x11xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x6x6xf32>
   %r = graph.relu %d : tensor<1x3x6x6xf32>
   %a = graph.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = false} : (tensor<1x3x11x11xf32>) -> tensor<1x3x6x6xf32>
   %m = graph.max_pool2d %e {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x2x10x10xf32>) -> tensor<1x2x5x5xf32>
-  func.return %r, %a, %m : tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x5x5xf32>
+  %m3 = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x11x11xf32>) -> tensor<1x3x4x4xf32>
+  %a4 = graph.avg_pool2d %e {kernel = array<i64: 4, 4>, strides = array<i64: 4, 4>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x2x10x10xf32>) -> tensor<1x2x3x3xf32>
+  func.return %r, %a, %m, %m3, %a4 : tensor<1x3x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x5x5xf32>, tensor<1x3x4x4xf32>, tensor<1x2x3x3xf32>
 }""",
     "small_planes": """
 func.func @main(%x: tensor<1x4x7x7xf32>, %w: tensor<4x1x3x3xf32>) -> (tensor<1x4x7x7xf32>, tensor<1x4x7x7xf32>) {
