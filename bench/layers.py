@@ -2,7 +2,8 @@
 
     python bench/layers.py [--threads 1] [--runs 9] [--only NAME ...] [--match TEXT ...]
                            [--models resnet50,vgg19] [--no-zoo] [--no-bert] [--pools]
-                           [--schedule OPTIONS] [--baseline] [--weights-as-inputs]
+                           [--schedule OPTIONS] [--against OPTIONS] [--baseline]
+                           [--weights-as-inputs]
                            [--peak GFLOPS] [--list] [--markdown FILE]
 
 Shapes: every `Conv`, `Gemm` and `MatMul` node of the nine zoo models (`bench/zoo.py`; the
@@ -25,8 +26,10 @@ least as fast), of the medians and of the fastest runs ("best": robust to a load
 where being descheduled slows a run by whole multiples). Our output is checked against onnxruntime's (max abs error printed).
 `--pools` adds every distinct MaxPool and AveragePool of the zoo (their "FLOPs" are one per
 window element, and the % of peak means little). `--schedule OPTIONS` compiles ours with
-those schedule-kernels options (`deinterleave=false`: the build without that stage, to
-compare two runs' ratios); `--baseline` is `--schedule contractions=false` (before register
+those schedule-kernels options; `--against OPTIONS` also builds ours with other options
+(`deinterleave=false`: without that stage), checks that it computes the same bits, and times
+it in the same turns as the other two (the columns `against ms` and `against/ours`: above 1,
+the default build is faster); `--baseline` is `--schedule contractions=false` (before register
 tiling).
 The machine may be shared: read the ratios, run a surprising row again, and say the load.
 """
@@ -345,20 +348,29 @@ def inputs_of(module: ModuleOp) -> list[np.ndarray]:
     return [rng.standard_normal(arg.type.get_shape(), dtype=np.float32) for arg in args]
 
 
+def _build(module: ModuleOp, options: str, threads: int):
+    braces = "{" + options + "}" if options else ""
+    model = compile_module(module, f"{FUSION_PIPELINE},schedule-kernels{braces}", cache=False)
+    model.set_num_threads(threads)
+    return model
+
+
 def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
     module = layer.shape.module(not args.weights_as_inputs)
     inputs = inputs_of(module)
-    options = "{" + args.schedule + "}" if args.schedule else ""
-    pipeline = f"{FUSION_PIPELINE},schedule-kernels{options}"
-    model = compile_module(module, pipeline, cache=False)
-    model.set_num_threads(args.threads)
+    model = _build(module, args.schedule, args.threads)
     ort = ort_runner(module, inputs, args.threads)
     (ours,) = model.run("main", *inputs)
     error = float(np.max(np.abs(ours - ort())))
     runs = max(3, min(args.runs, int(2.0 / max(layer.shape.flops / 20e9, 1e-6))))
-    times = paired_times(
-        {"ours": lambda: model.run("main", *inputs), "ort": ort}, runs, args.threads
-    )
+    runners = {"ours": lambda: model.run("main", *inputs), "ort": ort}
+    if args.against is not None:
+        other = _build(module, args.against, args.threads)
+        (theirs,) = other.run("main", *inputs)
+        if not np.array_equal(theirs, ours):
+            raise SystemExit(f"layers.py: {layer.shape.name}: --against changes the results")
+        runners["against"] = lambda: other.run("main", *inputs)
+    times = paired_times(runners, runs, args.threads)
     ours_s, ort_s = (statistics.median(times[name]) for name in ("ours", "ort"))
     best = min(times["ort"]) / min(times["ours"])
     flops = layer.shape.flops
@@ -366,6 +378,9 @@ def measure(layer: Layer, args: argparse.Namespace, peak: float) -> str:
     for s in (ours_s, ort_s):
         cells += [f"{s * 1e3:.3f}", f"{flops / s / 1e9:.1f}", f"{100 * flops / s / peak:.0f}"]
     cells += [f"{ort_s / ours_s:.2f}", f"{best:.2f}", f"{error:.1e}"]
+    if args.against is not None:
+        against_s = statistics.median(times["against"])
+        cells += [f"{against_s * 1e3:.3f}", f"{against_s / ours_s:.2f}"]
     return "| " + " | ".join(cells) + " |"
 
 
@@ -373,6 +388,7 @@ HEADER = (
     "| shape | models | ours ms | ours GFLOP/s | ours % peak | ort ms | ort GFLOP/s | "
     "ort % peak | ort/ours | best ort/ours | max abs diff |"
 )
+AGAINST_HEADER = " against ms | against/ours |"
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -389,6 +405,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pools", action="store_true", help="the zoo's pools too")
     parser.add_argument("--schedule", default="", help="schedule-kernels options for ours")
     parser.add_argument("--baseline", action="store_true", help="--schedule contractions=false")
+    parser.add_argument(
+        "--against",
+        metavar="OPTIONS",
+        help="also time ours with these schedule-kernels options instead, in the same turns",
+    )
     parser.add_argument(
         "--weights-as-inputs", action="store_true", help="weights and biases as function inputs"
     )
@@ -424,8 +445,8 @@ def main(argv: list[str] | None = None) -> int:
         + (f", schedule-kernels{{{args.schedule}}}" if args.schedule else "")
         + (", weights as inputs" if args.weights_as_inputs else ", constant weights"),
         "",
-        HEADER,
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        HEADER + (AGAINST_HEADER if args.against is not None else ""),
+        "|---" * (11 + (2 if args.against is not None else 0)) + "|",
     ]
     print("\n".join(lines), flush=True)
     for layer in layers:

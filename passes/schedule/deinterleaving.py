@@ -36,6 +36,7 @@ vectorised); other buffers are left alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
@@ -50,7 +51,11 @@ from fusion_compiler.passes.analysis.loop_access import (
     is_innermost,
     only_accesses,
 )
-from fusion_compiler.passes.schedule.loop_transforms import index_constant
+from fusion_compiler.passes.schedule.loop_transforms import alloc_like, index_constant
+from fusion_compiler.passes.schedule.normalize import hoist_constants
+
+Constant = Callable[[int], SSAValue]
+"""An `index` constant of the kernel, by value."""
 
 MAX_PHASES = 4
 """The largest stride deinterleaved (the buffer grows by up to `s - 1` elements per row)."""
@@ -159,41 +164,18 @@ def _vectorised(read: _Read) -> bool:
     return isinstance(loop, ForOp) and is_innermost(loop) and read.atom is loop.induction_var
 
 
-class _Constants:
-    """The kernel's `index` constants, reused or made once each (`index_constant`)."""
-
-    def __init__(self, anchor: Operation) -> None:
-        self.anchor = anchor
-        self.known: dict[int, SSAValue] = {}
-        kernel = anchor
-        while not isinstance(kernel, FuncOp):
-            parent = kernel.parent_op()
-            assert parent is not None
-            kernel = parent
-        for op in kernel.body.block.ops:
-            value = constant_index(op.results[0]) if len(op.results) == 1 else None
-            if isinstance(op, arith.ConstantOp) and value is not None:
-                self.known.setdefault(value, op.results[0])
-
-    def __call__(self, value: int) -> SSAValue:
-        if value not in self.known:
-            self.known[value] = index_constant(value, self.anchor)
-        return self.known[value]
-
-
 def deinterleave(plan: Deinterleaving) -> None:
     """Lay out `plan`'s buffer as phase planes: new buffer, reads and writes (module docstring)."""
     alloc, stride = plan.alloc, plan.stride
     buffer_type = alloc.result.type
     assert isinstance(buffer_type, MemRefType)
     *lead, extent = buffer_type.get_shape()
-    planes = AllocOp(MemRefType(buffer_type.element_type, [*lead, stride, -(-extent // stride)]))
-    planes.attributes.update(alloc.attributes)
-    planes.result.name_hint = alloc.result.name_hint
-    block = alloc.parent_block()
-    assert block is not None
-    block.insert_op_before(planes, alloc)
-    const = _Constants(alloc)
+    shape = [*lead, stride, -(-extent // stride)]
+    planes = alloc_like(alloc, MemRefType(buffer_type.element_type, shape))
+
+    def const(value: int) -> SSAValue:  # duplicates merge in `deinterleave_buffers`
+        return index_constant(value, planes)
+
     for read in plan.reads:
         _redirect_read(read, planes.result, stride, const)
     for write in plan.writes:
@@ -216,7 +198,7 @@ def _redirect(
     access.operands = (*operands[:-1], *last)
 
 
-def _redirect_read(read: _Read, planes: SSAValue, stride: int, const: _Constants) -> None:
+def _redirect_read(read: _Read, planes: SSAValue, stride: int, const: Constant) -> None:
     if read.atom is None:
         last = const(read.offset % stride), const(read.offset // stride)
         _redirect(read.load, 0, planes, last)
@@ -229,7 +211,7 @@ def _redirect_read(read: _Read, planes: SSAValue, stride: int, const: _Constants
     _redirect(read.load, 0, planes, (const(read.offset % stride), position))
 
 
-def _split_by_phase(write: _Write, planes: SSAValue, stride: int, const: _Constants) -> None:
+def _split_by_phase(write: _Write, planes: SSAValue, stride: int, const: Constant) -> None:
     """Replace the loop of `write` by one loop per phase `b` over the positions `p` whose column
     `s p + b` it writes (as `iv = s p + b - offset`), in phase order."""
     loop = write.loop
@@ -247,10 +229,12 @@ def _split_by_phase(write: _Write, planes: SSAValue, stride: int, const: _Consta
         body = Block(arg_types=[IndexType()])
         position = body.args[0]
         position.name_hint = "p"
-        scaled = arith.MuliOp(position, const(stride))
-        iv = arith.AddiOp(scaled.result, const(shift)) if shift else scaled
-        body.add_ops([scaled, iv] if shift else [scaled])
-        mapping: dict[SSAValue, SSAValue] = {loop.induction_var: iv.result}
+        column: Operation = arith.MuliOp(position, const(stride))
+        body.add_op(column)
+        if shift:
+            column = arith.AddiOp(column.results[0], const(shift))
+            body.add_op(column)
+        mapping: dict[SSAValue, SSAValue] = {loop.induction_var: column.results[0]}
         for op in loop.body.block.ops:
             if isinstance(op, YieldOp):
                 continue
@@ -267,18 +251,15 @@ def _split_by_phase(write: _Write, planes: SSAValue, stride: int, const: _Consta
     loop.erase()
 
 
-def _first_plan(kernel: FuncOp) -> Deinterleaving | None:
-    for op in kernel.walk():
-        if isinstance(op, AllocOp) and (plan := deinterleaving(op)) is not None:
-            return plan
-    return None
-
-
 def deinterleave_buffers(kernel: FuncOp) -> int:
-    """Deinterleave every buffer of `kernel` that may be; returns how many. One at a time: a
-    buffer's writing loops may hold reads of another, which their phase loops clone."""
+    """Deinterleave every buffer of `kernel` that may be; returns how many. Each buffer is
+    analysed just before its rewrite: an earlier buffer's writing loops may have held reads
+    of it, which their phase loops cloned."""
     count = 0
-    while (plan := _first_plan(kernel)) is not None:
-        deinterleave(plan)
-        count += 1
+    for alloc in [op for op in kernel.walk() if isinstance(op, AllocOp)]:
+        if (plan := deinterleaving(alloc)) is not None:
+            deinterleave(plan)
+            count += 1
+    if count:
+        hoist_constants(kernel)  # one constant per value
     return count

@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from fusion_compiler.dialects.loop import ForOp, FuncOp, YieldOp
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.passes.analysis.loop_access import body_ops
 
 Group = list[Operation]
@@ -72,6 +72,18 @@ def empty_loop_like(loop: ForOp) -> ForOp:
     body = Region(Block([YieldOp()], arg_types=[IndexType()]))
     new = ForOp(loop.lb, loop.ub, loop.step, body, loop.loop_kind)
     new.induction_var.name_hint = loop.induction_var.name_hint
+    return new
+
+
+def alloc_like(alloc: AllocOp, buffer_type: MemRefType) -> AllocOp:
+    """A `loop.alloc` of `buffer_type` right before `alloc`, with its attributes and name (a
+    buffer laid out anew; the caller moves the uses and erases `alloc`)."""
+    new = AllocOp(buffer_type)
+    new.attributes.update(alloc.attributes)
+    new.result.name_hint = alloc.result.name_hint
+    block = alloc.parent_block()
+    assert block is not None
+    block.insert_op_before(new, alloc)
     return new
 
 

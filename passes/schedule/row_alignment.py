@@ -34,6 +34,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     is_unit_stride,
     only_accesses,
 )
+from fusion_compiler.passes.schedule.loop_transforms import alloc_like
 
 
 def row_pitch(extent: int, element_bytes: int) -> int:
@@ -98,13 +99,7 @@ def align_buffer_rows(kernel: FuncOp) -> int:
         if isinstance(op, AllocOp) and (padded := aligned_type(op)) is not None
     ]
     for alloc, padded in plans:
-        aligned = AllocOp(padded)
-        aligned.attributes.update(alloc.attributes)
-        aligned.result.name_hint = alloc.result.name_hint
-        block = alloc.parent_block()
-        assert block is not None
-        block.insert_op_before(aligned, alloc)
-        alloc.result.replace_all_uses_with(aligned.result)
+        alloc.result.replace_all_uses_with(alloc_like(alloc, padded).result)
         alloc.detach()
         alloc.erase()
     return len(plans)

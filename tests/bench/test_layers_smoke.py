@@ -83,6 +83,20 @@ def test_script_measures_one_shape(tmp_path):
     assert row in result.stdout
 
 
+def test_against_times_a_second_build_of_ours(tmp_path):
+    pytest.importorskip("onnxruntime")
+    result = run(
+        tmp_path, "--only", SMALLEST, "--runs", "1", "--peak", "100", "--against", "collapse=false"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    header, rule, row = [line for line in result.stdout.splitlines() if line.startswith("|")]
+    assert header.endswith("| against ms | against/ours |")
+    assert rule.count("---") == 13
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[0] == SMALLEST and len(cells) == 13
+    assert float(cells[-2]) > 0 and float(cells[-1]) > 0
+
+
 def test_unknown_shape_is_a_clear_error(tmp_path):
     result = run(tmp_path, "--only", "conv9x9_nothing", "--models", "squeezenet")
     assert result.returncode != 0

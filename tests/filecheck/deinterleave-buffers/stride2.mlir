@@ -40,7 +40,7 @@ loop.func @window(%x: memref<5xf32>) outs(%y: memref<3xf32>) {
 
 // CHECK-LABEL: loop.func @window
 // CHECK:         %[[PAD:.*]] = loop.alloc : memref<2x4xf32>
-// CHECK-NEXT:    loop.for %[[P0:.*]] = %c0 to %c1 step %c1 {
+// CHECK:         loop.for %[[P0:.*]] = %c0 to %c1 step %c1 {
 // CHECK-NEXT:      arith.muli %[[P0]], %c2 : index
 // CHECK-NEXT:      memref.store %cst, %[[PAD]][%c0, %[[P0]]] : memref<2x4xf32>
 // CHECK-NEXT:    }
