@@ -8,22 +8,27 @@ file's text and of the folder it is in (the weights file is named relative to it
 the pipeline and everything else a model key covers (`compile_cache.key_of_hash`). Its entry,
 a checksummed cache entry like the others, names the model entry of the native code and
 describes each graph-level function: parameters, results, kernels and its bound constants as
-the compile left them (folded by the graph passes, packed by the load entry). The constants
-are raw in a file of their own beside the entry, `KEY.constants`, each at a 64-byte aligned
-offset, with the file's size and CRC-32 in the entry.
+the compile left them (folded by the graph passes, packed by the load entry). The small
+constants are raw in a file of their own beside the entry, `KEY.constants`, each at a 64-byte
+aligned offset, with the file's size and CRC-32 in the entry. Each constant of at least
+`BLOB_MIN_BYTES` is a file of the cache's `blobs` folder named by a hash of its bytes (`_digests`),
+shared by every entry that holds the same constant: a model whose weights were edited, or
+the same model imported into another file, stores only the constants that changed (vgg19's
+548 MB were written again for each edit of one weight).
 
-A hit maps that file copy-on-write (its pages are the operating system's file cache: nothing
-is copied, and a kernel writing into a constant would change its private page only), checks
-its CRC-32 (zlib's, 5.6 GB/s here against SHA-256's 1.7: it is there to catch a truncated or
-damaged file, not an adversary) and binds the model's functions to views of it.
+A hit maps those files copy-on-write (their pages are the operating system's file cache:
+nothing is copied, and a kernel writing into a constant would change its private page only),
+checks each one's CRC-32 (zlib's, 5.6 GB/s here against SHA-256's 1.7: it is there to catch a
+truncated or damaged file, not an adversary; a damaged blob is deleted, so that the next store
+writes it anew) and binds the model's functions to views of them.
 
 The files a parse read besides the text (the weights file of `dense_resource` constants) are
 recorded with their size, modification and change times and inode; a hit requires each one
 unchanged, so new weights written to the weights file are a miss (then a model hit: the
 native code does not depend on the weights). A missing or damaged entry, constants file or
-model entry is a miss. The constants files are kept within a budget (`FUSION_CACHE_CONSTANTS_MB`,
-default 4 GiB: each edit of a model's weights makes a new one), the least recently used
-deleted first (`evict`).
+model entry is a miss. The constants files and blobs are kept within a budget
+(`FUSION_CACHE_CONSTANTS_MB`, default 4 GiB), the least recently used deleted first (`evict`);
+an entry whose blob went is a miss.
 """
 
 from __future__ import annotations
@@ -32,11 +37,14 @@ import contextlib
 import hashlib
 import os
 import zlib
+from collections.abc import Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering import compile_cache
 from fusion_compiler.lowering.compiled_model import CompiledFunction, CompiledModel, Parameter
 
@@ -44,6 +52,13 @@ FILE_PIPELINE = "file"
 """The pipeline part of a file entry's key is this, a colon, then the model's pipeline."""
 
 ALIGNMENT = 64
+
+BLOB_MIN_BYTES = 1 << 16
+"""Constants of at least this many bytes are shared blobs (`BLOB_FOLDER`); smaller ones
+(biases, scales: a file each would cost more than their bytes) go in the entry's constants
+file."""
+
+BLOB_FOLDER = "blobs"
 
 
 @dataclass
@@ -80,13 +95,15 @@ def load(source: SourceFile, pipeline: str) -> CompiledModel | None:
         if any(identity(Path(p)) != list(seen) for p, *seen in meta["read_files"]):
             return None
         constants = _map_constants(directory, key, meta["constants"])
-        if constants is None:
+        blobs = _map_blobs(directory, meta["blobs"])
+        if constants is None or blobs is None:
             return None
         native = compile_cache.load_native(directory, meta["model"])
         if native is None:
             return None
         functions = {
-            f["name"]: _function(f, constants, native.kernels[f["name"]]) for f in meta["functions"]
+            f["name"]: _function(f, constants, blobs, native.kernels[f["name"]])
+            for f in meta["functions"]
         }
     except (KeyError, TypeError, ValueError, OSError):
         return None
@@ -99,21 +116,35 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
     if directory is None or not model.native_key:
         return
     key = source.key(pipeline)
+    raws = {
+        id(array): np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
+        for function in model.functions.values()
+        for array in function.constants
+    }
+    digests = _digests([raw for raw in raws.values() if raw.nbytes >= BLOB_MIN_BYTES])
     parts: list[memoryview] = []
     offset = 0
     checksum = 0
+    blobs: dict[str, list[int]] = {}
+    blob_data: dict[str, memoryview] = {}
     functions = []
     for function in model.functions.values():
-        placed = []
+        placed: list[list] = []
         for array in function.constants:
-            padding = -offset % ALIGNMENT
-            raw = np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
-            for part in (memoryview(bytes(padding)), raw):
-                parts.append(part)
-                checksum = zlib.crc32(part, checksum)
-            offset += padding
-            placed.append([offset, list(array.shape), array.dtype.str])
-            offset += raw.nbytes
+            raw = raws[id(array)]
+            where: int | str
+            if raw.nbytes >= BLOB_MIN_BYTES:
+                where, blobs[where] = digests[id(raw)]
+                blob_data[where] = raw
+            else:
+                padding = -offset % ALIGNMENT
+                for part in (memoryview(bytes(padding)), raw):
+                    parts.append(part)
+                    checksum = zlib.crc32(part, checksum)
+                offset += padding
+                where = offset
+                offset += raw.nbytes
+            placed.append([where, list(array.shape), array.dtype.str])
         functions.append(
             {
                 "name": function.name,
@@ -134,11 +165,63 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
             for p, seen in zip(source.read_files, source.seen, strict=True)
         ],
         "constants": {"bytes": offset, "crc32": checksum},
+        "blobs": blobs,
         "functions": functions,
     }
-    if compile_cache.store_file(directory, _constants_path(directory, key), parts):
+    constants_path = _constants_path(directory, key)
+    stored = all(_store_blob(directory, name, data) for name, data in blob_data.items())
+    if stored and compile_cache.store_file(directory, constants_path, parts):
         compile_cache.store_meta(directory, key, meta)  # (after its constants: see `load`)
-        evict(directory, budget_bytes(), keep=key)
+    kept = [constants_path, *(_blob_path(directory, name) for name in blobs)]
+    evict(directory, budget_bytes(), keep=kept)
+
+
+PIECE_BYTES = 16 << 20
+"""Blobs are hashed in pieces of this many bytes, on every core (`_digests`)."""
+
+
+def _digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
+    """The name and the CRC-32s (one per `PIECE_BYTES` piece, checked by `load`) of each of
+    `raws`, by its id. The name is the SHA-256 of the size and of the SHA-256s of the pieces,
+    which are hashed on every core (hashlib and zlib let go of the interpreter lock while they
+    hash): one 411 MB weight would take 0.23 s on one core."""
+    pieces = [
+        (index, raw[start : start + PIECE_BYTES])
+        for index, raw in enumerate(raws)
+        for start in range(0, raw.nbytes, PIECE_BYTES)
+    ]
+
+    def digest(piece: tuple[int, memoryview]) -> tuple[bytes, int]:
+        return hashlib.sha256(piece[1]).digest(), zlib.crc32(piece[1])
+
+    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
+        hashed = list(pool.map(digest, pieces))
+    names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
+    checksums: list[list[int]] = [[] for _ in raws]
+    for (index, _), (sha, crc) in zip(pieces, hashed, strict=True):
+        names[index].update(sha)
+        checksums[index].append(crc)
+    return {
+        id(raw): (name.hexdigest(), crcs)
+        for raw, name, crcs in zip(raws, names, checksums, strict=True)
+    }
+
+
+def _store_blob(directory: Path, name: str, data: memoryview) -> bool:
+    """Writes the blob `name` unless the cache holds it already (then it is marked recently
+    used); whether the cache holds it now."""
+    path = _blob_path(directory, name)
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == data.nbytes:
+            os.utime(path)
+            return True
+    return compile_cache.store_file(path.parent, path, [data])
+
+
+def _blob_path(directory: Path, name: str) -> Path:
+    if len(name) != 64 or any(c not in "0123456789abcdef" for c in name):
+        raise ValueError(f"{name!r} is not the name of a blob")
+    return directory / BLOB_FOLDER / name
 
 
 BUDGET_VARIABLE = "FUSION_CACHE_CONSTANTS_MB"
@@ -157,12 +240,13 @@ def budget_bytes() -> int:
     return int(text) << 20
 
 
-def evict(directory: Path, budget: int, keep: str) -> None:
-    """Deletes the least recently used constants files (and their entries) of `directory`
-    until the rest fit in `budget` bytes; `keep`'s, just written, stays whatever its size. A
-    process that maps a deleted file keeps its pages; one about to map it has a miss."""
+def evict(directory: Path, budget: int, keep: Collection[Path]) -> None:
+    """Deletes the least recently used constants files (with their entries) and blobs of
+    `directory` until the rest fit in `budget` bytes; those of `keep` (the ones an entry just
+    stored uses) stay whatever their size. A process that maps a deleted file keeps its
+    pages; one about to map it has a miss."""
     files = []
-    for path in directory.glob("*.constants"):
+    for path in (*directory.glob("*.constants"), *(directory / BLOB_FOLDER).glob("*")):
         with contextlib.suppress(OSError):  # (another process may evict it first)
             stat = path.stat()
             files.append((stat.st_mtime_ns, path, stat.st_size))
@@ -170,12 +254,14 @@ def evict(directory: Path, budget: int, keep: str) -> None:
     for _, path, size in sorted(files):
         if total <= budget:
             break
-        key = path.name.removesuffix(".constants")
-        if key == keep:
+        if path in keep:
             continue
-        for stale in (path, compile_cache.entry_path(directory, key)):
+        stale = [path]
+        if path.suffix == ".constants":
+            stale.append(compile_cache.entry_path(directory, path.name.removesuffix(".constants")))
+        for doomed in stale:
             with contextlib.suppress(OSError):
-                stale.unlink()
+                doomed.unlink()
         total -= size
 
 
@@ -206,18 +292,48 @@ def _map_constants(directory: Path, key: str, described: dict) -> np.ndarray | N
     return mapped
 
 
-def _function(data: dict, constants: np.ndarray, kernels: tuple[str, ...]) -> CompiledFunction:
+def _map_blobs(directory: Path, described: dict[str, list[int]]) -> dict[str, np.ndarray] | None:
+    """Each blob of `described` (name → the CRC-32 of each piece) mapped copy-on-write, or
+    None if one is missing or damaged (a damaged one is deleted: the next store writes it
+    anew)."""
+    mapped = {}
+    for name, checksums in described.items():
+        path = _blob_path(directory, name)
+        try:
+            blob = np.memmap(path, dtype=np.uint8, mode="c")
+        except (OSError, ValueError):  # (missing, or empty)
+            return None
+        starts = range(0, blob.size, PIECE_BYTES)
+        found = [zlib.crc32(blob[start : start + PIECE_BYTES].data) for start in starts]
+        if found != list(checksums):
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # (recently used: `evict` takes the oldest first)
+        mapped[name] = blob
+    return mapped
+
+
+def _function(
+    data: dict, constants: np.ndarray, blobs: dict[str, np.ndarray], kernels: tuple[str, ...]
+) -> CompiledFunction:
     parameters = tuple(
         Parameter(name, tuple(shape), np.dtype(dtype)) for name, shape, dtype in data["parameters"]
     )
     results = tuple(tuple(shape) for shape, _ in data["results"])
     dtypes = tuple(np.dtype(dtype) for _, dtype in data["results"])
     arrays = []
-    for offset, shape, dtype in data["constants"]:
+    for where, shape, dtype in data["constants"]:
         dtype = np.dtype(dtype)
-        count = int(np.prod(shape, dtype=np.int64))
-        if offset % ALIGNMENT or offset + count * dtype.itemsize > constants.size:
-            raise ValueError("a constant outside the constants file")
-        view = constants[offset : offset + count * dtype.itemsize].view(dtype)
-        arrays.append(view.reshape(shape))
+        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if isinstance(where, str):
+            raw = blobs[where]
+            if raw.size != size:
+                raise ValueError("a blob of the wrong size")
+        else:
+            if where % ALIGNMENT or where + size > constants.size:
+                raise ValueError("a constant outside the constants file")
+            raw = constants[where : where + size]
+        arrays.append(raw.view(dtype).reshape(shape))
     return CompiledFunction(data["name"], parameters, results, dtypes, tuple(arrays), kernels)

@@ -207,3 +207,126 @@ def test_the_budget_is_in_megabytes_and_must_be_a_number(monkeypatch):
     monkeypatch.setenv(file_cache.BUDGET_VARIABLE, "lots")
     with pytest.raises(ValueError, match="FUSION_CACHE_CONSTANTS_MB"):
         file_cache.budget_bytes()
+
+
+# Two convolutions whose packed weights are blobs (at least `BLOB_MIN_BYTES` each).
+FIRST = RNG.standard_normal((64, 32, 3, 3)).astype(np.float32)
+SECOND = RNG.standard_normal((64, 64, 3, 3)).astype(np.float32)
+_CONV = "{strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64}"
+
+
+def _large_source(second: np.ndarray) -> str:
+    return f"""
+func.func @main(%x: tensor<1x32x8x8xf32>) -> tensor<1x64x8x8xf32> {{
+  %w1 = graph.constant {_dense(FIRST)} : tensor<64x32x3x3xf32>
+  %w2 = graph.constant {_dense(second)} : tensor<64x64x3x3xf32>
+  %c1 = graph.conv2d %x, %w1 {_CONV} : (tensor<1x32x8x8xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x8x8xf32>
+  %r1 = graph.relu %c1 : tensor<1x64x8x8xf32>
+  %c2 = graph.conv2d %r1, %w2 {_CONV} : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x8x8xf32>
+  %r2 = graph.relu %c2 : tensor<1x64x8x8xf32>
+  func.return %r2 : tensor<1x64x8x8xf32>
+}}
+"""
+
+
+LARGE_X = RNG.standard_normal((1, 32, 8, 8)).astype(np.float32)
+
+
+def _write_large_model(folder: Path, second: np.ndarray = SECOND) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    module = parse_source(make_context(), _large_source(second), "model.mlir")
+    externalize_constants(module, folder / "model.weights")
+    path = folder / "model.mlir"
+    path.write_text(str(module))
+    return path
+
+
+def _blobs(cache: Path) -> list[Path]:
+    return sorted((cache / file_cache.BLOB_FOLDER).glob("*"))
+
+
+def _written(monkeypatch) -> list[Path]:
+    """The paths the cache writes from now on."""
+    paths: list[Path] = []
+    real = compile_cache.atomic_write
+
+    def recording(path, data):
+        paths.append(path)
+        real(path, data)
+
+    monkeypatch.setattr(compile_cache, "atomic_write", recording)
+    return paths
+
+
+def test_large_constants_are_blobs_shared_between_entries(tmp_path, cache, monkeypatch):
+    first = _write_large_model(tmp_path / "a")
+    want = compile_file(first).run("main", LARGE_X)[0]
+    blobs = _blobs(cache)
+    assert len(blobs) == 2  # (the two packed weights)
+    assert all(blob.stat().st_size >= file_cache.BLOB_MIN_BYTES for blob in blobs)
+    written = _written(monkeypatch)
+    second = _write_large_model(tmp_path / "b")  # the same model in another file: a file miss
+    again = compile_file(second)
+    assert np.array_equal(again.run("main", LARGE_X)[0], want)
+    assert _blobs(cache) == blobs and not any(p.parent.name == "blobs" for p in written)
+    with monkeypatch.context() as patch:
+        _no_parse(patch)
+        hit = compile_file(second)
+    assert hit.from_cache and np.array_equal(hit.run("main", LARGE_X)[0], want)
+
+
+def test_an_edited_weight_stores_only_its_own_blob(tmp_path, cache, monkeypatch):
+    path = _write_large_model(tmp_path / "m")
+    compile_file(path)
+    before = set(_blobs(cache))
+    written = _written(monkeypatch)
+    edited = _write_large_model(tmp_path / "m", SECOND * np.float32(0.5))
+    model = compile_file(edited)
+    new_blobs = [p for p in written if p.parent.name == "blobs"]
+    assert len(new_blobs) == 1 and new_blobs[0] not in before
+    assert len(set(_blobs(cache)) - before) == 1
+    want = compile_file(edited, cache=False).run("main", LARGE_X)[0]
+    assert np.array_equal(model.run("main", LARGE_X)[0], want)
+
+
+@pytest.mark.parametrize("pieces", ["one piece", "many pieces"])
+@pytest.mark.parametrize("damage", ["flip", "truncate", "delete"])
+def test_a_damaged_blob_is_a_miss_and_is_written_again(
+    tmp_path, cache, monkeypatch, damage, pieces
+):
+    if pieces == "many pieces":  # (hashed and checked piece by piece)
+        monkeypatch.setattr(file_cache, "PIECE_BYTES", 4096)
+    path = _write_large_model(tmp_path / "m")
+    want = compile_file(path).run("main", LARGE_X)[0]
+    blob = _blobs(cache)[0]
+    if damage == "flip":
+        data = bytearray(blob.read_bytes())
+        data[len(data) // 3] ^= 0x10
+        blob.write_bytes(bytes(data))
+    elif damage == "truncate":
+        os.truncate(blob, blob.stat().st_size - 4)
+    else:
+        blob.unlink()
+    source = file_cache.SourceFile(path, path.read_text())
+    assert file_cache.load(source, _file_pipeline()) is None
+    again = compile_file(path)
+    assert np.array_equal(again.run("main", LARGE_X)[0], want)
+    assert file_cache.load(source, _file_pipeline()) is not None
+
+
+def test_blobs_count_in_the_budget(tmp_path, cache, monkeypatch):
+    first = _write_large_model(tmp_path / "a")
+    compile_file(first)
+    old = _blobs(cache)
+    for blob in old:
+        os.utime(blob, ns=(1, 1))  # a long time ago
+    monkeypatch.setattr(file_cache, "budget_bytes", lambda: 1)  # room for the newest only
+    second = _write_large_model(tmp_path / "b", SECOND * np.float32(2.0))
+    compile_file(second)
+    kept = _blobs(cache)
+    assert len(kept) == 2 and len(set(old) & set(kept)) == 1  # (the first conv's is shared)
+    source = file_cache.SourceFile(second, second.read_text())
+    assert file_cache.load(source, _file_pipeline()) is not None  # (its own blobs stayed)
+    assert (
+        file_cache.load(file_cache.SourceFile(first, first.read_text()), _file_pipeline()) is None
+    )
