@@ -10,7 +10,7 @@ to an `.onnx` file, then, each step in a fresh process with an empty compile cac
   optimisation, machine code); the seconds of each stage are printed;
 - hit: the same `.mlir` compiled again in a new process, as `compile_file` and `fusion-run`
   do: a hit of the cache's file level (`file_cache`), which parses nothing;
-- edit: one weight of the model changed (a different `.onnx`, imported and compiled with the
+- edit: its largest weight changed (a different `.onnx`, imported and compiled with the
   cache of the cold run): what a user who retrains or edits weights waits for;
 - op edit: one op of the model changed instead (the middle `Relu` made a `Sigmoid`): what a
   user who edits the graph waits for (the graph passes run again; the schedule memo and the
@@ -20,7 +20,8 @@ Peak memory is the process's maximum resident set (`VmHWM`), which includes the 
 interpreter and the libraries (about 130 MB before any model is read); the peak of a compile
 is counted from the end of the import (which `fusion-import` does in its own process), and the
 import's own peak is printed apart. `weights MB` is the
-size of the model's initializers. Timings on a shared machine vary: compare runs made
+size of the model's initializers; `cache MB` what each step added to the compile cache (an
+edit should store only what changed: the edited weight, the edited kernel). Timings on a shared machine vary: compare runs made
 side by side.
 """
 
@@ -144,10 +145,18 @@ def run_worker(onnx_path: Path, cache: Path, skip_import: bool) -> dict:
     command = [sys.executable, __file__, "--worker", str(onnx_path)]
     if skip_import:
         command.append("--skip-import")
+    before = cache_megabytes(cache)
     result = subprocess.run(command, env=environment, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"worker failed on {onnx_path}:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    measured = json.loads(result.stdout.strip().splitlines()[-1])
+    measured["cache_mb"] = cache_megabytes(cache) - before
+    return measured
+
+
+def cache_megabytes(cache: Path) -> float:
+    """The megabytes of the files in the compile cache `cache`."""
+    return sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) / 2**20
 
 
 def measure_model(name: str) -> dict:
@@ -168,7 +177,8 @@ def stage_line(name: str, result: dict) -> str:
     return (
         f"{name}: total {result['total']:.2f} s, peak {result['peak_mb']:.0f} MB, "
         f"from cache {result['from_cache']}, .mlir {result['mlir_mb']:.1f} MB, "
-        f"import peak {result['import_peak_mb']:.0f} MB\n    {stages}"
+        f"import peak {result['import_peak_mb']:.0f} MB, the cache grew "
+        f"{result['cache_mb']:.0f} MB\n    {stages}"
     )
 
 
@@ -183,6 +193,7 @@ def markdown_table(rows: list[dict]) -> str:
         "hit peak MB",
         "edit s (% of cold)",
         "op edit s (% of cold)",
+        "cache MB: cold / edit / op edit",
     ]
     lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
     for row in rows:
@@ -197,6 +208,7 @@ def markdown_table(rows: list[dict]) -> str:
             f"{hit['peak_mb']:.0f}",
             f"{edit['total']:.1f} ({100 * edit['total'] / cold['total']:.0f}%)",
             f"{op_edit['total']:.1f} ({100 * op_edit['total'] / cold['total']:.0f}%)",
+            " / ".join(f"{row[mode]['cache_mb']:.0f}" for mode in ("cold", "edit", "op edit")),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -48,10 +48,12 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
         "llvm-codegen",
     ]
     assert not cold["from_cache"] and cold["peak_mb"] > 0
+    assert cold["cache_mb"] > 0  # (the units, the model entry, the file entry)
     assert (tmp_path / "tiny.weights").exists()  # the conv weights left the IR text
     hit = run_worker(model, cache, skip_import=True)
     # a hit of the file level: nothing parsed or folded (the folded weights are in the cache)
     assert hit["from_cache"] and [name for name, _ in hit["stages"]] == ["file hit"]
+    assert hit["cache_mb"] == 0
     row = {
         "model": "tiny",
         "weights_mb": 0.002,
