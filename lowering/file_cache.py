@@ -296,7 +296,7 @@ def _map_blobs(directory: Path, described: dict[str, list[int]]) -> dict[str, np
     """Each blob of `described` (name → the CRC-32 of each piece) mapped copy-on-write, or
     None if one is missing or damaged (a damaged one is deleted: the next store writes it
     anew)."""
-    mapped = {}
+    mapped: dict[str, np.ndarray] = {}
     for name, checksums in described.items():
         path = _blob_path(directory, name)
         try:
