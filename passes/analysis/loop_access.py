@@ -168,20 +168,33 @@ def access_digit_runs(access: MemoryAccess) -> list[tuple[int, int, SSAValue]]:
 
 
 def digit_sliced(accesses: Sequence[MemoryAccess], loop: ForOp, scope: ForOp | None = None) -> bool:
-    """Whether every access subscripts the same dimensions with the digits of `loop`'s
-    induction variable (a collapsed nest: `(f / W, f % W)`, `queries.digit_runs`) and its
-    other dimensions with the same values, the same in every iteration of `scope` (default: of
-    `loop`): iteration `f` then touches only its own element, which no other one does."""
-    iv = loop.induction_var
-    runs = [[(a, b) for a, b, e in access_digit_runs(access) if e is iv] for access in accesses]
-    if not runs or any(len(run) != 1 for run in runs) or len({run[0] for run in runs}) != 1:
+    """Whether every access subscripts the same dimensions with the digits of one value `f +
+    rest` of `loop`'s induction variable `f` (a collapsed nest: `(f / W, f % W)`, or a tile of
+    one at `rest`: `((t + f) / W, (t + f) % W)`, `queries.digit_runs`) and its other
+    dimensions with the same linear forms, `rest` and those forms the same in every iteration
+    of `scope` (default: of `loop`): iteration `f` then touches only its own element, which no
+    other one does."""
+    runs = []
+    for access in accesses:
+        found = [(a, b, slice_form(e, loop, scope)) for a, b, e in access_digit_runs(access)]
+        runs.append([(a, b, form) for a, b, form in found if form is not None])
+    if not runs or any(len(run) != 1 for run in runs):
         return False
-    first, last = runs[0][0]
-    others = {
-        tuple(i for d, i in enumerate(access.indices) if not first <= d <= last)
+    first, last, rest = runs[0][0]
+    if any(
+        (a, b) != (first, last) or not form.same_terms(rest) or form.constant != rest.constant
+        for ((a, b, form),) in runs
+    ):
+        return False
+    others = [
+        [linear_form(i) for d, i in enumerate(access.indices) if not first <= d <= last]
         for access in accesses
-    }
-    return len(others) == 1 and all(defined_outside(i, scope or loop) for i in others.pop())
+    ]
+    return all(
+        form.same_terms(other) and form.constant == other.constant
+        for row in others[1:]
+        for form, other in zip(row, others[0], strict=True)
+    ) and all(defined_outside(atom, scope or loop) for form in others[0] for atom in form.terms)
 
 
 def body_ops(loop: ForOp) -> list[Operation]:

@@ -77,3 +77,40 @@ loop.func @prefix(%x: memref<4x8xf32>) outs(%y: memref<4x8xf32>) {
 // CHECK-LABEL: loop.func @prefix
 // CHECK:         loop.for %{{.*}} = %c0 to %c4 step %c1 parallel {
 // CHECK-NEXT:      loop.for %{{.*}} = %c1 to %c8 step %c1 {
+
+// -----
+
+// A register tile's epilogue over a collapsed 13 x 13 plane (schedule-contractions' column
+// tile at 128, 41 columns wide): iteration j writes element 128 + j of its row, whose row
+// subscript is computed in the loop from values outside it. The column loop is parallel and
+// contiguous: `vectorized` (LLVM had vectorised the row loop instead, with gathers and
+// scatters).
+
+loop.func @tile_epilogue(%acc: memref<6x48xf32>, %bias: memref<12xf32>) outs(%out: memref<1x12x13x13xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c12 = arith.constant 12 : index
+  %c13 = arith.constant 13 : index
+  %c41 = arith.constant 41 : index
+  %c128 = arith.constant 128 : index
+  loop.for %it = %c0 to %c12 step %c6 {
+    loop.for %r = %c0 to %c6 step %c1 {
+      loop.for %j = %c0 to %c41 step %c1 {
+        %row = arith.addi %it, %r : index
+        %f = arith.addi %c128, %j : index
+        %y = arith.divui %f, %c13 : index
+        %x = arith.remui %f, %c13 : index
+        %a = memref.load %acc[%r, %j] : memref<6x48xf32>
+        %b = memref.load %bias[%row] : memref<12xf32>
+        %s = arith.addf %a, %b : f32
+        memref.store %s, %out[%c0, %row, %y, %x] : memref<1x12x13x13xf32>
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @tile_epilogue
+// CHECK:         loop.for %{{.*}} = %c0 to %c12 step %c6 parallel {
+// CHECK-NEXT:      loop.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHECK-NEXT:        loop.for %{{.*}} = %c0 to %c41 step %c1 vectorized {

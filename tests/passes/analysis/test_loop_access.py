@@ -86,3 +86,58 @@ loop.func @strided(%in: memref<3x5xf32>) outs(%out: memref<3x10xf32>) {
     assert element_stride(store, inner.induction_var) == 2
     assert element_stride(load, outer.induction_var) == 5
     assert element_stride(load, inner.induction_var) == 1
+
+
+def _tile_epilogue(read_offset: int, row: str) -> ForOp:
+    """A register tile's epilogue over a collapsed 13 x 13 plane (contraction_schedule's):
+    `out[r', (t + j) / 13, (t + j) % 13] = acc[r, j] + out[...]` for j < 41 at column t = 128,
+    the row `r' = it + r` computed inside the loop, the read `read_offset` columns further."""
+    text = f"""
+loop.func @epilogue(%acc: memref<6x48xf32>) outs(%out: memref<1x12x13x13xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c13 = arith.constant 13 : index
+  %c41 = arith.constant 41 : index
+  %c128 = arith.constant 128 : index
+  %co = arith.constant {read_offset} : index
+  loop.for %it = %c0 to %c6 step %c6 {{
+    loop.for %r = %c0 to %c6 step %c1 {{
+      loop.for %j = %c0 to %c41 step %c1 {{
+        %rr = arith.addi %it, {row} : index
+        %f = arith.addi %c128, %j : index
+        %y = arith.divui %f, %c13 : index
+        %x = arith.remui %f, %c13 : index
+        %g = arith.addi %f, %co : index
+        %gy = arith.divui %g, %c13 : index
+        %gx = arith.remui %g, %c13 : index
+        %a = memref.load %acc[%r, %j] : memref<6x48xf32>
+        %o = memref.load %out[%c0, %rr, %gy, %gx] : memref<1x12x13x13xf32>
+        %s = arith.addf %a, %o : f32
+        memref.store %s, %out[%c0, %rr, %y, %x] : memref<1x12x13x13xf32>
+      }}
+    }}
+  }}
+  loop.return
+}}"""
+    module = parse_source(make_context(), text, "epilogue.mlir")
+    return next(
+        op for op in module.walk() if isinstance(op, ForOp) and op.induction_var.name_hint == "j"
+    )
+
+
+def test_a_tile_of_a_collapsed_walk_is_parallel():
+    # iteration j touches element 128 + j of the plane, at a row fixed in the loop (computed
+    # in its body from values defined outside): no other iteration does
+    assert is_parallel(_tile_epilogue(0, "%r"))
+
+
+def test_a_tile_whose_row_moves_with_the_loop_is_parallel_by_its_row():
+    # row it + j and element 128 + j: a distinct element per iteration (sliced by the row)
+    assert is_parallel(_tile_epilogue(0, "%j"))
+
+
+@pytest.mark.parametrize("offset", [1, -1, 13])
+def test_a_collapsed_walk_that_reads_a_neighbour_is_not_parallel(offset):
+    # reading element 128 + j + offset of the plane, which iteration j + offset writes
+    assert not is_parallel(_tile_epilogue(offset, "%r"))
