@@ -127,19 +127,24 @@ def test_the_same_text_in_another_folder_is_a_miss(tmp_path, cache, monkeypatch)
     assert sources == [str(second)]
 
 
+def _damage(path: Path, damage: str) -> None:
+    """One bit of `path` flipped, its last 4 bytes cut off, or the file deleted."""
+    if damage == "flip":
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x40
+        path.write_bytes(bytes(data))
+    elif damage == "truncate":
+        os.truncate(path, path.stat().st_size - 4)
+    else:
+        path.unlink()
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate", "delete"])
 def test_a_damaged_constants_file_is_a_miss(tmp_path, cache, damage):
     path = _write_model(tmp_path / "m")
     want = _result(compile_file(path))
     (constants,) = cache.glob("*.constants")
-    if damage == "flip":
-        data = bytearray(constants.read_bytes())
-        data[len(data) // 2] ^= 0x40
-        constants.write_bytes(bytes(data))
-    elif damage == "truncate":
-        os.truncate(constants, constants.stat().st_size - 64)
-    else:
-        constants.unlink()
+    _damage(constants, damage)
     source = file_cache.SourceFile(path, path.read_text())
     assert file_cache.load(source, _file_pipeline()) is None
     again = compile_file(path)  # parsed, a model hit, and the file entry written anew
@@ -298,15 +303,7 @@ def test_a_damaged_blob_is_a_miss_and_is_written_again(
         monkeypatch.setattr(file_cache, "PIECE_BYTES", 4096)
     path = _write_large_model(tmp_path / "m")
     want = compile_file(path).run("main", LARGE_X)[0]
-    blob = _blobs(cache)[0]
-    if damage == "flip":
-        data = bytearray(blob.read_bytes())
-        data[len(data) // 3] ^= 0x10
-        blob.write_bytes(bytes(data))
-    elif damage == "truncate":
-        os.truncate(blob, blob.stat().st_size - 4)
-    else:
-        blob.unlink()
+    _damage(_blobs(cache)[0], damage)
     source = file_cache.SourceFile(path, path.read_text())
     assert file_cache.load(source, _file_pipeline()) is None
     again = compile_file(path)
