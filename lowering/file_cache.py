@@ -13,8 +13,8 @@ constants are raw in a file of their own beside the entry, `KEY.constants`, each
 aligned offset, with the file's size and CRC-32 in the entry. Each constant of at least
 `BLOB_MIN_BYTES` is a file of the cache's `blobs` folder named by a hash of its bytes (`_digests`),
 shared by every entry that holds the same constant: a model whose weights were edited, or
-the same model imported into another file, stores only the constants that changed (vgg19's
-548 MB were written again for each edit of one weight).
+the same model imported into another file, stores only the constants that changed (they were
+all written again, vgg19's 548 MB for an edit of one op).
 
 A hit maps those files copy-on-write (their pages are the operating system's file cache:
 nothing is copied, and a kernel writing into a constant would change its private page only),
@@ -172,8 +172,8 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
     stored = all(_store_blob(directory, name, data) for name, data in blob_data.items())
     if stored and compile_cache.store_file(directory, constants_path, parts):
         compile_cache.store_meta(directory, key, meta)  # (after its constants: see `load`)
-    kept = [constants_path, *(_blob_path(directory, name) for name in blobs)]
-    evict(directory, budget_bytes(), keep=kept)
+        kept = [constants_path, *(_blob_path(directory, name) for name in blobs)]
+        evict(directory, budget_bytes(), keep=kept)
 
 
 PIECE_BYTES = 16 << 20
