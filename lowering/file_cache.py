@@ -295,23 +295,31 @@ def _map_constants(directory: Path, key: str, described: dict) -> np.ndarray | N
 def _map_blobs(directory: Path, described: dict[str, list[int]]) -> dict[str, np.ndarray] | None:
     """Each blob of `described` (name → the CRC-32 of each piece) mapped copy-on-write, or
     None if one is missing or damaged (a damaged one is deleted: the next store writes it
-    anew)."""
+    anew). The pieces are checked on every core."""
     mapped: dict[str, np.ndarray] = {}
-    for name, checksums in described.items():
-        path = _blob_path(directory, name)
+    for name in described:
         try:
-            blob = np.memmap(path, dtype=np.uint8, mode="c")
+            mapped[name] = np.memmap(_blob_path(directory, name), dtype=np.uint8, mode="c")
         except (OSError, ValueError):  # (missing, or empty)
             return None
-        starts = range(0, blob.size, PIECE_BYTES)
-        found = [zlib.crc32(blob[start : start + PIECE_BYTES].data) for start in starts]
-        if found != list(checksums):
+    pieces = [
+        (name, blob[start : start + PIECE_BYTES].data)
+        for name, blob in mapped.items()
+        for start in range(0, blob.size, PIECE_BYTES)
+    ]
+    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
+        checksums = list(pool.map(lambda piece: zlib.crc32(piece[1]), pieces))
+    found: dict[str, list[int]] = {name: [] for name in mapped}
+    for (name, _), checksum in zip(pieces, checksums, strict=True):
+        found[name].append(checksum)
+    for name, expected in described.items():
+        path = _blob_path(directory, name)
+        if found[name] != list(expected):
             with contextlib.suppress(OSError):
                 path.unlink()
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # (recently used: `evict` takes the oldest first)
-        mapped[name] = blob
     return mapped
 
 
