@@ -1,4 +1,4 @@
-"""`align-buffer-rows`: local buffers' rows padded to a cache line's divisor or multiple."""
+"""`align-buffer-rows`: local buffers' short rows padded to a divisor of a cache line."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from fusion_compiler.passes.schedule.row_alignment import align_buffer_rows
 
 @dataclass(frozen=True)
 class AlignBufferRowsPass(KernelPass):
-    """Pad the last dimension of every local buffer of two or more rows that a `vectorized`
-    loop walks to the least pitch that divides a 64-byte line or that the line divides
+    """Pad the last dimension of every local buffer of two or more rows shorter than a 64-byte
+    line that a `vectorized` loop walks to the least power of two, a divisor of the line
     (`row_alignment.py`: a depthwise convolution's 9 x 9 padded plane gets rows of 16
-    floats, one line each, not rows of 36 bytes split across lines).
+    floats, one line each, not rows of 36 bytes split across lines); longer rows stay.
 
     Pre-conditions: kernels after mark-loop-kinds (the `vectorized` loops are known) and
     fold-buffers (the buffers have their final leading dimensions).

@@ -40,9 +40,16 @@ loop.func @blocked(%in: memref<2xf32>) outs(%out: memref<12xf32>) {{
   }}
   loop.return
 }}"""
-    module = parse_source(make_context(), text, "blocked.mlir")
+    return _loop(text, "g")
+
+
+def _loop(text: str, hint: str) -> ForOp:
+    """The loop over `%hint` of the kernel `text`."""
+    module = parse_source(make_context(), text, f"{hint}.mlir")
     kernel = next(op for op in module.ops if isinstance(op, FuncOp))
-    return next(op for op in kernel.body.block.ops if isinstance(op, ForOp))
+    return next(
+        op for op in kernel.walk() if isinstance(op, ForOp) and op.induction_var.name_hint == hint
+    )
 
 
 def test_a_group_loop_over_blocks_of_its_own_is_parallel():
@@ -90,20 +97,21 @@ loop.func @strided(%in: memref<3x5xf32>) outs(%out: memref<3x10xf32>) {
 
 def _tile_epilogue(read_offset: int, row: str) -> ForOp:
     """A register tile's epilogue over a collapsed 13 x 13 plane (contraction_schedule's):
-    `out[r', (t + j) / 13, (t + j) % 13] = acc[r, j] + out[...]` for j < 41 at column t = 128,
-    the row `r' = it + r` computed inside the loop, the read `read_offset` columns further."""
+    `out[r', (t + j) / 13, (t + j) % 13] = acc[r, j] + out[...]` for j < 40 at column t = 128,
+    the row `r' = it + r` computed inside the loop, the read `read_offset` columns further
+    (within the plane for offsets from -128 to 1)."""
     text = f"""
 loop.func @epilogue(%acc: memref<6x48xf32>) outs(%out: memref<1x12x13x13xf32>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c6 = arith.constant 6 : index
   %c13 = arith.constant 13 : index
-  %c41 = arith.constant 41 : index
+  %c40 = arith.constant 40 : index
   %c128 = arith.constant 128 : index
   %co = arith.constant {read_offset} : index
   loop.for %it = %c0 to %c6 step %c6 {{
     loop.for %r = %c0 to %c6 step %c1 {{
-      loop.for %j = %c0 to %c41 step %c1 {{
+      loop.for %j = %c0 to %c40 step %c1 {{
         %rr = arith.addi %it, {row} : index
         %f = arith.addi %c128, %j : index
         %y = arith.divui %f, %c13 : index
@@ -120,10 +128,7 @@ loop.func @epilogue(%acc: memref<6x48xf32>) outs(%out: memref<1x12x13x13xf32>) {
   }}
   loop.return
 }}"""
-    module = parse_source(make_context(), text, "epilogue.mlir")
-    return next(
-        op for op in module.walk() if isinstance(op, ForOp) and op.induction_var.name_hint == "j"
-    )
+    return _loop(text, "j")
 
 
 def test_a_tile_of_a_collapsed_walk_is_parallel():
@@ -137,7 +142,8 @@ def test_a_tile_whose_row_moves_with_the_loop_is_parallel_by_its_row():
     assert is_parallel(_tile_epilogue(0, "%j"))
 
 
-@pytest.mark.parametrize("offset", [1, -1, 13])
+@pytest.mark.parametrize("offset", [1, -1, -13])
 def test_a_collapsed_walk_that_reads_a_neighbour_is_not_parallel(offset):
-    # reading element 128 + j + offset of the plane, which iteration j + offset writes
+    # reading element 128 + j + offset of the plane, which iteration j + offset writes (the
+    # element above it, for -13)
     assert not is_parallel(_tile_epilogue(offset, "%r"))
