@@ -27,12 +27,11 @@ is collected; at the end one `ModelImportError` lists them all, each naming its 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import onnx
-from onnx import TensorProto, numpy_helper
+from onnx import TensorProto
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -43,6 +42,7 @@ from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupport
 from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
+from fusion_compiler.frontend.onnx_reader import TensorData, read_model
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
 from fusion_compiler.frontend.values import Missing, Value, element_type_of_dtype, ssa_name
 
@@ -58,9 +58,10 @@ SUPPORTED_OPS = tuple(sorted(CONVERTERS))
 
 
 def load_model(path: str) -> onnx.ModelProto:
-    """Read an ONNX file; a file that is not a model is a `ModelImportError`."""
+    """Read an ONNX file, its large weights left in the file (`onnx_reader`: `import_model`
+    maps them); a file that is not a model is a `ModelImportError`."""
     try:
-        model = onnx.load(path)
+        model = read_model(path)
     except OSError:
         raise
     except Exception as err:  # protobuf decode errors and onnx's own checks
@@ -93,7 +94,9 @@ def import_model(
     progress: Callable[[int], None] | None = None,
 ) -> ModuleOp:
     """The graph-dialect module of `model`; `input_shapes` fixes dynamic input dimensions.
-    `progress(n)` is called after each node with the number of nodes imported so far."""
+    `filename` is the model's file: diagnostics name it, and initializers held as external
+    data (the weights `load_model` leaves in the file) are read from its folder. `progress(n)`
+    is called after each node with the number of nodes imported so far."""
     return _ModelImporter(model, dict(input_shapes or {}), filename, progress).run()
 
 
@@ -117,6 +120,7 @@ class _ModelImporter:
         self.opset = default_opset(model)
         self.input_shapes = input_shapes
         self.filename = filename
+        self.tensors = TensorData(filename)
         self.values: dict[str, Value | Missing] = {}
         self.problems: list[Problem] = []
 
@@ -132,7 +136,7 @@ class _ModelImporter:
         block = Block(arg_types=[t or _PLACEHOLDER_TYPE for t in types])
         builder = GraphBuilder(block, self.filename)
         for name, initializer in initializers.items():
-            self.values[name] = initializer_array(initializer)
+            self.values[name] = self.tensors.array(initializer)
             builder.name_constant(self.values[name], name)
         for argument, info, typ in zip(block.args, arguments, types, strict=True):
             argument.name_hint = ssa_name(info.name)
@@ -321,20 +325,3 @@ def _element_type(elem_type: int) -> Attribute | None:
     except (KeyError, TypeError, ValueError):
         return None
     return element_type_of_dtype(dtype)
-
-
-def initializer_array(tensor: TensorProto) -> np.ndarray:
-    """The elements of an ONNX initializer. A float32 tensor stored as raw little-endian
-    bytes (what exporters write) is a read-only view of the protobuf's bytes, not a copy:
-    `dense_f32` then takes those bytes as they are, so a weight is not copied between the
-    `.onnx` file and its dense attribute (vgg19's 548 MB were copied twice). Others go
-    through `numpy_helper.to_array`."""
-    if (
-        tensor.data_type == TensorProto.FLOAT
-        and tensor.HasField("raw_data")
-        and tensor.data_location != TensorProto.EXTERNAL
-    ):
-        raw = tensor.raw_data
-        if len(raw) == 4 * math.prod(tensor.dims):
-            return np.frombuffer(raw, dtype="<f4").reshape(tuple(tensor.dims))
-    return numpy_helper.to_array(tensor)
