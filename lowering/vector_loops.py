@@ -17,7 +17,9 @@ on each of its back edges the loop metadata
 which makes the vectoriser emit vectors of `vector_lanes(...)` elements whatever its cost
 model estimates (it still proves legality itself, and leaves an illegal loop scalar). A loop
 of a static trip count under two vectors that is not a multiple of the lanes (a row of 7 or
-14 pixels on 8 lanes) also gets `llvm.loop.vectorize.predicate.enable`: its remainder runs
+14 pixels on 8 lanes), and a loop whose trip count is not static (a row of an im2col panel
+packed row by row, `contraction_pack_schedule`: a row or less), also gets
+`llvm.loop.vectorize.predicate.enable`: its remainder runs
 as one vector iteration under a mask, not as a scalar loop (`MASKED_TRIPS`; only where every
 load and store has 32- or 64-bit elements, which AVX masks, and is contiguous or invariant in
 the loop: `loop_to_llvm` names the header of a loop with a strided access
@@ -277,11 +279,9 @@ def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes
                 lanes = _forced_lanes(full, fewest, trip_count)
             if lanes is None:
                 continue
-            masked = (
-                maskable
-                and trip_count is not None
-                and trip_count % lanes != 0
-                and trip_count < MASKED_TRIPS * lanes
+            masked = maskable and (
+                trip_count is None
+                or (trip_count % lanes != 0 and trip_count < MASKED_TRIPS * lanes)
             )
             if (lanes, masked) not in properties:
                 properties[lanes, masked] = _loop_properties(module, lanes, masked)

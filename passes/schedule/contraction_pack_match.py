@@ -37,6 +37,7 @@ from fusion_compiler.dialects.loop import ForOp
 from fusion_compiler.passes.analysis.loop_access import (
     depends_on,
     is_invariant,
+    is_unit_stride,
     loop_range,
     memory_accesses,
     same_subscripts,
@@ -103,6 +104,31 @@ class PackedContraction:
             if not _reduction_is_trailing(access, reduction, ivs):
                 return False
         return True
+
+    @property
+    def reads_window(self) -> bool:
+        """Whether a subscript of the panel that moves with the column loops also moves with a
+        reduction loop of more than one iteration (`x[c, oh + kh, ow + kw]` of a convolution
+        with a window: an im2col)."""
+        columns = [loop.induction_var for loop in self.cols]
+        reductions = [loop.induction_var for loop in self.nest.reduction if _extent(loop) > 1]
+        return any(
+            any(depends_on(index, iv) for iv in columns)
+            and any(depends_on(index, iv) for iv in reductions)
+            for index in self.panel.indices
+        )
+
+    @property
+    def packs_by_rows(self) -> bool:
+        """Whether the panel is an im2col of two collapsed column loops read contiguously
+        along the inner one (`x[c, oh + kh, ow + kw]`, stride 1): then it is packed row by
+        row of the collapsed plane, each row a vector loop of contiguous reads
+        (`contraction_pack_schedule`), not a gather per element."""
+        return (
+            len(self.cols) == 2
+            and self.reads_window
+            and is_unit_stride(self.panel, self.cols[-1].induction_var)
+        )
 
     def is_accumulator(self, op: Operation) -> bool:
         """Whether `op` loads or stores the accumulator element."""

@@ -72,7 +72,6 @@ from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import (
-    depends_on,
     element_stride,
     is_unit_stride,
     loop_range,
@@ -291,7 +290,10 @@ class TileOptions:
                 is_unit_stride(match.nest.accumulator, column),
                 element_stride(match.nest.accumulator, column) or 0,
             )
-            plans.append((packed_cost(host, tile, shape), dependence, len(plans), match, tile))
+            cost = packed_cost(host, tile, shape)
+            if match.packs_by_rows:
+                cost *= 1 + ROW_PACKING_PREMIUM
+            plans.append((cost, dependence, len(plans), match, tile))
         if not plans:
             return None
         cheapest = min(plan[0] for plan in plans)
@@ -304,6 +306,16 @@ class TileOptions:
         return isinstance(buffer, BlockArgument) and buffer.index in self.weights
 
 
+ROW_PACKING_PREMIUM = 0.03
+"""An im2col packed row by row (`PackedContraction.packs_by_rows`) is priced this fraction
+above the model's cost (`packed_plan`): each row of each reduction step is a loop of its own,
+short (a row or less) and with a masked last vector, which the model's price of a contiguous
+copy leaves out. Measured against the weights' plan (`bench/layers.py`, Zen 4, 1 thread, two
+rounds each): the im2col plans the model priced 4-23% below it ran 3-10% faster (3x3
+convolutions 16x55x55 -> 64, 64x55x55 -> 192, 64x56x56 -> 192, 64x28x28 -> 96, 64x13x13 ->
+256), those priced 1-3% below ran 2-5% slower (96x13x13 -> 208, 128x28x28 -> 128, 96x27x27
+-> 128, 64x28x28 -> 64, and the 5x5 ones)."""
+
 MAX_COLLAPSED_VECTORS = 4
 """Collapsed column loops must fit one tile of this many vectors (`_collapse_pays`)."""
 
@@ -311,28 +323,18 @@ MAX_COLLAPSED_VECTORS = 4
 def _collapse_pays(host: HostModel, match: PackedContraction) -> bool:
     """Whether collapsing two column loops is worth it: when they fit one column tile (the
     7 x 7 pixels of a deep convolution layer), their panel (an im2col) is packed once and the
-    weights are read as broadcasts, never repacked; and when the panel reads no window (a
-    1x1 convolution, any stride: the pixels its collapsed subscripts pick do not move with
-    the reduction), so that packing it is a copy of the input, not an im2col with nine
-    copies of each pixel. Measured on ResNet-50's 1x1 layers (28 x 28 and 14 x 14 pixels,
-    AVX-512), vectorising along the pixels is 1.35-2x faster than along the output channels,
-    whose tile is stored transposed (scattered) into NCHW; on its 3x3 layers it is slower."""
+    weights are read as broadcasts, never repacked; when the panel reads no window (a 1x1
+    convolution, any stride: the pixels its collapsed subscripts pick do not move with the
+    reduction), so that packing it is a copy of the input; and when it reads a window of
+    stride 1, packed row by row of the plane with contiguous reads
+    (`PackedContraction.packs_by_rows`). Measured on ResNet-50's 1x1 layers (28 x 28 and 14 x
+    14 pixels, AVX-512), vectorising along the pixels is 1.35-2x faster than along the output
+    channels, whose tile is stored transposed (scattered) into NCHW. A strided window (a
+    stride-2 3x3 or 7x7 convolution) would be packed by gathers: 1.06-1.5x slower than the
+    other plans (`bench/layers.py`, Zen 4, 1 thread), so not beyond one tile."""
     if len(match.cols) == 1 or match.cols_extent <= MAX_COLLAPSED_VECTORS * host.vector_width:
         return True
-    return not _panel_reads_window(match)
-
-
-def _panel_reads_window(match: PackedContraction) -> bool:
-    """Whether a subscript of the panel that moves with the column loops also moves with a
-    reduction loop of more than one iteration (`x[c, oh + kh, ow + kw]` of a convolution
-    with a window)."""
-    columns = [loop.induction_var for loop in match.cols]
-    reductions = [loop.induction_var for loop in match.nest.reduction if _extent(loop) > 1]
-    return any(
-        any(depends_on(index, iv) for iv in columns)
-        and any(depends_on(index, iv) for iv in reductions)
-        for index in match.panel.indices
-    )
+    return not match.reads_window or match.packs_by_rows
 
 
 def _extent(loop: ForOp) -> int:

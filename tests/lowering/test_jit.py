@@ -108,6 +108,37 @@ def test_remainders_run_under_a_mask(lower, elementwise, columns):
     assert not re.search(r"fadd float ", optimised)
 
 
+ROW_SEGMENT = """
+loop.func @segment(%in: memref<4x64xf32>, %bounds: memref<2xi64>) outs(%out: memref<4x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %lo64 = memref.load %bounds[%c0] : memref<2xi64>
+  %hi64 = memref.load %bounds[%c1] : memref<2xi64>
+  %lo = arith.index_cast %lo64 : i64 to index
+  %hi = arith.index_cast %hi64 : i64 to index
+  loop.for %i = %c0 to %c4 step %c1 {
+    loop.for %j = %lo to %hi step %c1 vectorized {
+      %x = memref.load %in[%i, %j] : memref<4x64xf32>
+      %r = arith.addf %x, %x : f32
+      memref.store %r, %out[%i, %j] : memref<4x64xf32>
+    }
+  }
+  loop.return
+}
+"""
+
+
+def test_loops_of_unknown_trip_count_run_their_remainder_under_a_mask(lower):
+    """A vector loop whose bounds are values (a row of an im2col panel packed row by row,
+    `contraction_pack_schedule`: a row or less) runs its last vector under a mask, not as a
+    scalar loop of up to 7 (or 15) iterations."""
+    target = CodegenTarget("znver3", "+avx,+avx2,+fma")
+    optimised = str(_optimised_for(lower, ROW_SEGMENT, target))
+    assert "llvm.masked.store.v8f32" in optimised
+    assert not re.search(r"fadd float ", optimised)
+
+
 STRIDED_ROWS = """
 loop.func @pick(%in: memref<3x28xf32>) outs(%out: memref<3x14xf32>) {
   %c0 = arith.constant 0 : index

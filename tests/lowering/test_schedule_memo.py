@@ -16,10 +16,10 @@ from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContrac
 from fusion_compiler.passes.schedule.kernel_pass import schedulable_kernels
 
 TWO_CONVS = """
-func.func @main(%x: tensor<1x16x14x14xf32>) -> tensor<1x32x14x14xf32> {
-  %w1 = graph.constant dense<0.5> : tensor<32x16x3x3xf32>
+func.func @main(%x: tensor<1x48x14x14xf32>) -> tensor<1x32x14x14xf32> {
+  %w1 = graph.constant dense<0.5> : tensor<32x48x3x3xf32>
   %w2 = graph.constant dense<0.25> : tensor<32x32x3x3xf32>
-  %c1 = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x16x14x14xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x14x14xf32>
+  %c1 = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x48x14x14xf32>, tensor<32x48x3x3xf32>) -> tensor<1x32x14x14xf32>
   %r1 = graph.relu %c1 : tensor<1x32x14x14xf32>
   %c2 = graph.conv2d %r1, %w2 {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x14x14xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x14x14xf32>
   %r2 = graph.relu %c2 : tensor<1x32x14x14xf32>
@@ -68,7 +68,7 @@ def memo_counts(monkeypatch):
 
 
 def _input() -> np.ndarray:
-    return np.random.default_rng(1).standard_normal((1, 16, 14, 14)).astype(np.float32)
+    return np.random.default_rng(1).standard_normal((1, 48, 14, 14)).astype(np.float32)
 
 
 def test_an_edited_model_replays_the_kernels_it_shares(

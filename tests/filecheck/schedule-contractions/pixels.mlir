@@ -52,8 +52,12 @@ loop.func @conv1x1(%x: memref<1x8x6x6xf32>, %w: memref<16x8x1x1xf32>, %b: memref
 
 // -----
 
-// A 3x3 convolution keeps the output channels as its columns: an im2col of its window would
-// copy every pixel nine times per column tile. Its panel is the weights.
+// A 3x3 convolution of stride 1 whose plane is larger than one column tile collapses its
+// pixels too when the tile model prices it below the weights' plan: its panel, an im2col of
+// each column tile, is packed row by row of the plane. Columns `jt .. jt + 12` cross at most
+// two rows of 6 (the tiles start at multiples of 12); in row `r` the window's subscripts are
+// affine in the column `q` (`oh = r`, `ow = q - 6 r`), so each row's part is a vector loop of
+// contiguous reads, not a division and a gather per element.
 
 loop.func @conv3x3(%x: memref<1x4x6x6xf32>, %w: memref<16x4x3x3xf32>, %b: memref<1x16x1x1xf32>) outs(%y: memref<1x16x6x6xf32>) {
   %pad = loop.alloc : memref<1x4x8x8xf32>
@@ -118,8 +122,81 @@ loop.func @conv3x3(%x: memref<1x4x6x6xf32>, %w: memref<16x4x3x3xf32>, %b: memref
 }
 
 // CHECK-LABEL: loop.func @conv3x3
+// CHECK:         loop.for %[[JT:.*]] = %c0 to %c36 step %c12 parallel {
+// CHECK-NEXT:      %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<4x3x3x12xf32>
+// CHECK-NEXT:      %[[ROW:.*]] = arith.divui %[[JT]], %c6 : index
+// CHECK-NEXT:      %[[END:.*]] = arith.addi %[[JT]], %c12 : index
+// CHECK-NEXT:      %[[START:.*]] = arith.muli %[[ROW]], %c6 : index
+// CHECK-NEXT:      %[[LO:.*]] = arith.maxui %[[JT]], %[[START]] : index
+// CHECK-NEXT:      %[[ROW_END:.*]] = arith.addi %[[START]], %c6 : index
+// CHECK-NEXT:      %[[CUT:.*]] = arith.minui %[[END]], %[[ROW_END]] : index
+// CHECK-NEXT:      %[[HI:.*]] = arith.maxui %[[LO]], %[[CUT]] : index
+// CHECK-NEXT:      %[[ROW1:.*]] = arith.addi %[[ROW]], %c1 : index
+// CHECK:           loop.for %[[C:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT:        loop.for %[[KH:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NEXT:          loop.for %[[KW:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NEXT:            loop.for %[[Q:.*]] = %[[LO]] to %[[HI]] step %c1 vectorized {
+// CHECK-NEXT:              %[[OW:.*]] = arith.subi %[[Q]], %[[START]] : index
+// CHECK-NEXT:              %[[J:.*]] = arith.subi %[[Q]], %[[JT]] : index
+// CHECK-NEXT:              %[[H:.*]] = arith.addi %[[ROW]], %[[KH]] : index
+// CHECK-NEXT:              %[[W:.*]] = arith.addi %[[OW]], %[[KW]] : index
+// CHECK-NEXT:              %[[X:.*]] = memref.load %pad[%c0, %[[C]], %[[H]], %[[W]]] : memref<1x4x8x8xf32>
+// CHECK-NEXT:              memref.store %[[X]], %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[J]]] : memref<4x3x3x12xf32>
+// CHECK-NEXT:            }
+// CHECK-NEXT:            loop.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 vectorized {
+// CHECK:                   memref.load %pad[%c0, %[[C]], %{{.*}}, %{{.*}}] : memref<1x4x8x8xf32>
+// CHECK:                 }
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NOT:       arith.remui
+// CHECK:           loop.for %{{.*}} = %c0 to %c15 step %c3 {
+
+// -----
+
+// A strided window would be packed by gathers (`ow * 2 + kw` is not contiguous in the
+// column): a 3x3 convolution of stride 2 keeps the output channels as its columns when its
+// plane is larger than one column tile. Its panel is the weights.
+
+loop.func @conv3x3_stride2(%x: memref<1x4x13x13xf32>, %w: memref<16x4x3x3xf32>) outs(%y: memref<1x16x6x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c16 = arith.constant 16 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  loop.for %i = %c0 to %c16 step %c1 {
+    loop.for %i_1 = %c0 to %c6 step %c1 {
+      loop.for %i_2 = %c0 to %c6 step %c1 {
+        memref.store %cst, %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+        loop.for %k = %c0 to %c4 step %c1 {
+          loop.for %k_1 = %c0 to %c3 step %c1 {
+            loop.for %k_2 = %c0 to %c3 step %c1 {
+              %0 = arith.muli %i_1, %c2 : index
+              %1 = arith.addi %0, %k_1 : index
+              %2 = arith.muli %i_2, %c2 : index
+              %3 = arith.addi %2, %k_2 : index
+              %4 = memref.load %x[%c0, %k, %1, %3] : memref<1x4x13x13xf32>
+              %5 = memref.load %w[%i, %k, %k_1, %k_2] : memref<16x4x3x3xf32>
+              %6 = arith.mulf %4, %5 fastmath<contract> : f32
+              %7 = memref.load %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+              %8 = arith.addf %7, %6 fastmath<contract> : f32
+              memref.store %8, %y[%c0, %i, %i_1, %i_2] : memref<1x16x6x6xf32>
+            }
+          }
+        }
+      }
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @conv3x3_stride2
 // CHECK:         %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<4x3x3x{{[0-9]+}}xf32>
 // CHECK-NOT:     arith.divui
+// CHECK-NOT:     arith.maxui
 
 // -----
 
