@@ -306,15 +306,18 @@ class TileOptions:
         return isinstance(buffer, BlockArgument) and buffer.index in self.weights
 
 
-ROW_PACKING_PREMIUM = 0.03
+ROW_PACKING_PREMIUM = 0.05
 """An im2col packed row by row (`PackedContraction.packs_by_rows`) is priced this fraction
 above the model's cost (`packed_plan`): each row of each reduction step is a loop of its own,
 short (a row or less) and with a masked last vector, which the model's price of a contiguous
-copy leaves out. Measured against the weights' plan (`bench/layers.py`, Zen 4, 1 thread, two
-rounds each): the im2col plans the model priced 4-23% below it ran 3-10% faster (3x3
-convolutions 16x55x55 -> 64, 64x55x55 -> 192, 64x56x56 -> 192, 64x28x28 -> 96, 64x13x13 ->
-256), those priced 1-3% below ran 2-5% slower (96x13x13 -> 208, 128x28x28 -> 128, 96x27x27
--> 128, 64x28x28 -> 64, and the 5x5 ones)."""
+copy leaves out. Measured against the weights' plan (`bench/layers.py --threads 1`, Zen 4,
+0bb3a39 and the im2col plans alternating, three rounds, medians of ours): the 3x3
+convolutions whose im2col the model priced 6-23% below it ran 0.85x (16x55x55 -> 64), 0.94x
+(32x27x27 -> 128, 64x55x55 -> 192), 0.97x (64x56x56 -> 192) and 1.02x (48x13x13 -> 192) the
+time; those priced 3-4.4% below, 0.95x (128x56x56 -> 256) but 1.02-1.04x (64x13x13 -> 256,
+64x28x28 -> 96, 64x56x56 -> 64, three of ResNet-50's layers), and 5x5 ones 1-2% below,
+1.03-1.15x. Against the pixels-along-a-row plan (vgg19's 224 x 224 and 112 x 112 planes, a
+tie by the model, decided for the panel packed once per column tile): 0.96-0.97x."""
 
 MAX_COLLAPSED_VECTORS = 4
 """Collapsed column loops must fit one tile of this many vectors (`_collapse_pays`)."""

@@ -8,7 +8,9 @@ schedule (tile sizes from this host's model), and with fixed tiles and host fact
 other stages), so that remainders and padded column tiles are exercised whatever the host.
 The outputs must be equal bit for bit: each accumulator receives the same FMAs in the same
 order. The small planes (3 x 3, 7 x 7 pixels) collapse their pixel loops into one column
-dimension (an im2col panel) under the fixed tiles or this host's. Which schedule a shape gets (packed panels or not) is checked by the lit tests.
+dimension (an im2col panel) under the fixed tiles or this host's; the stride-1 windows
+(`conv3x3`, `conv3x3_short_rows`, `conv3x3_dilated`, `conv_rectangular_kernel`) collapse
+theirs too and pack their im2col row by row of the plane, column tiles crossing rows. Which schedule a shape gets (packed panels or not) is checked by the lit tests.
 """
 
 from __future__ import annotations
