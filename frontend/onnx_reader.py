@@ -188,7 +188,8 @@ class TensorData:
     def __init__(self, model_path: str | os.PathLike):
         self.model_path = os.fspath(model_path)
         self.base_dir = Path(model_path).parent
-        self._maps: dict[Path, mmap.mmap] = {}
+        self._maps: dict[Path, mmap.mmap | bytes] = {}
+        """Each external data file, mapped (an empty one: no bytes, which `mmap` cannot map)."""
 
     def array(self, tensor: TensorProto) -> np.ndarray:
         """The elements of `tensor`, read-only. A float32 tensor whose raw little-endian bytes
@@ -236,17 +237,16 @@ class TensorData:
             )
         return path
 
-    def _map(self, path: Path) -> mmap.mmap:
-        data = self._maps.get(path)
-        if data is None:
+    def _map(self, path: Path) -> mmap.mmap | bytes:
+        if path not in self._maps:
             try:
                 with open(path, "rb") as stream:
                     size = os.fstat(stream.fileno()).st_size
-                    data = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+                    mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
             except OSError as err:
                 raise self._error(f"cannot read external data {path}: {err.strerror}") from None
-            self._maps[path] = data
-        return data
+            self._maps[path] = mapped
+        return self._maps[path]
 
     def _loaded(self, tensor: TensorProto) -> np.ndarray:
         copy = TensorProto()

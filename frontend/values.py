@@ -219,6 +219,6 @@ def _row_major_bytes(array: np.ndarray) -> bytes:
         return array.tobytes()
     data = _new_bytes(None, array.nbytes)
     storage = (ctypes.c_char * array.nbytes).from_address(_bytes_address(data))
-    target = np.frombuffer(storage, array.dtype).reshape(array.shape)
+    target = np.frombuffer(memoryview(storage).cast("B"), array.dtype).reshape(array.shape)
     _copy_tiled(target, array)
     return data

@@ -141,3 +141,15 @@ def test_small_weights_stay_in_the_message(make_model, tmp_path):
     (tensor,) = read_model(path).graph.initializer
     assert tensor.data_location == TensorProto.DEFAULT
     np.testing.assert_array_equal(TensorData(path).array(tensor), tiny)
+
+
+@pytest.mark.parametrize("shape", [(300, 517), (1, 7), (0, 5)])
+def test_a_transposed_weight_is_copied_into_its_bytes_in_order(shape):
+    """A folded Gemm weight (a transposed view of the file's bytes) becomes a dense attribute
+    holding its elements in C order, copied once into the attribute's bytes."""
+    from fusion_compiler.frontend.values import dense_f32
+
+    weight = RNG.standard_normal(shape).astype(np.float32)
+    attribute = dense_f32(weight.T)
+    assert attribute.data.data == np.ascontiguousarray(weight.T).tobytes()
+    assert attribute.type.get_shape() == (shape[1], shape[0])
