@@ -307,14 +307,11 @@ class PackedBuilder:
         if len(loops) == 1:
             lb = ranges[0][0]  # type: ignore[index]
             return {loops[0].induction_var: emitter.add(j_value, self.const(lb)) if lb else j_value}
-        (outer_lb, _, _), (inner_lb, inner_ub, _) = ranges  # type: ignore[misc]
+        (_, _, _), (inner_lb, inner_ub, _) = ranges  # type: ignore[misc]
         inner_extent = self.const(inner_ub - inner_lb)
         outer = emitter.emit(arith.DivUIOp(j_value, inner_extent)).results[0]
         inner = emitter.emit(arith.RemUIOp(j_value, inner_extent)).results[0]
-        values = []
-        for value, lb in ((outer, outer_lb), (inner, inner_lb)):
-            values.append(emitter.add(value, self.const(lb)) if lb else value)
-        return dict(zip((loop.induction_var for loop in loops), values, strict=True))
+        return self._column_values(emitter, outer, inner)
 
     def _over_tile(self, emitter: Emitter, frame, rows: int, cols: int, mapping, body) -> None:
         """`body(emitter, frame, r, jj, mapping)` for every element of the tile; the loop over
