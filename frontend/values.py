@@ -138,9 +138,9 @@ def dense_integers(array: np.ndarray) -> DenseIntOrFPElementsAttr:
 
 
 def _whole_bytes(array: np.ndarray) -> bytes | None:
-    """The `bytes` object that `array` views all of, in order, if there is one (an initializer of
-    a model in memory: `onnx_reader.TensorData.array`). A C-contiguous view as long as the bytes starts where
-    they start, so it holds exactly their elements."""
+    """The `bytes` object that `array` views all of, in order, if there is one (an initializer
+    of a model in memory: `onnx_reader.TensorData.array`). A C-contiguous view as long as the
+    bytes starts where they start, so it holds exactly their elements."""
     base = array.base
     while isinstance(base, np.ndarray):
         base = base.base

@@ -208,14 +208,15 @@ class PackedBuilder:
             body = Emitter.into(jj)
             mapping.update(self._columns(body, body.add(j_base, jj.induction_var)))
             self._copy_panel(body, mapping, buffer, [*ivs, jj.induction_var])
-        for row, start, lo, hi in rows or ():
-            q = self._loop(inner, lo, hi, 1, "q")
-            q.kind = LoopKindAttr(LoopKind.VECTORIZED)
-            body = Emitter.into(q)
-            column = body.emit(arith.SubiOp(q.induction_var, start)).results[0]
-            row_mapping = {**mapping, **self._column_values(body, row, column)}
-            offset = body.emit(arith.SubiOp(q.induction_var, j_base)).results[0]
-            self._copy_panel(body, row_mapping, buffer, [*ivs, offset])
+        else:
+            for row, start, lo, hi in rows:
+                q = self._loop(inner, lo, hi, 1, "q")
+                q.kind = LoopKindAttr(LoopKind.VECTORIZED)
+                body = Emitter.into(q)
+                column = body.emit(arith.SubiOp(q.induction_var, start)).results[0]
+                row_mapping = {**mapping, **self._column_values(body, row, column)}
+                offset = body.emit(arith.SubiOp(q.induction_var, j_base)).results[0]
+                self._copy_panel(body, row_mapping, buffer, [*ivs, offset])
         if padded > cols:
             pad = Emitter.into(self._loop(inner, cols, padded, 1, "jj"))
             zero = pad.emit(arith.ConstantOp(FloatAttr(0.0, self.element))).results[0]

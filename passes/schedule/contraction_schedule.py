@@ -311,7 +311,8 @@ ROW_PACKING_PREMIUM = 0.05
 above the model's cost (`packed_plan`): each row of each reduction step is a loop of its own,
 short (a row or less) and with a masked last vector, which the model's price of a contiguous
 copy leaves out. Measured against the weights' plan (`bench/layers.py --threads 1`, Zen 4,
-0bb3a39 and the im2col plans alternating, three rounds, medians of ours): the 3x3
+0bb3a39 and the im2col plans alternating, three rounds, medians of ours; the 5x5 rows two
+rounds): the 3x3
 convolutions whose im2col the model priced 6-23% below it ran 0.85x (16x55x55 -> 64), 0.94x
 (32x27x27 -> 128, 64x55x55 -> 192), 0.97x (64x56x56 -> 192) and 1.02x (48x13x13 -> 192) the
 time; those priced 3-4.4% below, 0.95x (128x56x56 -> 256) but 1.02-1.04x (64x13x13 -> 256,
@@ -333,8 +334,9 @@ def _collapse_pays(host: HostModel, match: PackedContraction) -> bool:
     (`PackedContraction.packs_by_rows`). Measured on ResNet-50's 1x1 layers (28 x 28 and 14 x
     14 pixels, AVX-512), vectorising along the pixels is 1.35-2x faster than along the output
     channels, whose tile is stored transposed (scattered) into NCHW. A strided window (a
-    stride-2 3x3 or 7x7 convolution) would be packed by gathers: 1.06-1.5x slower than the
-    other plans (`bench/layers.py`, Zen 4, 1 thread), so not beyond one tile."""
+    stride-2 3x3 or 7x7 convolution) would be packed by gathers: the four stride-2 stems of
+    the zoo ran 1.06-1.53x slower with it (`bench/layers.py`, Zen 4, 1 thread, one paired
+    run), so not beyond one tile."""
     if len(match.cols) == 1 or match.cols_extent <= MAX_COLLAPSED_VECTORS * host.vector_width:
         return True
     return not match.reads_window or match.packs_by_rows

@@ -117,8 +117,7 @@ def test_bad_external_data_is_an_error(tmp_path, location, offset, length, messa
     tensors = TensorData(folder / "net.onnx")
     with pytest.raises(ModelImportError, match=message) as info:
         tensors.array(_external("w", location, offset, length))
-    assert info.value.filename == str(folder / "net.onnx")
-    assert "initializer 'w'" in str(info.value) or "cannot read" in str(info.value)
+    assert info.value.format().startswith(f"{folder / 'net.onnx'}: error: ")
 
 
 def test_text_formats_and_damaged_files_go_through_onnx(make_model, tmp_path):
