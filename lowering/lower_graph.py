@@ -23,7 +23,9 @@ After fuse-tir a graph-level function only calls kernels. This pass turns it int
   `loop.bound_sources`). Constants that only load-time launches read are bound to the load
   entry alone.
 - Intermediates live in the slots of a static memory plan (`memory_plan.py`): values whose
-  lifetimes do not overlap share a slot.
+  lifetimes do not overlap share a slot. A concat whose operands are all intermediates is
+  written in place (its operands are views of its buffer, `in_place.py`): its launch is
+  dropped, and a concat kernel left without launches is erased (`in_place_kernels`).
 - A returned value that no kernel writes into the output (an argument, a constant, or a value
   returned twice) is copied there by a generated copy kernel.
 - With `profile=true` (a profiling build), every `loop.call` of an entry is marked for timing
@@ -125,6 +127,12 @@ class _Entry:
     calls: list[CallLoopOp]
     results: list[SSAValue]
 
+    def in_place(self, kernels: dict[str, loop.FuncOp]) -> InPlaceConcats:
+        """The concats of this entry written in place: every value but the arguments, the
+        bound values and the results lives in the memory plan (`in_place.py`)."""
+        own = {*self.arguments, *self.bound, *self.results}
+        return in_place_concats(self.calls, own, kernels)
+
 
 def _entries(function: func.FuncOp) -> list[_Entry]:
     """The entry of `function`, after its load entry when some launches are load-time."""
@@ -151,6 +159,35 @@ def _entries(function: func.FuncOp) -> list[_Entry]:
 
 def _kernels(module: ModuleOp) -> dict[str, loop.FuncOp]:
     return {op.sym_name.data: op for op in module.ops if isinstance(op, loop.FuncOp)}
+
+
+def _graph_functions(module: ModuleOp) -> list[func.FuncOp]:
+    return [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and op.body.blocks and PRIMITIVE_ATTR not in op.attributes
+    ]
+
+
+def in_place_kernels(module: ModuleOp) -> set[str]:
+    """The kernels of `module` (graph level, after fuse-tir) that lower-graph will never
+    launch: concats every launch of which it writes in place (`in_place.py`). Their code
+    never runs, so they are neither scheduled (`kernel_pass.schedulable_kernels`, the
+    schedule memo) nor compiled: lower-graph erases them."""
+    kernels = _kernels(module)
+    dropped: set[str] = set()
+    launched: set[str] = set()
+    for function in _graph_functions(module):
+        try:
+            specs = _entries(function)
+        except CompileError:  # (lower-graph reports it)
+            continue
+        for spec in specs:
+            in_place = spec.in_place(kernels)
+            for call in spec.calls:
+                name = call.callee.string_value()
+                (dropped if call in in_place.dropped else launched).add(name)
+    return dropped - launched
 
 
 def _sources(entry: _Entry, constants: list[SSAValue], derived: list[SSAValue]) -> ArrayAttr:
@@ -199,7 +236,7 @@ class _EntryBuilder:
         for value, arg in zip(inputs, entry.input_args, strict=True):
             arg.name_hint = value.name_hint
         copies = self._bind_outputs(spec.results, entry)
-        in_place = in_place_concats(spec.calls, set(self.buffer_of), _kernels(self.module))
+        in_place = spec.in_place(_kernels(self.module))
         self._plan_intermediates(spec.calls, in_place)
         for call in spec.calls:
             if call in in_place.dropped:
@@ -375,6 +412,12 @@ class LowerGraphPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_legalized(op, "the fusion pipeline (legalize-ops,...,fuse-tir)")
         lower_external_calls(op)
+        never_launched = in_place_kernels(op)
         PatternRewriteWalker(
             LowerGraphFunction(op, self.profile), apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)
+        called = {call.callee.string_value() for call in op.walk() if isinstance(call, loop.CallOp)}
+        for name, kernel in _kernels(op).items():
+            if name in never_launched and name not in called:
+                kernel.detach()
+                kernel.erase()

@@ -79,10 +79,8 @@ def split_units(module: ModuleOp) -> list[ModuleOp]:
     """`module`'s kernels, each moved into a module of its own, then each load entry in one
     of its own, then one module with the other entry functions and every other top-level op
     (a profiling build's counters, which only the entries use); the ops are moved, not
-    copied: `module` is left empty. A kernel no entry launches (a concat lower-graph wrote in
-    place, `in_place`) still gets its unit: the schedule memo replays a kernel only when the
-    units its record names are in the cache, and an edited model would otherwise schedule
-    every such concat again (densenet121: 54 of them, 0.6-0.9 s of each one-op edit).
+    copied: `module` is left empty. (A concat that lower-graph writes in place is no kernel
+    of `module` any more: it is neither scheduled nor compiled, `lower_graph.in_place_kernels`.)
 
     A load entry (`lower_graph.LOAD_ENTRY_ATTR`: it packs the weights once, when the model
     is loaded) is apart from its function's entry because it changes far less often: an

@@ -44,6 +44,7 @@ from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR, UNIT_DIGEST_ATTR
 from fusion_compiler.lowering.ir_hash import module_hash
+from fusion_compiler.lowering.lower_graph import in_place_kernels
 from fusion_compiler.lowering.native_units import base_name
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.schedule.prepack_weights import packing_launch, replace_launch
@@ -191,13 +192,14 @@ class ScheduleMemo:
         launches as prepack-weights would have left them); then, with `ahead`, every kernel
         it scheduled; remembers the others."""
         launches = kernel_launches(module)  # type: ignore[arg-type]
+        never_launched = in_place_kernels(module)  # type: ignore[arg-type]
         taken = {k.sym_name.data for k in _kernels(module)}
         packing_stubs: dict[str, loop.FuncOp] = {}
         unknown: list[tuple[loop.FuncOp, list, str]] = []
         for kernel in _kernels(module):
             calls = launches.get(kernel.sym_name.data, [])
-            if not calls:
-                continue
+            if not calls or kernel.sym_name.data in never_launched:
+                continue  # (a concat written in place is neither scheduled nor compiled)
             key = memo_key(kernel, constant_inputs(kernel, launches), self.schedule)
             record = self.lookup(key)
             if record is not None and all(self.has_unit(d) for d in record.digests()):

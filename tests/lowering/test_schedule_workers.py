@@ -192,15 +192,17 @@ func.func @main(%x: tensor<1x8x12x12xf32>) -> tensor<1x32x12x12xf32> {{
 """
 
 
-def test_a_concat_scheduled_by_a_worker_is_still_written_in_place(
-    monkeypatch, noted, parse_random_weights
+def test_a_concat_written_in_place_is_neither_scheduled_nor_compiled(
+    monkeypatch, tmp_path, noted, parse_random_weights
 ):
-    """The concat goes to a worker with the convolutions (its unit is wanted, for the memo);
-    its stub keeps the mark lower-graph reads, so its launch is still dropped."""
+    """Only the convolutions go to the workers: the concat, written in place, never runs, so
+    no worker schedules it and no unit of it is compiled; its launch is dropped."""
     _workers(monkeypatch, 2)
-    model = compile_module(parse_random_weights(TWO_CONVS_CONCATENATED), cache=False)
-    assert noted["ahead"] == [3]  # the two convolutions and the concat
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    model = compile_module(parse_random_weights(TWO_CONVS_CONCATENATED), cache=True)
+    assert noted["ahead"] == [2]  # the two convolutions
     assert not [name for name in model.kernels("main") if "concat" in name]
+    assert [len(units) for units in noted["units"]] == [3]  # the convolutions', the entry's
     monkeypatch.setenv(JOBS_VARIABLE, "1")
     x = _inputs()[0]
     (got,) = model.run("main", x)
