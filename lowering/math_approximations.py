@@ -15,7 +15,7 @@ samples against these bounds, and the special values against numpy.
 
 | function | method                                                                | max error |
 |----------|-----------------------------------------------------------------------|-----------|
-| exp      | x = k ln2 + r, |r| ≤ ln2/2; 1 + r + r² P4(r); times 2^k in two steps (or by `ldexp`: `vscalefps` on AVX-512, the same bits) | 1.01 ulp  |
+| exp      | x = k ln2 + r, |r| ≤ ln2/2; 1 + r + r² P4(r); times 2^k in two steps, the 1 added by the first one's FMA (or by `ldexp`: `vscalefps` on AVX-512, the same bits) | 1.01 ulp  |
 | exp, x ≤ 43 (marked) | as exp, no upper clamp; times 2^(k+64) from one shift, then 2^-64 | 1.01 ulp (the same bits) |
 | log      | x = m 2^e, m ∈ [2/3, 4/3); log1p(f) = f + f² P8(f); + e ln2 (hi, lo)  | 0.95 ulp  |
 | tanh     | |x| < 0.9: x + x³ P6(x²); else 1 - 2e/(1 + e), e = exp(-2 min(|x|, 9.1)) | 1.24 ulp |
@@ -174,16 +174,21 @@ class Emitter:
     def ashr(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.emit(arith.ShRSIOp(a, b))
 
-    def scale(self, a: SSAValue, n: SSAValue) -> SSAValue:
-        """`a * 2^n` (`n` an integer of the float's width) rounded once, also where the result
-        is subnormal or overflows: LLVM's `ldexp`, one `vscalefps` on AVX-512 (`ldexp`), else
-        two normal powers of two, `(a * 2^(n//2)) * 2^(n - n//2)` (`n` in [-252, 254])."""
+    def scale_one_plus(self, q: SSAValue, n: SSAValue) -> SSAValue:
+        """`(1 + q) * 2^n` (`n` an integer of the float's width, `1 + q` a normal number)
+        with `1 + q` rounded, then scaled with one rounding, also where the result is
+        subnormal or overflows: LLVM's `ldexp` of `1 + q`, one `vscalefps` on AVX-512
+        (`ldexp`), else two normal powers of two `s = 2^(n//2)` and `2^(n - n//2)` (`n` in
+        [-252, 254]), the first one fused: `fma(q, s, s)` is `(1 + q) s` rounded once, which
+        is `round(1 + q) s` (a power of two scales a normal number exactly), one op fewer."""
         if self.ldexp:
-            call = intrinsic("ldexp", [a, n], self.float_type, (self.float_type, self.int_type))
+            args = [self.add(q, self.const(1.0)), n]
+            call = intrinsic("ldexp", args, self.float_type, (self.float_type, self.int_type))
             return self.emit(call)
         half = self.ashr(n, self.iconst(1))
         rest = self.isub(n, half)
-        return self.mul(self.mul(a, _power_of_two(self, half)), _power_of_two(self, rest))
+        first = _power_of_two(self, half)
+        return self.mul(self.fma(q, first, first), _power_of_two(self, rest))
 
     def polynomial(self, x: SSAValue, coefficients: Sequence[float]) -> SSAValue:
         """Σ c_k x^k by Horner's rule with FMAs."""
@@ -204,21 +209,22 @@ def _reduced(
     e: Emitter, x: SSAValue, shifter_value: float, integer: bool
 ) -> tuple[SSAValue, SSAValue | None, SSAValue]:
     """x = k ln 2 + r, |r| <= ln2/2: the shifted sum `x log2(e) + shifter` (k in its low bits),
-    k as an integer when `integer`, and exp(r) as 1 + r + r^2 P(r)."""
+    k as an integer when `integer`, and exp(r) - 1 as r + r^2 P(r) (the callers add the 1
+    in the FMA that scales it by a power of two)."""
     shifter = e.const(shifter_value)
     shifted = e.fma(x, e.const(_LOG2E), shifter)
     k = e.sub(shifted, shifter)  # round(x / ln 2)
     n = e.isub(e.to_bits(shifted), e.to_bits(shifter)) if integer else None
     r = e.fma(k, e.const(-_LN2_HI), x)
     r = e.fma(k, e.const(-_LN2_LO), r)
-    return shifted, n, e.add(e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r), e.const(1.0))
+    return shifted, n, e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r)
 
 
 def exp(e: Emitter, x: SSAValue) -> SSAValue:
     x = e.clamp(x, -104.0, 89.0)  # beyond: 0 and inf after scaling
-    _, n, p = _reduced(e, x, _SHIFTER, integer=True)
+    _, n, q = _reduced(e, x, _SHIFTER, integer=True)
     assert n is not None
-    return e.scale(p, n)  # n in [-150, 128]: neither overflows nor flushes early
+    return e.scale_one_plus(q, n)  # n in [-150, 128]: neither overflows nor flushes early
 
 
 EXP_NO_OVERFLOW_LIMIT = 43.0
@@ -228,20 +234,21 @@ power of two stays a normal number."""
 
 def exp_no_overflow(e: Emitter, x: SSAValue) -> SSAValue:
     """`exp(x)` for `x <= EXP_NO_OVERFLOW_LIMIT` or NaN (an exp marked `EXP_NO_OVERFLOW_ATTR`),
-    with the same bits as `exp` there, in 19 vector instructions where `exp` takes 25 (about as
-    many where it scales by `ldexp`: AVX-512 hosts, `Emitter.scale`).
+    with the same bits as `exp` there, in 18 vector instructions where `exp` takes 24 (about as
+    many where it scales by `ldexp`: AVX-512 hosts, `Emitter.scale_one_plus`).
 
     No upper clamp, and `p 2^n` as `(p 2^(n+64)) 2^-64`: the first product is exact (n + 64 in
-    [-86, 127]) and the second rounds once, as `exp`'s `(p 2^(n//2)) 2^(n - n//2)` does; and
+    [-86, 127]; `p = 1 + q` and the product one FMA, `Emitter.scale_one_plus`) and the second
+    rounds once, as `exp`'s `(p 2^(n//2)) 2^(n - n//2)` does; and
     2^(n+64) is the low bits of the shifted sum moved into the exponent field (the shifter
     holds the bias 127 + 64: one shift, where `exp` extracts n, halves it and builds two
     powers). The shifter is odd where `exp`'s is even, which cannot change the rounding of
     x / ln 2 to an integer: no f32 x in range makes x log2(e) a half-integer."""
     lower = e.const(-104.0)
     x = e.select(e.cmp("olt", x, lower), lower, x)  # below: 0 after scaling; keeps NaN
-    shifted, _, p = _reduced(e, x, _SHIFTER + 127 + 64, integer=False)
+    shifted, _, q = _reduced(e, x, _SHIFTER + 127 + 64, integer=False)
     scale = e.from_bits(e.shl(e.to_bits(shifted), e.iconst(23)))  # 2^(k + 64)
-    return e.mul(e.mul(p, scale), e.const(2.0**-64))
+    return e.mul(e.fma(q, scale, scale), e.const(2.0**-64))  # ((1 + q) 2^(k+64)) 2^-64
 
 
 def _power_of_two(e: Emitter, n: SSAValue) -> SSAValue:

@@ -89,7 +89,8 @@ loop.func @square(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
 
 // An exp whose argument is at most 43 by construction (legalize-ops marks softmax's and
 // gelu's) skips the overflow handling: no upper clamp, and 2^n as one shift of the shifted
-// sum's bits into the exponent field, times 2^-64 (`exp` halves n and builds two powers).
+// sum's bits into the exponent field, times 2^-64 (`exp` halves n and builds two powers). The
+// 1 of exp(r) = 1 + q is added by the FMA that scales it: fma(q, s, s) = round(1 + q) s.
 loop.func @exp_no_overflow(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
   %c0 = arith.constant 0 : index
   %v = memref.load %x[%c0] : memref<8xf32>
@@ -109,7 +110,7 @@ loop.func @exp_no_overflow(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
 // CHECK-NEXT:    %[[C23:.*]] = llvm.mlir.constant(23 : i32) : i32
 // CHECK-NEXT:    %[[POW:.*]] = llvm.shl %[[BITS]], %[[C23]] : i32
 // CHECK-NEXT:    %[[SCALE:.*]] = llvm.bitcast %[[POW]] : i32 to f32
-// CHECK-NEXT:    %[[P:.*]] = llvm.fmul %{{.*}}, %[[SCALE]] : f32
+// CHECK-NEXT:    %[[P:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%{{.*}}, %[[SCALE]], %[[SCALE]])
 // CHECK-NEXT:    %[[TINY:.*]] = llvm.mlir.constant(5.42101086e-20 : f32) : f32
 // CHECK-NEXT:    %{{.*}} = llvm.fmul %[[P]], %[[TINY]] : f32
 // CHECK-NEXT:    llvm.getelementptr
@@ -136,6 +137,7 @@ loop.func @exp_scaling(%x: memref<8xf32>) outs(%y: memref<8xf32>) {
 // POW2-NOT:     llvm.ldexp
 // POW2:         %[[HALF:.*]] = llvm.ashr %[[N:.*]], %{{.*}} : i32
 // POW2-NEXT:    %[[REST:.*]] = llvm.sub %[[N]], %[[HALF]] : i32
-// POW2:         %[[HALF_POWER:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
+// POW2:         %[[FIRST:.*]] = llvm.bitcast %{{.*}} : i32 to f32
+// POW2-NEXT:    %[[HALF_POWER:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%{{.*}}, %[[FIRST]], %[[FIRST]])
 // POW2:         %{{.*}} = llvm.fmul %[[HALF_POWER]], %{{.*}} : f32
 // POW2-NEXT:    llvm.getelementptr
