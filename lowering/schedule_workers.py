@@ -23,9 +23,8 @@ this process as on a compile whose kernels all came from the memo; `compile_cach
 units from here (`units`, by digest) and stores them with the records. The native code is
 the same, unit for unit, as a compile in one process (tested).
 
-Concat kernels go too, though lower-graph drops most of their launches (the operands are
-written in place, `in_place`): their units are compiled all the same, because the memo replays
-a kernel in a later compile only when the units its record names are cached. A kernel a worker
+Concats that lower-graph writes in place (`lower_graph.in_place_kernels`) do not go: they
+never run, so nothing schedules or compiles them. A kernel a worker
 could not schedule (a pass raised, or its launch could not be recorded) is left to this
 process's schedule-kernels, which reports the error as a serial compile would.
 Profiling builds do not use the memo, and so schedule in this process.
