@@ -397,7 +397,8 @@ class LowerGraphPass(ModulePass):
     which their backend first turns into kernels (`blas_backend.lower_external_calls`).
     Post-conditions: no `func.func` and no graph op is left; each function is a `loop.func`
     entry (inputs: arguments then bound constants; outputs: results) whose body allocates the
-    memory plan's slots and calls kernels with `loop.call`. The IR verifies.
+    memory plan's slots and calls kernels with `loop.call`; the concat kernels it wrote in
+    place and no entry launches are gone (`in_place_kernels`). The IR verifies.
     Follow-up: convert-loop-to-llvm.
 
     Options:
