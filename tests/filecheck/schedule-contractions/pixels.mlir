@@ -252,3 +252,91 @@ loop.func @conv3x3_small_plane(%x: memref<1x4x5x5xf32>, %w: memref<16x4x3x3xf32>
 // CHECK-NEXT:      loop.for %[[JJ:.*]] = %c0 to %c12 step %c1 {
 // CHECK-NEXT:        memref.load %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]] : memref<4x3x3x12xf32>
 // CHECK-NEXT:        memref.load %w[%{{.*}}, %[[C]], %[[KH]], %[[KW]]] : memref<16x4x3x3xf32>
+
+// -----
+
+// On rows of two vectors or more (10 pixels, 4-lane vectors here), the window's rows are copies
+// in each row's loop (three loads and stores per vector, rows apart) rather than a loop
+// around it: a third as many loops to enter, each with its masked last vector. The window's
+// columns stay a loop: copies one element apart in one loop are what LLVM's load PRE turns
+// into a value carried across iterations, which it cannot vectorise
+// (`tests/lowering/test_pack_by_rows.py`). On shorter rows (`@conv3x3` above: 6 pixels) every
+// step keeps its loop.
+
+loop.func @conv3x3_wide_rows(%in0: memref<1x2x10x10xf32>, %in1: memref<8x2x3x3xf32>) outs(%out0: memref<1x8x10x10xf32>) pattern out_ewise_fusable {
+  %pad = loop.alloc : memref<1x2x12x12xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c12 = arith.constant 12 : index
+  %c11 = arith.constant 11 : index
+  %c10 = arith.constant 10 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %c8 = arith.constant 8 : index
+  %c3 = arith.constant 3 : index
+  loop.for %i = %c0 to %c1 step %c1 {
+    loop.for %i_1 = %c0 to %c2 step %c1 {
+      loop.for %i_2 = %c0 to %c12 step %c1 {
+        loop.for %i_3 = %c0 to %c12 step %c1 {
+          %0 = arith.cmpi sge, %i_2, %c1 : index
+          %1 = arith.cmpi slt, %i_2, %c11 : index
+          %2 = arith.maxsi %i_2, %c1 : index
+          %3 = arith.minsi %2, %c10 : index
+          %4 = arith.subi %3, %c1 : index
+          %5 = arith.cmpi sge, %i_3, %c1 : index
+          %6 = arith.cmpi slt, %i_3, %c11 : index
+          %7 = arith.maxsi %i_3, %c1 : index
+          %8 = arith.minsi %7, %c10 : index
+          %9 = arith.subi %8, %c1 : index
+          %10 = memref.load %in0[%i, %i_1, %4, %9] : memref<1x2x10x10xf32>
+          %11 = arith.select %0, %10, %cst : f32
+          %12 = arith.select %1, %11, %cst : f32
+          %13 = arith.select %5, %12, %cst : f32
+          %14 = arith.select %6, %13, %cst : f32
+          memref.store %14, %pad[%i, %i_1, %i_2, %i_3] : memref<1x2x12x12xf32>
+        }
+      }
+    }
+  }
+  loop.for %i_4 = %c0 to %c1 step %c1 {
+    loop.for %i_5 = %c0 to %c8 step %c1 {
+      loop.for %i_6 = %c0 to %c10 step %c1 {
+        loop.for %i_7 = %c0 to %c10 step %c1 {
+          memref.store %cst, %out0[%i_4, %i_5, %i_6, %i_7] : memref<1x8x10x10xf32>
+          loop.for %k = %c0 to %c2 step %c1 {
+            loop.for %k_1 = %c0 to %c3 step %c1 {
+              loop.for %k_2 = %c0 to %c3 step %c1 {
+                %15 = arith.addi %i_6, %k_1 : index
+                %16 = arith.addi %i_7, %k_2 : index
+                %17 = memref.load %pad[%i_4, %k, %15, %16] : memref<1x2x12x12xf32>
+                %18 = memref.load %in1[%i_5, %k, %k_1, %k_2] : memref<8x2x3x3xf32>
+                %19 = arith.mulf %17, %18 fastmath<contract> : f32
+                %20 = memref.load %out0[%i_4, %i_5, %i_6, %i_7] : memref<1x8x10x10xf32>
+                %21 = arith.addf %20, %19 fastmath<contract> : f32
+                memref.store %21, %out0[%i_4, %i_5, %i_6, %i_7] : memref<1x8x10x10xf32>
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @conv3x3_wide_rows
+// CHECK:           %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<2x3x3x8xf32>
+// CHECK:           loop.for %[[C:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT:        loop.for %[[KW:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NEXT:          loop.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %c1 vectorized {
+// CHECK-NEXT:            %[[OW:.*]] = arith.subi %[[Q]], %{{.*}} : index
+// CHECK-NEXT:            %[[J:.*]] = arith.subi %[[Q]], %{{.*}} : index
+// CHECK-NEXT:            %[[H0:.*]] = arith.addi %[[ROW:.*]], %c0 : index
+// CHECK-NEXT:            %[[W:.*]] = arith.addi %[[OW]], %[[KW]] : index
+// CHECK-NEXT:            %[[X:.*]] = memref.load %pad[%{{.*}}, %[[C]], %[[H0]], %[[W]]] : memref<1x2x12x12xf32>
+// CHECK-NEXT:            memref.store %[[X]], %[[PANEL]][%[[C]], %c0, %[[KW]], %[[J]]] : memref<2x3x3x8xf32>
+// CHECK-NEXT:            %[[H1:.*]] = arith.addi %[[ROW]], %c1 : index
+// CHECK:                 memref.store %{{.*}}, %[[PANEL]][%[[C]], %c1, %[[KW]], %[[J]]] : memref<2x3x3x8xf32>
+// CHECK-NEXT:            %[[H2:.*]] = arith.addi %[[ROW]], %c2 : index
+// CHECK:                 memref.store %{{.*}}, %[[PANEL]][%[[C]], %c2, %[[KW]], %[[J]]] : memref<2x3x3x8xf32>
+// CHECK-NEXT:          }
