@@ -45,7 +45,6 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 
-from fusion_compiler.dialects.graph import PRIMITIVE_ATTR
 from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 from fusion_compiler.dialects.shape_rules import is_static
@@ -58,7 +57,7 @@ from fusion_compiler.lowering.jit import (
     array_problem,
     buffer_address,
 )
-from fusion_compiler.lowering.lower_graph import bound_constants
+from fusion_compiler.lowering.lower_graph import bound_constants, graph_functions
 from fusion_compiler.lowering.machine_roofs import Roofs, machine_roofs, team_size
 from fusion_compiler.lowering.output_pool import OutputPool
 from fusion_compiler.lowering.profile_report import Launch, Profile
@@ -260,15 +259,6 @@ class CompiledModel:
 
 def _known(flops: np.int64) -> int | None:
     return None if flops < 0 else int(flops)
-
-
-def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
-    """The graph-level functions that become native entries (not the primitive ones)."""
-    return [
-        op
-        for op in module.ops
-        if isinstance(op, func.FuncOp) and op.body.blocks and PRIMITIVE_ATTR not in op.attributes
-    ]
 
 
 def _describe_function(

@@ -161,7 +161,8 @@ def _kernels(module: ModuleOp) -> dict[str, loop.FuncOp]:
     return {op.sym_name.data: op for op in module.ops if isinstance(op, loop.FuncOp)}
 
 
-def _graph_functions(module: ModuleOp) -> list[func.FuncOp]:
+def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The graph-level functions that become native entries (not the primitive ones)."""
     return [
         op
         for op in module.ops
@@ -177,7 +178,7 @@ def in_place_kernels(module: ModuleOp) -> set[str]:
     kernels = _kernels(module)
     dropped: set[str] = set()
     launched: set[str] = set()
-    for function in _graph_functions(module):
+    for function in graph_functions(module):
         try:
             specs = _entries(function)
         except CompileError:  # (lower-graph reports it)
@@ -417,7 +418,13 @@ class LowerGraphPass(ModulePass):
         PatternRewriteWalker(
             LowerGraphFunction(op, self.profile), apply_recursively=False, walk_regions_first=False
         ).rewrite_module(op)
-        called = {call.callee.string_value() for call in op.walk() if isinstance(call, loop.CallOp)}
+        entries = [f for f in op.ops if BOUND_CONSTANTS_ATTR in f.attributes]
+        called = {
+            call.callee.string_value()
+            for entry in entries
+            for call in entry.walk()
+            if isinstance(call, loop.CallOp)
+        }
         for name, kernel in _kernels(op).items():
             if name in never_launched and name not in called:
                 kernel.detach()

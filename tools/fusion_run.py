@@ -42,8 +42,8 @@ from fusion_compiler.driver import (
     parse_read_source,
     read_source,
 )
-from fusion_compiler.lowering.compiled_model import graph_functions
 from fusion_compiler.lowering.file_cache import SourceFile
+from fusion_compiler.lowering.lower_graph import graph_functions
 from fusion_compiler.lowering.native_units import compile_jobs
 from fusion_compiler.lowering.threading_runtime import default_num_threads
 from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes

@@ -279,8 +279,7 @@ class PackedBuilder:
         vectors or more: a row of one masked vector or so gains nothing from fewer loops, and
         three of them in one loop ran 1.1-1.2x slower in 6 of 8 processes (conv3x3 48 -> 192
         on 13 x 13 pixels, Zen 4, where the loop per step never did)."""
-        (_, _, _), (lb, ub, _) = [loop_range(loop) for loop in self.match.cols]
-        if ub - lb < UNROLLED_WINDOW_MIN_VECTORS * self.width:
+        if _extent(self.match.cols[-1]) < UNROLLED_WINDOW_MIN_VECTORS * self.width:
             return ()
         column = self.match.cols[-1].induction_var
         along = [index for index in self.match.panel.indices if depends_on(index, column)]
@@ -314,8 +313,7 @@ class PackedBuilder:
         panel's subscripts are affine in the column (`oh` fixed, `ow` the column minus the
         row's start), so each row's part of the panel is packed by a vector loop of
         contiguous reads instead of one gather per element (`oh = j / W`, `ow = j % W`)."""
-        (_, _, _), (inner_lb, inner_ub, _) = [loop_range(loop) for loop in self.match.cols]
-        row_width = inner_ub - inner_lb
+        row_width = _extent(self.match.cols[-1])
         width = self.const(row_width)
         first = emitter.emit(arith.DivUIOp(j_base, width)).results[0]
         end = emitter.add(j_base, self.const(cols))
