@@ -88,10 +88,8 @@ class CompiledFunction:
     """The addresses of `constants`, taken once when the entry is bound (`bind`)."""
     _expected: tuple[tuple[tuple[int, ...], np.dtype], ...] | None = None
     """(shape, dtype) of every parameter when all shapes are static: the fast argument check."""
-    _result_sizes: tuple[int, ...] = ()
-    """Bytes of every result."""
     _outputs: OutputPool = field(default_factory=lambda: OutputPool(()))
-    """The large results' buffers, reused once the caller has dropped them (`output_pool`)."""
+    """The results' buffers, reused once the caller has dropped them (`output_pool`)."""
 
     def bind(self, native: ctypes._CFuncPtr) -> None:
         """Sets the native entry, once `constants` are final (their addresses are kept)."""
@@ -99,11 +97,7 @@ class CompiledFunction:
         self._bound = tuple(buffer_address(array) for array in self.constants)
         if all(is_static(parameter.shape) for parameter in self.parameters):
             self._expected = tuple((p.shape, np.dtype(p.dtype)) for p in self.parameters)
-        self._result_sizes = tuple(
-            math.prod(shape) * np.dtype(dtype).itemsize
-            for shape, dtype in zip(self.results, self.result_dtypes, strict=True)
-        )
-        self._outputs = OutputPool(self._result_sizes)
+        self._outputs = OutputPool(tuple(zip(self.results, self.result_dtypes, strict=True)))
 
     def check(self, arrays: Sequence[object]) -> None:
         """Raise `ArgumentError` unless `arrays` match the parameters."""
@@ -138,16 +132,8 @@ class CompiledFunction:
         if not self._matches(arrays):
             self.check(arrays)
         assert self._native is not None
-        addresses = [buffer_address(array) for array in arrays]
-        addresses += self._bound
-        outputs = []
-        for slot, (shape, dtype, size) in enumerate(
-            zip(self.results, self.result_dtypes, self._result_sizes, strict=True)
-        ):
-            output, address = self._outputs.take(slot, shape, dtype, size)
-            outputs.append(output)
-            addresses.append(address)
-        self._native(*addresses)
+        outputs, addresses = self._outputs.take_all()
+        self._native(*[buffer_address(array) for array in arrays], *self._bound, *addresses)
         return outputs
 
 

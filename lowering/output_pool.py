@@ -1,35 +1,35 @@
-"""Large result buffers of a compiled function, reused once the caller has let them go.
+"""The result buffers of a compiled function, reused once the caller has let them go.
 
 A compiled function returns its results as new numpy arrays (64-byte aligned:
-`jit.aligned_buffer`). Memory that large comes from glibc's `mmap` every time once it passes
-the allocator's mmap threshold (at most 32 MiB), and the kernel hands out every such page
-zeroed on its first touch: a 4096x4096 `relu(a + b)` spent 7-8 ms of its 13 ms on that
-(`np.empty` + fill of 64 MiB: 10.4-11.5 ms, the fill alone 2.7 ms, two runs on a Zen 4 VM). Onnxruntime's
-arena keeps such buffers from one run to the next.
+`jit.aligned_buffer`). Memory of a large result comes from glibc's `mmap` every time once it
+passes the allocator's mmap threshold (at most 32 MiB), and the kernel hands out every such
+page zeroed on its first touch: a 4096x4096 `relu(a + b)` spent 7-8 ms of its 13 ms on that
+(`np.empty` + fill of 64 MiB: 10.4-11.5 ms, the fill alone 2.7 ms, two runs on a Zen 4 VM).
+Onnxruntime's arena keeps such buffers from one run to the next. A small result costs time
+of another kind: a new aligned array took 2.5 us of Python (1.1 us once its view became one
+`ndarray` call), a pooled one takes 0.5 us (a lock, a reference count, the view), and a
+20 us depthwise convolution spent 5.8 us of its call outside its kernel.
 
-`OutputPool` does the same for results of at least `POOLED_BYTES`: per result slot it keeps
-up to `POOL_DEPTH` raw buffers, and a call takes one that no array refers to any more. Every
-array the caller holds that views a result (the result itself, a slice, a reshape) keeps its
-raw buffer referenced (numpy's `base` chain ends at the owner), so a buffer is taken only when
-nothing the caller can reach still sees it; when every pooled buffer is in use, the call gets
-a new, unpooled one. The kernels write every element of their results, so a reused buffer
-returns exactly what a new one would. A caller that keeps raw pointers (`ctypes`) into a
-result it has dropped is on its own, as it would be with memory `free` gave back.
+`OutputPool` therefore keeps, for every result slot, up to `POOL_DEPTH` raw buffers, and a call
+takes one that no array refers to any more. Every array the caller holds that views a result
+(the result itself, a slice, a reshape) keeps its raw buffer referenced (numpy's `base` chain
+ends at the owner), so a buffer is taken only when nothing the caller can reach still sees it;
+when every pooled buffer is in use, the call gets a new, unpooled one. The kernels write every
+element of their results, so a reused buffer returns exactly what a new one would. A caller
+that keeps raw pointers (`ctypes`) into a result it has dropped is on its own, as it would be
+with memory `free` gave back.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Sequence
 
 import numpy as np
 
-from fusion_compiler.lowering.jit import aligned_buffer, aligned_bytes, aligned_view
-
-POOLED_BYTES = 1 << 20
-"""Results of at least this many bytes are pooled; smaller ones are new arrays each call
-(malloc reuses its heap for them: no fresh pages)."""
+from fusion_compiler.lowering.jit import AlignedBytes, aligned_bytes, aligned_view
 
 POOL_DEPTH = 2
 """Buffers kept per result slot: two cover the usual loop `y = f(x)`, where the previous
@@ -42,10 +42,10 @@ def _references(raw: np.ndarray) -> int:
 
 def _references_when_free() -> int:
     """`_references` of a pooled raw buffer that only the pool refers to, counted the way
-    `OutputPool.take` counts (its tuple in the pool, the loop variable, the argument)."""
-    buffers = [(np.empty(1), 0)]
-    for raw, _ in buffers:
-        return _references(raw)
+    `OutputPool.take` counts (its tuple in the pool, the argument)."""
+    buffers: list[AlignedBytes] = [(np.empty(1), 0, 0)]
+    for aligned in buffers:
+        return _references(aligned[0])
     raise AssertionError("unreachable")
 
 
@@ -53,24 +53,31 @@ _FREE_REFERENCES = _references_when_free()
 
 
 class OutputPool:
-    """The pooled result buffers of one compiled function (thread-safe)."""
+    """The pooled result buffers of one compiled function (thread-safe), one slot per result
+    of the given shapes and dtypes."""
 
-    def __init__(self, sizes: Sequence[int]):
-        self._pooled = [size >= POOLED_BYTES for size in sizes]
-        self._buffers: list[list[tuple[np.ndarray, int]]] = [[] for _ in sizes]
+    def __init__(self, results: Sequence[tuple[Sequence[int], np.dtype]]):
+        self._slots = tuple(
+            (tuple(shape), np.dtype(dtype), math.prod(shape) * np.dtype(dtype).itemsize, [])
+            for shape, dtype in results
+        )
         self._lock = threading.Lock()
 
-    def take(self, slot: int, shape: Sequence[int], dtype: np.dtype, size: int):
-        """An aligned array for result `slot` and its address: a pooled buffer nothing else
-        refers to, else a new one (kept in the pool while it has room)."""
-        if not self._pooled[slot]:
-            return aligned_buffer(shape, dtype, size)
+    def take_all(self) -> tuple[list[np.ndarray], list[int]]:
+        """An aligned array for each result and its address: per slot, a pooled buffer nothing
+        else refers to, else a new one (kept in the pool while it has room)."""
+        arrays = []
+        addresses = []
         with self._lock:
-            buffers = self._buffers[slot]
-            for raw, start in buffers:
-                if _references(raw) <= _FREE_REFERENCES:
-                    return aligned_view(raw, start, shape, dtype, size)
-            raw, start = aligned_bytes(size)
-            if len(buffers) < POOL_DEPTH:
-                buffers.append((raw, start))
-            return aligned_view(raw, start, shape, dtype, size)
+            for shape, dtype, size, buffers in self._slots:
+                for aligned in buffers:
+                    if _references(aligned[0]) <= _FREE_REFERENCES:
+                        break
+                else:
+                    aligned = aligned_bytes(size)
+                    if len(buffers) < POOL_DEPTH:
+                        buffers.append(aligned)
+                array, address = aligned_view(aligned, shape, dtype)
+                arrays.append(array)
+                addresses.append(address)
+        return arrays, addresses

@@ -1,26 +1,26 @@
-"""Large results reuse their buffers only once nothing the caller holds refers to them."""
+"""Results reuse their buffers only once nothing the caller holds refers to them."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from fusion_compiler.lowering.jit import BUFFER_ALIGNMENT
-from fusion_compiler.lowering.output_pool import POOL_DEPTH, POOLED_BYTES, OutputPool
+from fusion_compiler.lowering.output_pool import POOL_DEPTH, OutputPool
 
-SHAPE = (POOLED_BYTES // 4,)
-SIZE = POOLED_BYTES
+SIZE = 1 << 20
+SHAPE = (SIZE // 4,)
 F32 = np.dtype(np.float32)
 
 
 def _take(pool: OutputPool) -> np.ndarray:
-    array, address = pool.take(0, SHAPE, F32, SIZE)
+    (array,), (address,) = pool.take_all()
     assert address == array.ctypes.data and address % BUFFER_ALIGNMENT == 0
     assert array.shape == SHAPE and array.dtype == F32 and array.flags.c_contiguous
     return array
 
 
 def test_a_dropped_result_is_reused():
-    pool = OutputPool([SIZE])
+    pool = OutputPool([(SHAPE, F32)])
     first = _take(pool)
     address = first.ctypes.data
     del first
@@ -28,7 +28,7 @@ def test_a_dropped_result_is_reused():
 
 
 def test_held_results_and_their_views_are_never_handed_out_again():
-    pool = OutputPool([SIZE])
+    pool = OutputPool([(SHAPE, F32)])
     held = _take(pool)
     held[:] = 1.0
     view = _take(pool)[10:20]  # the result is dropped, its slice kept
@@ -39,7 +39,7 @@ def test_held_results_and_their_views_are_never_handed_out_again():
 
 
 def test_past_its_depth_the_pool_gives_new_buffers():
-    pool = OutputPool([SIZE])
+    pool = OutputPool([(SHAPE, F32)])
     kept = [_take(pool) for _ in range(POOL_DEPTH + 2)]
     assert len({array.ctypes.data for array in kept}) == POOL_DEPTH + 2
     pooled = {array.ctypes.data for array in kept[:POOL_DEPTH]}
@@ -47,19 +47,20 @@ def test_past_its_depth_the_pool_gives_new_buffers():
     assert {_take(pool).ctypes.data for _ in range(3)} <= pooled
 
 
-def test_small_results_are_new_arrays():
-    pool = OutputPool([1024])
-    first, _ = pool.take(0, (256,), F32, 1024)
-    base = first.base
+def test_small_results_are_pooled_too():
+    pool = OutputPool([((256,), F32)])
+    (first,), (address,) = pool.take_all()
+    (held,), (held_address,) = pool.take_all()
+    assert held_address != address and address % BUFFER_ALIGNMENT == 0
     del first
-    second, _ = pool.take(0, (256,), F32, 1024)
-    assert second.base is not base
+    (second,), (again,) = pool.take_all()
+    assert again == address == second.ctypes.data and held.ctypes.data == held_address
 
 
 def test_a_compiled_function_reuses_a_large_result_only_when_dropped():
     import fusion_compiler as fc
 
-    t = "tensor<512x512xf32>"  # 1 MiB: pooled
+    t = "tensor<512x512xf32>"
     model = fc.compile(
         f"func.func @main(%x: {t}) -> {t} {{\n"
         f"  %y = graph.relu %x : {t}\n  func.return %y : {t}\n}}",
