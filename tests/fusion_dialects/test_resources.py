@@ -109,7 +109,7 @@ func.func @main() -> tensor<2x3xf32> {{
         (lambda p: p.unlink(), "cannot read the weights file"),
         (lambda p: p.write_bytes(p.read_bytes()[:200]), "is truncated"),
         (lambda p: p.write_bytes(b"garbage" * 100), "is not a weights file"),
-        (lambda p: p.write_bytes(b""), "cannot read the weights file"),
+        (lambda p: p.write_bytes(b""), "is not a weights file"),
     ],
     ids=["missing", "truncated", "garbage", "empty"],
 )
