@@ -82,10 +82,14 @@ def _run(argv: Sequence[str] | None) -> int:
     model = load_model(args.model)
     module = import_model(model, dict(args.input_shape), filename=args.model)
     if args.output is not None:
+        text = None
         if not args.inline_weights:
-            externalize_constants(module, weights_path(args.output))
+            text = externalize_constants(module, weights_path(args.output), args.print_op_generic)
         with AtomicOutput(args.output) as output:  # never a partial file (Ctrl-C, a kill)
-            _print_module(module, output.stream, args.print_op_generic)
+            if text is None:
+                _print_module(module, output.stream, args.print_op_generic)
+            else:
+                output.stream.write(text)
             output.commit()
         return 0
     try:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, TensorType, f32
+from xdsl.printer import Printer
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.context import make_context
@@ -160,6 +162,35 @@ def test_the_ir_and_its_weights_file_are_a_pair(tmp_path):
     externalize_constants(other, tmp_path / "model.weights")  # the same handle, other IR
     with pytest.raises(CompileError, match="does not belong to .*model.mlir.*import the model"):
         parse_source(make_context(), Path(path).read_text(), path)
+
+
+@pytest.mark.parametrize("generic", [False, True], ids=["custom", "generic"])
+def test_the_module_is_printed_once_with_its_tag_written_in(tmp_path, monkeypatch, generic):
+    """The tag hashes the module's text, so the text that is written is that print with the
+    tag put in (a second print of the whole module would double the import's printing)."""
+    import fusion_compiler.dialects.resources as resources
+
+    module = parse_source(make_context(), SOURCE, "inline.mlir")
+    prints = []
+    original = resources.Printer.print_op
+
+    def counted(printer, op, *args, **kwargs):
+        if op is module:
+            prints.append(op)
+        return original(printer, op, *args, **kwargs)
+
+    monkeypatch.setattr(resources.Printer, "print_op", counted)
+    text = externalize_constants(module, tmp_path / "model.weights", generic)
+    monkeypatch.undo()
+    assert text is not None and len(prints) == 1
+    tag = module.attributes[WEIGHTS_TAG_ATTR].data
+    assert f'{WEIGHTS_TAG_ATTR} = "{tag}"' in text and tag != "0" * len(tag)
+    again = StringIO()
+    Printer(stream=again, print_generic_format=generic).print_op(module)
+    assert text == again.getvalue() + "\n"  # the module itself holds the tag too
+    path = tmp_path / "model.mlir"
+    path.write_text(text)
+    verify_module(parse_source(make_context(), text, str(path)))  # the file's tag matches
 
 
 def test_importing_the_same_model_twice_gives_the_same_tag(tmp_path):
