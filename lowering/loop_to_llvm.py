@@ -47,10 +47,11 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop import LoopKind
-from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR
+from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR, SCALAR_LOOP_ATTR
 from fusion_compiler.lowering.llvm_types import POINTER, memory_type
 from fusion_compiler.lowering.vector_loops import (
     ROLLED_HEADER,
+    SCALAR_HEADER,
     STRIDED_VECTOR_HEADER,
     VECTOR_HEADER,
 )
@@ -134,7 +135,9 @@ class LowerViewPattern(RewritePattern):
 def _header_name(op: loop.ForOp) -> str:
     if op.loop_kind == LoopKind.VECTORIZED:
         return STRIDED_VECTOR_HEADER if has_strided_access(op) else VECTOR_HEADER
-    return ROLLED_HEADER if ROLLED_LOOP_ATTR in op.attributes else "loop_header"
+    if ROLLED_LOOP_ATTR in op.attributes:
+        return ROLLED_HEADER
+    return SCALAR_HEADER if SCALAR_LOOP_ATTR in op.attributes else "loop_header"
 
 
 _NO_SIGNED_WRAP = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])

@@ -49,6 +49,10 @@ ROLLED_HEADER = "rolled_header"
 """The header name of a lowered loop marked `ROLLED_LOOP_ATTR`: `keep_loops_rolled` forbids
 LLVM to unroll it."""
 
+SCALAR_HEADER = "scalar_header"
+"""The header name of a lowered loop marked `SCALAR_LOOP_ATTR`: `keep_loops_rolled` forbids
+LLVM to vectorise it."""
+
 F32_BITS = 32
 
 
@@ -306,14 +310,21 @@ def _back_edges(function: ir.Function, is_header) -> list[ir.instructions.Branch
 
 
 def keep_loops_rolled(module: ir.Module) -> int:
-    """Puts `llvm.loop.unroll.disable` on the back edge of every `rolled_header` loop; returns
-    how many loops were marked."""
-    rolled = lambda block: block.name.split(".")[0] == ROLLED_HEADER  # noqa: E731
+    """Puts `llvm.loop.unroll.disable` on the back edge of every `rolled_header` loop and
+    `llvm.loop.vectorize.enable` false on that of every `scalar_header` loop; returns how many
+    loops were marked."""
+    hints = {
+        ROLLED_HEADER: ["llvm.loop.unroll.disable"],
+        SCALAR_HEADER: ["llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)],
+    }
     marked = 0
-    disable = None
-    for function in module.functions:
-        for edge in _back_edges(function, rolled):
-            disable = disable or [module.add_metadata(["llvm.loop.unroll.disable"])]
-            edge.set_metadata("llvm.loop", _LoopId(module, disable))
-            marked += 1
+    properties: dict[str, list[ir.values.MDValue]] = {}
+    for header, hint in hints.items():
+        named = lambda block, header=header: block.name.split(".")[0] == header  # noqa: E731
+        for function in module.functions:
+            for edge in _back_edges(function, named):
+                if header not in properties:
+                    properties[header] = [module.add_metadata(hint)]
+                edge.set_metadata("llvm.loop", _LoopId(module, properties[header]))
+                marked += 1
     return marked

@@ -93,7 +93,11 @@ from xdsl.dialects.builtin import FloatAttr, MemRefType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind, LoopKindAttr
-from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, ROLLED_LOOP_ATTR
+from fusion_compiler.dialects.loop.attributes import (
+    PRIVATE_BUFFER_ATTR,
+    ROLLED_LOOP_ATTR,
+    SCALAR_LOOP_ATTR,
+)
 from fusion_compiler.dialects.loop.queries import parallel_work
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
 from fusion_compiler.passes.analysis.loop_access import (
@@ -359,7 +363,7 @@ class PackedBuilder:
         if padded > cols:
             self._zero_lanes(emitter, frame, rows, cols, padded)
         self._reduction(emitter, frame, rows, padded, mapping)
-        self._over_tile(emitter, frame, rows, cols, mapping, self._finish)
+        self._over_tile(emitter, frame, rows, cols, mapping, self._finish, stores=True)
 
     def _point(self, emitter: Emitter, frame, r, jj, mapping) -> dict[SSAValue, SSAValue]:
         """The mapping of element (r, jj) of the tile, the shared pure init ops recomputed."""
@@ -389,11 +393,17 @@ class PackedBuilder:
         inner = emitter.emit(arith.RemUIOp(j_value, inner_extent)).results[0]
         return self._column_values(emitter, outer, inner)
 
-    def _over_tile(self, emitter: Emitter, frame, rows: int, cols: int, mapping, body) -> None:
+    def _over_tile(
+        self, emitter: Emitter, frame, rows: int, cols: int, mapping, body, stores: bool = False
+    ) -> None:
         """`body(emitter, frame, r, jj, mapping)` for every element of the tile; the loop over
-        the accumulator's contiguous dimension innermost."""
+        the accumulator's contiguous dimension innermost. When the body `stores` the tile
+        there, a loop over the columns outside it is kept scalar (`SCALAR_LOOP_ATTR`: its
+        vectors would be scatters)."""
         outer_count, inner_count = (cols, rows) if self.rows_inner else (rows, cols)
         outer = self._loop(emitter, 0, outer_count, 1, "jj" if self.rows_inner else "r")
+        if stores and self.rows_inner:
+            outer.attributes[SCALAR_LOOP_ATTR] = UnitAttr()
         inner = self._loop(Emitter.into(outer), 0, inner_count, 1, "r" if self.rows_inner else "jj")
         r, jj = outer.induction_var, inner.induction_var
         if self.rows_inner:

@@ -1,6 +1,8 @@
 """Loop and kernel hints that the LLVM lowering carries to LLVM: `fusion.rolled` loops get
-`llvm.loop.unroll.disable`, and an outlined parallel body keeps its kernel's
-`fusion.wide_vectors` (the register tiles inside are sized for the full vector width)."""
+`llvm.loop.unroll.disable`, `fusion.scalar` loops `llvm.loop.vectorize.enable` false (a tile
+stored across the output's contiguous dimension: no scatters), and an outlined parallel body
+keeps its kernel's `fusion.wide_vectors` (the register tiles inside are sized for the full
+vector width)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,13 @@ import re
 import llvmlite.binding as llvm
 from xdsl.backend.llvm.convert import convert_module
 
-from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR, WIDE_VECTORS_ATTR
+from fusion_compiler.dialects.loop.attributes import (
+    ROLLED_LOOP_ATTR,
+    SCALAR_LOOP_ATTR,
+    WIDE_VECTORS_ATTR,
+)
+from fusion_compiler.lowering.jit import CodegenTarget
+from fusion_compiler.lowering.llvm_codegen import optimized_llvm_module
 from fusion_compiler.lowering.vector_loops import keep_loops_rolled
 
 KERNEL = """
@@ -35,18 +43,56 @@ loop.func @scale(%x: memref<64x8xf32>) outs(%y: memref<64x8xf32>) attributes {fu
 """
 
 
+def _loop_hint(text: str, header: str) -> str:
+    """The property of the `llvm.loop` id on the back edge of the loop `header`."""
+    edge = re.search(rf'br label %"?{header}[^,]*, !llvm\.loop (!\d+)', text)
+    assert edge is not None
+    loop_id = re.search(rf"^{re.escape(edge.group(1))} = distinct !{{(.*)}}$", text, re.M)
+    assert loop_id is not None
+    (hint,) = (m for m in re.findall(r"!\d+", loop_id.group(1)) if m != edge.group(1))
+    line = re.search(rf"^{hint} = !{{(.*)}}$", text, re.M)
+    assert line is not None
+    return line.group(1).strip()
+
+
 def test_rolled_loops_are_not_unrolled_by_llvm(lower):
     module = lower(KERNEL, threads=False)
     ir_module = convert_module(module, fallback_target_triple=llvm.get_process_triple())
     assert keep_loops_rolled(ir_module) == 1
-    text = str(ir_module)
-    edge = re.search(r'br label %"?rolled_header[^,]*, !llvm\.loop (!\d+)', text)
-    assert edge is not None
-    loop_id = re.search(rf"^{re.escape(edge.group(1))} = distinct !{{(.*)}}$", text, re.M)
-    assert loop_id is not None
-    (disable,) = (m for m in re.findall(r"!\d+", loop_id.group(1)) if m != edge.group(1))
-    assert re.search(rf'^{disable} = !{{ !"llvm.loop.unroll.disable" }}$', text, re.M)
+    assert _loop_hint(str(ir_module), "rolled_header") == '!"llvm.loop.unroll.disable"'
     assert f"attributes {{{ROLLED_LOOP_ATTR}}}" in KERNEL
+
+
+TILE_STORE = """
+loop.func @store_tile(%acc: memref<8x48xf32>) outs(%y: memref<48x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c48 = arith.constant 48 : index
+  loop.for %jj = %c0 to %c48 step %c1 attributes {fusion.scalar} {
+    loop.for %r = %c0 to %c8 step %c1 {
+      %v = memref.load %acc[%r, %jj] : memref<8x48xf32>
+      memref.store %v, %y[%jj, %r] : memref<48x64xf32>
+    }
+  }
+  loop.return
+}
+"""
+"""A register tile's store where the output is contiguous along the tile's rows: each column
+of the tile is a run of the output (schedule-contractions' finish loop when `rows_inner`)."""
+
+
+def test_scalar_loops_are_not_vectorised_into_scatters(lower):
+    module = lower(TILE_STORE, threads=False)
+    ir_module = convert_module(module, fallback_target_triple=llvm.get_process_triple())
+    assert keep_loops_rolled(ir_module) == 1
+    hint = _loop_hint(str(ir_module), "scalar_header")
+    assert hint == '!"llvm.loop.vectorize.enable", i1 0'
+    assert f"attributes {{{SCALAR_LOOP_ATTR}}}" in TILE_STORE
+    target = CodegenTarget("skylake-avx512", "+avx,+avx2,+fma,+avx512f")  # it has scatters
+    machine = target.machine()
+    assembly = machine.emit_assembly(optimized_llvm_module(lower(TILE_STORE), target, machine))
+    assert "vscatter" not in assembly and "vmov" in assembly
 
 
 def test_outlined_parallel_body_keeps_the_wide_vectors_hint(lower):

@@ -223,7 +223,9 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x9x9xf32>, %w: memref<20x2x3x3xf3
 // CHECK-NEXT:              }
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
-// CHECK-NEXT:          loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 {
+// The output is contiguous along the pixels: the loop over the tile's channels stays scalar
+// (its vectors would be scatters).
+// CHECK-NEXT:          loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 attributes {fusion.scalar} {
 // CHECK-NEXT:            loop.for %[[R:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:              %[[OW:.*]] = arith.addi %[[IT]], %[[R]]
 // CHECK-NEXT:              %[[O:.*]] = arith.addi %[[JT]], %[[JJ]]

@@ -33,7 +33,7 @@
 // CONV-NEXT:              }
 // CONV-NEXT:            }
 // CONV-NEXT:          }
-// CONV-NEXT:          loop.for %{{.*}} = %c0 to %c16 step %c1 {
+// CONV-NEXT:          loop.for %{{.*}} = %c0 to %c16 step %c1 attributes {fusion.scalar} {
 // CONV-NEXT:            loop.for %{{.*}} = %c0 to %c4 step %c1 {
 // CONV:                   memref.load %[[ACC]]
 // CONV:                   memref.load %b
