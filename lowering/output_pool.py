@@ -57,10 +57,11 @@ class OutputPool:
     of the given shapes and dtypes."""
 
     def __init__(self, results: Sequence[tuple[Sequence[int], np.dtype]]):
-        self._slots = tuple(
+        self._slots: tuple[tuple[tuple[int, ...], np.dtype, int, list[AlignedBytes]], ...] = tuple(
             (tuple(shape), np.dtype(dtype), math.prod(shape) * np.dtype(dtype).itemsize, [])
             for shape, dtype in results
         )
+        """Per result: its shape, dtype, bytes and pooled buffers."""
         self._lock = threading.Lock()
 
     def take_all(self) -> tuple[list[np.ndarray], list[int]]:
