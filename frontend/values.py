@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
 from fusion_compiler.dialects.loop.queries import element_type
 from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.host import usable_cores
 
 
 @dataclass(frozen=True)
@@ -194,11 +196,35 @@ def _row_major(array: np.ndarray) -> np.ndarray:
 
 def _copy_tiled(target: np.ndarray, matrix: np.ndarray) -> None:
     """Copies a matrix (a transposed one: a folded Gemm weight) in tiles, several times faster
-    than numpy's element-by-element strided copy."""
-    rows, cols = matrix.shape
-    for i in range(0, rows, _TILE):
+    than numpy's element-by-element strided copy; a large one in bands of rows on every core
+    (numpy lets go of the interpreter lock while it copies a tile)."""
+    rows = matrix.shape[0]
+    bands = min(usable_cores(), max(1, matrix.nbytes // PARALLEL_COPY_BYTES))
+    if bands < 2:
+        _copy_band(target, matrix, 0, rows)
+        return
+    step = -(-rows // bands // _TILE) * _TILE
+    with ThreadPoolExecutor(bands) as pool:
+        copies = [
+            pool.submit(_copy_band, target, matrix, start, min(start + step, rows))
+            for start in range(0, rows, step)
+        ]
+        for copy in copies:
+            copy.result()
+
+
+PARALLEL_COPY_BYTES = 16 << 20
+"""A transposed matrix of at least this many bytes per core is copied on several cores: vgg19's
+411 MB classifier weight took 0.48 s on one core, 0.25-0.28 s on two (into new pages:
+`_row_major_bytes`, three runs each, Zen 4)."""
+
+
+def _copy_band(target: np.ndarray, matrix: np.ndarray, start: int, stop: int) -> None:
+    cols = matrix.shape[1]
+    for i in range(start, stop, _TILE):
+        end = min(i + _TILE, stop)
         for j in range(0, cols, _TILE):
-            target[i : i + _TILE, j : j + _TILE] = matrix[i : i + _TILE, j : j + _TILE]
+            target[i:end, j : j + _TILE] = matrix[i:end, j : j + _TILE]
 
 
 _new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize

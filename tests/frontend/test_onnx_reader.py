@@ -152,3 +152,21 @@ def test_a_transposed_weight_is_copied_into_its_bytes_in_order(shape):
     attribute = dense_f32(weight.T)
     assert attribute.data.data == np.ascontiguousarray(weight.T).tobytes()
     assert attribute.type.get_shape() == (shape[1], shape[0])
+
+
+@pytest.mark.parametrize("cores", [2, 3])
+def test_a_large_transposed_weight_is_copied_in_bands_on_several_cores(monkeypatch, cores):
+    """Bands of whole tiles (the last one shorter), each on a core of its own: the same bytes."""
+    from fusion_compiler.frontend import values
+
+    monkeypatch.setattr(values, "PARALLEL_COPY_BYTES", 1 << 10)
+    monkeypatch.setattr(values, "usable_cores", lambda: cores)
+    bands = []
+    copy_band = values._copy_band
+    monkeypatch.setattr(
+        values, "_copy_band", lambda *args: bands.append(args[2:]) or copy_band(*args)
+    )
+    weight = RNG.standard_normal((517, 1000)).astype(np.float32)
+    attribute = values.dense_f32(weight.T)
+    assert attribute.data.data == np.ascontiguousarray(weight.T).tobytes()
+    assert sorted(bands) == [(0, 512), (512, 1000)]
