@@ -9,7 +9,8 @@ as a one-line message and exit non-zero, without a traceback.
   `file:line:col` of the op when it is known (parse, verify, pass and import errors;
   `fusion_compiler.frontend.errors.ModelImportError` for ONNX models);
 - `PassOptionError`: a pass option out of its range (`fuse-ops{max-depth=-1}`);
-- `ArgumentError`: arrays that do not fit the parameters of a compiled model or kernel.
+- `ArgumentError`: arrays that do not fit the parameters of a compiled model or kernel;
+- `TargetError`: a target CPU set in the environment that this machine cannot run code for.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def check_option_range(
         return
     allowed = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     raise PassOptionError(f"{pass_name}: option '{option}' must be {allowed}, got {value}")
+
+
+class TargetError(FusionError, ValueError):
+    """`FUSION_TARGET_CPU` / `FUSION_TARGET_FEATURES` name a target that is incomplete or that
+    this machine could not run code for (`lowering.jit.CodegenTarget.host`)."""
 
 
 class MissingLibraryError(FusionError):

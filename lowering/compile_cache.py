@@ -37,7 +37,6 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects import loop
@@ -46,6 +45,7 @@ from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
+    CodegenTarget,
     JitModule,
     NativeUnit,
     host_target_machine,
@@ -143,15 +143,19 @@ def compiler_fingerprint() -> str:
     return digest.hexdigest()
 
 
-@cache
 def _host_and_versions() -> tuple[str, ...]:
-    """The parts of every key that a process cannot change: the host (triple, CPU name,
-    features and usable cores, which the contraction schedule balances its parallel loops
-    over), the versions of this package, xDSL and llvmlite."""
+    """The parts of every key that a compile's IR does not say: the target (triple, CPU name
+    and features: this machine's or `FUSION_TARGET_CPU`'s, `jit.CodegenTarget.host`), the
+    usable cores (which the contraction schedule balances its parallel loops over), the
+    versions of this package, xDSL and llvmlite."""
+    target = CodegenTarget.host()
+    return (target.cpu, target.features, *_triple_and_versions())
+
+
+@cache
+def _triple_and_versions() -> tuple[str, ...]:
     return (
         host_target_machine().triple,
-        llvm.get_host_cpu_name(),
-        llvm.get_host_cpu_features().flatten(),
         str(usable_cores()),
         _version("fusion-compiler"),
         _version("xdsl"),

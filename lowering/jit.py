@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -37,7 +38,7 @@ from xdsl.ir import Attribute
 
 from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.shape_rules import compatible, fmt, is_static
-from fusion_compiler.errors import ArgumentError
+from fusion_compiler.errors import ArgumentError, TargetError
 from fusion_compiler.lowering import blas_library
 from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
@@ -66,12 +67,16 @@ def _initialize_llvm() -> None:
     load_openmp()
 
 
+TARGET_CPU_VARIABLE = "FUSION_TARGET_CPU"
+TARGET_FEATURES_VARIABLE = "FUSION_TARGET_FEATURES"
+
+
 @dataclass(frozen=True)
 class CodegenTarget:
     """The CPU code is generated for: an LLVM CPU name and its features (`+avx2,...`).
 
-    The host by default; tests name other x86 CPUs ("znver3", "x86-64-v2") to check the code
-    generated for them without running it.
+    The host by default (`host`); tests name other x86 CPUs ("znver3", "x86-64-v2") to check
+    the code generated for them without running it.
     """
 
     cpu: str
@@ -79,8 +84,13 @@ class CodegenTarget:
 
     @staticmethod
     def host() -> CodegenTarget:
+        """The CPU this process compiles for, the one place that says it (the schedules' host
+        model, the LLVM lowering, the compile cache's keys): this machine, unless
+        `FUSION_TARGET_CPU` and `FUSION_TARGET_FEATURES` name another that it can run code for
+        (AVX2 code on an AVX-512 machine: `+avx,+avx2,+fma` with `znver3` or `x86-64-v3`)."""
         _initialize_llvm()
-        return CodegenTarget(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+        machine = CodegenTarget(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+        return _overridden(machine) or machine
 
     @property
     def has_avx512(self) -> bool:
@@ -95,6 +105,36 @@ class CodegenTarget:
         _initialize_llvm()
         target = llvm.Target.from_triple(llvm.get_process_triple())
         return target.create_target_machine(cpu=self.cpu, features=self.features, opt=opt)
+
+
+def _overridden(machine: CodegenTarget) -> CodegenTarget | None:
+    """The target `FUSION_TARGET_CPU` and `FUSION_TARGET_FEATURES` set, if they do: both are
+    needed (the compiler reads the vector features, `+avx2`, `+fma`, `+avx512f`, from the
+    list, while LLVM also enables what the CPU name implies), and every feature the list
+    turns on must be one `machine` has, or the code would not run here. A CPU name whose
+    implied features this machine lacks is not caught: turn them off in the list
+    (`-avx512f`)."""
+    cpu = os.environ.get(TARGET_CPU_VARIABLE, "").strip()
+    features = os.environ.get(TARGET_FEATURES_VARIABLE, "").strip().replace(" ", "")
+    if not cpu and not features:
+        return None
+    if not cpu or not features:
+        raise TargetError(
+            f"{TARGET_CPU_VARIABLE} and {TARGET_FEATURES_VARIABLE} go together (a CPU name "
+            f"and its features, e.g. znver3 and +avx,+avx2,+fma); got "
+            f"{TARGET_CPU_VARIABLE}={cpu!r} and {TARGET_FEATURES_VARIABLE}={features!r}"
+        )
+    have = {f[1:] for f in machine.features.split(",") if f.startswith("+")}
+    missing = [f for f in features.split(",") if f.startswith("+") and f[1:] not in have]
+    if missing or any(f[:1] not in "+-" or len(f) < 2 for f in features.split(",")):
+        problem = (
+            f"turns on {', '.join(missing)}, which this CPU ({machine.cpu}) lacks: code for it "
+            "could not run here"
+            if missing
+            else "must be LLVM feature names, each with + or - (e.g. +avx,+avx2,+fma)"
+        )
+        raise TargetError(f"{TARGET_FEATURES_VARIABLE}={features!r} {problem}")
+    return CodegenTarget(cpu, features)
 
 
 def host_target_machine() -> llvm.TargetMachine:

@@ -74,13 +74,12 @@ class Tile:
     cols: int
 
 
-@cache
 def host_features() -> str:
-    """This CPU's features as LLVM spells them (`+avx2,+fma,-avx512f,...`)."""
-    import llvmlite.binding as llvm
+    """The features of the CPU compiled for, as LLVM spells them (`+avx2,+fma,-avx512f,...`):
+    this machine's, or `FUSION_TARGET_FEATURES` (`lowering.jit.CodegenTarget.host`)."""
+    from fusion_compiler.lowering.jit import CodegenTarget
 
-    llvm.initialize_native_target()
-    return llvm.get_host_cpu_features().flatten()
+    return CodegenTarget.host().features
 
 
 def _features() -> set[str]:
