@@ -437,11 +437,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from fma_peak import fma_peak_gflops
 
+    from fusion_compiler.lowering.jit import CodegenTarget
+
     peak = (args.peak or fma_peak_gflops()) * args.threads * 1e9
     load = os.getloadavg()[0]
+    target = CodegenTarget.host()
     lines = [
         f"threads={args.threads}, medians of up to {args.runs} paired runs, FMA peak "
-        f"{peak / 1e9:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}"
+        f"{peak / 1e9:.0f} GFLOP/s ({args.threads} core(s)), load average {load:.2f}, "
+        f"ours compiled for {target.cpu}"
         + (f", schedule-kernels{{{args.schedule}}}" if args.schedule else "")
         + (", weights as inputs" if args.weights_as_inputs else ", constant weights"),
         "",

@@ -340,8 +340,12 @@ def section(result: dict) -> str:
 def machine_line() -> str:
     import llvmlite.binding as llvm
 
+    from fusion_compiler.lowering.jit import CodegenTarget
+
+    host, target = llvm.get_host_cpu_name(), CodegenTarget.host().cpu
+    compiled = "" if target == host else f", our code compiled for {target} (FUSION_TARGET_CPU)"
     return (
-        f"{llvm.get_host_cpu_name()} (llvmlite host CPU), {CORES} cores, "
+        f"{host} (llvmlite host CPU){compiled}, {CORES} cores, "
         f"{platform.system()} {platform.machine()}, Python {platform.python_version()}"
     )
 
