@@ -88,8 +88,7 @@ class CodegenTarget:
         model, the LLVM lowering, the compile cache's keys): this machine, unless
         `FUSION_TARGET_CPU` and `FUSION_TARGET_FEATURES` name another that it can run code for
         (AVX2 code on an AVX-512 machine: `+avx,+avx2,+fma` with `znver3` or `x86-64-v3`)."""
-        _initialize_llvm()
-        machine = CodegenTarget(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+        machine = _this_machine()
         return _overridden(machine) or machine
 
     @property
@@ -105,6 +104,14 @@ class CodegenTarget:
         _initialize_llvm()
         target = llvm.Target.from_triple(llvm.get_process_triple())
         return target.create_target_machine(cpu=self.cpu, features=self.features, opt=opt)
+
+
+@cache
+def _this_machine() -> CodegenTarget:
+    """This machine's CPU name and features, asked of LLVM once (0.2 ms a question: the
+    schedules and the compile cache ask for the target per kernel and per unit)."""
+    _initialize_llvm()
+    return CodegenTarget(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
 
 
 def _overridden(machine: CodegenTarget) -> CodegenTarget | None:

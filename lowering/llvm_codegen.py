@@ -3,10 +3,11 @@
 `compile_unit(module)`:
 
     xdsl.backend.llvm.convert_module  →  512-bit vectors for functions with math expansions
-    (`widen_vectors`)  →  `vectorized` loops forced to vector code (`vector_loops`)
+    (`widen_vectors`)  →  `vectorized` loops forced to vector code, `fusion.rolled` ones kept
+    rolled and `fusion.scalar` ones scalar (`vector_loops.apply_loop_hints`)
     →  the team size declared, not defined (`threading_runtime.declare_runtime_globals`)
     →  llvmlite.binding.parse_assembly  →  verify
-    →  triple and data layout of a host TargetMachine (CPU name and features, opt level 3)
+    →  triple and data layout of a TargetMachine for the target (`jit.CodegenTarget.host`)
     →  new pass manager, PipelineTuningOptions(speed_level=3)  →  object code
 
 The result is a `jit.NativeUnit`; `jit.JitModule` links any number of them into one engine.
@@ -41,8 +42,8 @@ from fusion_compiler.lowering.threading_runtime import (
     uses_openmp,
 )
 from fusion_compiler.lowering.vector_loops import (
+    apply_loop_hints,
     force_vector_loops,
-    keep_loops_rolled,
     vector_lanes,
 )
 
@@ -140,7 +141,7 @@ def optimized_llvm_module(
     force_vector_loops(
         ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
     )
-    keep_loops_rolled(ir_module)
+    apply_loop_hints(ir_module)
     declare_runtime_globals(ir_module)
     llvm_module = llvm.parse_assembly(str(ir_module))
     if uses_openmp(llvm_module) and not openmp_available():

@@ -42,7 +42,7 @@ def _references(raw: np.ndarray) -> int:
 
 def _references_when_free() -> int:
     """`_references` of a pooled raw buffer that only the pool refers to, counted the way
-    `OutputPool.take` counts (its tuple in the pool, the argument)."""
+    `OutputPool.take_all` counts (its tuple in the pool, the argument)."""
     buffers: list[AlignedBytes] = [(np.empty(1), 0, 0)]
     for aligned in buffers:
         return _references(aligned[0])

@@ -46,11 +46,11 @@ invariant in it (a stride-2 read of a pooling window, a packing gather): never m
 a strided read under a mask is a gather, element by element (`MASKED_TRIPS`)."""
 
 ROLLED_HEADER = "rolled_header"
-"""The header name of a lowered loop marked `ROLLED_LOOP_ATTR`: `keep_loops_rolled` forbids
+"""The header name of a lowered loop marked `ROLLED_LOOP_ATTR`: `apply_loop_hints` forbids
 LLVM to unroll it."""
 
 SCALAR_HEADER = "scalar_header"
-"""The header name of a lowered loop marked `SCALAR_LOOP_ATTR`: `keep_loops_rolled` forbids
+"""The header name of a lowered loop marked `SCALAR_LOOP_ATTR`: `apply_loop_hints` forbids
 LLVM to vectorise it."""
 
 F32_BITS = 32
@@ -309,7 +309,7 @@ def _back_edges(function: ir.Function, is_header) -> list[ir.instructions.Branch
     return edges
 
 
-def keep_loops_rolled(module: ir.Module) -> int:
+def apply_loop_hints(module: ir.Module) -> int:
     """Puts `llvm.loop.unroll.disable` on the back edge of every `rolled_header` loop and
     `llvm.loop.vectorize.enable` false on that of every `scalar_header` loop; returns how many
     loops were marked."""

@@ -76,8 +76,8 @@ tile's columns that stores the tile where the output is contiguous along its row
 (schedule-contractions: a convolution vectorised along output channels storing to NCHW). Left
 to its cost model, LLVM vectorises it with a scatter per vector of channels, which AVX-512
 hosts run an element at a time at a higher price than scalar stores: zfnet's 7x7 stem (3 ->
-96 channels, 147 steps of reduction per tile) took 3.50 ms with scatters, 3.34 ms without (1
-thread, Zen 4). The LLVM lowering names such a loop's header `scalar_header`
+96 channels, 147 steps of reduction per tile) took 3.49-3.50 ms with scatters, 3.35 ms without
+(1 thread, Zen 4, two paired rounds of `bench/layers.py`). The LLVM lowering names such a loop's header `scalar_header`
 (`lowering/vector_loops.py`)."""
 
 

@@ -82,10 +82,6 @@ def host_features() -> str:
     return CodegenTarget.host().features
 
 
-def _features() -> set[str]:
-    return set(host_features().split(","))
-
-
 def _cache_fact(level: int, fact: str) -> str | None:
     """A fact (`size`, `ways_of_associativity`) of cpu0's level-`level` data (or unified)
     cache, as the OS words it, if it says."""
@@ -115,10 +111,15 @@ def _cache_ways(level: int) -> int | None:
     return int(ways) if ways.isdigit() and int(ways) > 0 else None
 
 
-@cache
 def host_model() -> HostModel:
-    """This machine's facts (read once per process)."""
-    features = _features()
+    """The facts of the CPU compiled for: its vector width and registers (the target's
+    features, `host_features`), this machine's caches and cores (read once per target)."""
+    return _host_model(host_features())
+
+
+@cache
+def _host_model(flat_features: str) -> HostModel:
+    features = set(flat_features.split(","))
     if "+avx512f" in features:
         width, registers = 16, 32
     elif "+avx" in features:

@@ -18,7 +18,7 @@ from fusion_compiler.dialects.loop.attributes import (
 )
 from fusion_compiler.lowering.jit import CodegenTarget
 from fusion_compiler.lowering.llvm_codegen import optimized_llvm_module
-from fusion_compiler.lowering.vector_loops import keep_loops_rolled
+from fusion_compiler.lowering.vector_loops import apply_loop_hints
 
 KERNEL = """
 loop.func @scale(%x: memref<64x8xf32>) outs(%y: memref<64x8xf32>) attributes {fusion.wide_vectors} {
@@ -58,7 +58,7 @@ def _loop_hint(text: str, header: str) -> str:
 def test_rolled_loops_are_not_unrolled_by_llvm(lower):
     module = lower(KERNEL, threads=False)
     ir_module = convert_module(module, fallback_target_triple=llvm.get_process_triple())
-    assert keep_loops_rolled(ir_module) == 1
+    assert apply_loop_hints(ir_module) == 1
     assert _loop_hint(str(ir_module), "rolled_header") == '!"llvm.loop.unroll.disable"'
     assert f"attributes {{{ROLLED_LOOP_ATTR}}}" in KERNEL
 
@@ -85,7 +85,7 @@ of the tile is a run of the output (schedule-contractions' finish loop when `row
 def test_scalar_loops_are_not_vectorised_into_scatters(lower):
     module = lower(TILE_STORE, threads=False)
     ir_module = convert_module(module, fallback_target_triple=llvm.get_process_triple())
-    assert keep_loops_rolled(ir_module) == 1
+    assert apply_loop_hints(ir_module) == 1
     hint = _loop_hint(str(ir_module), "scalar_header")
     assert hint == '!"llvm.loop.vectorize.enable", i1 0'
     assert f"attributes {{{SCALAR_LOOP_ATTR}}}" in TILE_STORE

@@ -21,7 +21,7 @@ from fusion_compiler.lowering.jit import (
     TARGET_FEATURES_VARIABLE,
     CodegenTarget,
 )
-from fusion_compiler.passes.schedule.contraction_tiles import host_features
+from fusion_compiler.passes.schedule.contraction_tiles import host_features, host_model
 
 pytestmark = pytest.mark.skipif(
     platform.machine() not in ("x86_64", "AMD64"), reason="x86 CPU names and features"
@@ -68,7 +68,9 @@ def test_code_for_an_sse_cpu_runs_here_with_the_same_bits(monkeypatch):
     (native,) = _compile(CONV).run("main", x, w)
     _target(monkeypatch, *SSE)
     assert CodegenTarget.host() == CodegenTarget(*SSE)
-    assert host_features() == SSE[1]  # what the schedules' host model reads
+    assert host_features() == SSE[1]
+    model = host_model()  # the tile model's facts follow, though the host's were read above
+    assert (model.vector_width, model.registers) == (4, 16)
     model = _compile(CONV)
     (sse,) = model.run("main", x, w)
     assembly = model.assembly
