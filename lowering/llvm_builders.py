@@ -20,12 +20,15 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
     UnitAttr,
     UnrealizedConversionCastOp,
+    i1,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
@@ -121,19 +124,21 @@ def offset_pointer(pointer: SSAValue, offset: int, element_type: Attribute) -> l
 
 
 @cache
-def _access_properties(alignment: int) -> dict[str, Attribute]:
+def _access_properties(alignment: int | None) -> dict[str, Attribute]:
+    if alignment is None:  # (as the ops' constructors leave it: LLVM takes the type's)
+        return {"ordering": IntegerAttr(0, i64)}
     return {"ordering": IntegerAttr(0, i64), "alignment": IntegerAttr(alignment, i64)}
 
 
-def load(address: SSAValue, value_type: Attribute, alignment: int) -> llvm.LoadOp:
-    """`llvm.load %address {alignment}` of a `value_type`."""
+def load(address: SSAValue, value_type: Attribute, alignment: int | None) -> llvm.LoadOp:
+    """`llvm.load %address {alignment}` of a `value_type` (no alignment: the type's)."""
     return llvm.LoadOp.create(
         operands=[address], result_types=[value_type], properties=_access_properties(alignment)
     )
 
 
-def store(value: SSAValue, address: SSAValue, alignment: int) -> llvm.StoreOp:
-    """`llvm.store %value, %address {alignment}`."""
+def store(value: SSAValue, address: SSAValue, alignment: int | None) -> llvm.StoreOp:
+    """`llvm.store %value, %address {alignment}` (no alignment: the type's)."""
     return llvm.StoreOp.create(operands=[value, address], properties=_access_properties(alignment))
 
 
@@ -156,6 +161,85 @@ def _constant_value(key: int | str, lowered: Attribute) -> IntegerAttr | FloatAt
     return IntegerAttr(key, lowered, truncate_bits=True)
 
 
+def bitcast(value: SSAValue, target_type: Attribute) -> llvm.BitcastOp:
+    """`llvm.bitcast %value : target_type`."""
+    return llvm.BitcastOp.create(operands=[value], result_types=[target_type])
+
+
+_NO_SIGNED_WRAP = {
+    "overflowFlags": IntegerAttr(llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP]).to_int(), 32)
+}
+
+
+def add_no_signed_wrap(lhs: SSAValue, rhs: SSAValue) -> llvm.AddOp:
+    """`llvm.add %lhs, %rhs overflow<nsw>`."""
+    return llvm.AddOp.create(
+        operands=[lhs, rhs], result_types=[lhs.type], properties=_NO_SIGNED_WRAP
+    )
+
+
+@cache
+def _icmp_properties(predicate: str) -> dict[str, Attribute]:
+    flag = llvm.ICmpPredicateFlag(predicate)
+    return {"predicate": IntegerAttr(flag.to_int(), 64)}
+
+
+def icmp(predicate: str, lhs: SSAValue, rhs: SSAValue) -> llvm.ICmpOp:
+    """`llvm.icmp "predicate" %lhs, %rhs` (`slt`, `eq`, ...: `llvm.ICmpPredicateFlag`)."""
+    return llvm.ICmpOp.create(
+        operands=[lhs, rhs], result_types=[i1], properties=_icmp_properties(predicate)
+    )
+
+
+def branch(destination: Block, arguments: Sequence[SSAValue] = ()) -> llvm.BrOp:
+    """`llvm.br ^destination(arguments...)`."""
+    return llvm.BrOp.create(operands=arguments, successors=[destination])
+
+
+_COND_BR_NO_ARGUMENTS = {"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 0, 0])}
+
+
+def conditional_branch(condition: SSAValue, then_block: Block, else_block: Block) -> llvm.CondBrOp:
+    """`llvm.cond_br %condition, ^then_block, ^else_block` (no block arguments)."""
+    return llvm.CondBrOp.create(
+        operands=[condition],
+        successors=[then_block, else_block],
+        properties=_COND_BR_NO_ARGUMENTS,
+    )
+
+
+@cache
+def _call_segments(arity: int) -> dict[str, Attribute]:
+    return {
+        "op_bundle_sizes": DenseArrayBase.from_list(i32, []),
+        "operandSegmentSizes": DenseArrayBase.from_list(i32, [arity, 0]),
+    }
+
+
+_NO_FAST_MATH = llvm.FastMathAttr(None)
+_C_CALLING_CONVENTION = llvm.CallingConventionAttr("ccc")
+_NO_TAIL_CALL = llvm.TailCallKindAttr(llvm.TailCallKind.NONE)
+
+
+def call(
+    callee: str | SymbolRefAttr, args: Sequence[SSAValue], output: Attribute | None = None
+) -> llvm.CallOp:
+    """`llvm.call @callee(args)` returning `output` (nothing when None): the op
+    `llvm.CallOp(callee, *args, return_type=output)` builds, made with `create`."""
+    segments = _call_segments(len(args))
+    properties = {
+        "callee": callee if isinstance(callee, SymbolRefAttr) else SymbolRefAttr(callee),
+        "fastmathFlags": _NO_FAST_MATH,
+        "CConv": _C_CALLING_CONVENTION,
+        "op_bundle_sizes": segments["op_bundle_sizes"],
+        "operandSegmentSizes": segments["operandSegmentSizes"],
+        "TailCallKind": _NO_TAIL_CALL,
+    }
+    return llvm.CallOp.create(
+        operands=args, result_types=[] if output is None else [output], properties=properties
+    )
+
+
 def intrinsic(
     name: str,
     args: Sequence[SSAValue],
@@ -170,7 +254,16 @@ def intrinsic(
     """
     types = (result_type,) if overload_types is None else overload_types
     mangled = ".".join(["llvm", name, *(intrinsic_suffix(t) for t in types)])
-    return llvm.CallIntrinsicOp(mangled, args, [llvm_type(result_type)])
+    segments = _call_segments(len(args))
+    properties = {
+        "intrin": StringAttr(mangled),
+        "op_bundle_sizes": segments["op_bundle_sizes"],
+        "operandSegmentSizes": segments["operandSegmentSizes"],
+        "fastmathFlags": _NO_FAST_MATH,
+    }
+    return llvm.CallIntrinsicOp.create(
+        operands=args, result_types=[llvm_type(result_type)], properties=properties
+    )
 
 
 def enclosing_module(op: Operation) -> ModuleOp:
@@ -212,4 +305,4 @@ def call_function(
 ) -> llvm.CallOp:
     """`llvm.call @name(args)`, declaring `name` in the module if needed (not inserted)."""
     declare_function(rewriter, anchor, name, [arg.type for arg in args], output)
-    return llvm.CallOp(name, *args, return_type=output)
+    return call(name, args, output)

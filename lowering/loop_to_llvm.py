@@ -35,7 +35,6 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
-    IntegerAttr,
     MemRefType,
     UnitAttr,
     UnrealizedConversionCastOp,
@@ -48,6 +47,13 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop import LoopKind
 from fusion_compiler.dialects.loop.attributes import ROLLED_LOOP_ATTR, SCALAR_LOOP_ATTR
+from fusion_compiler.lowering.llvm_builders import (
+    add_no_signed_wrap,
+    branch,
+    call,
+    conditional_branch,
+    icmp,
+)
 from fusion_compiler.lowering.llvm_types import POINTER, memory_type
 from fusion_compiler.lowering.vector_loops import (
     ROLLED_HEADER,
@@ -110,8 +116,8 @@ class LowerCallPattern(RewritePattern):
     def match_and_rewrite(self, op: loop.CallOp, rewriter: PatternRewriter, /) -> None:
         pointer = POINTER
         casts = [UnrealizedConversionCastOp.get([buffer], [pointer]) for buffer in op.buffers]
-        call = llvm.CallOp(op.callee, *(cast.results[0] for cast in casts))
-        rewriter.replace(op, [*casts, call], [])
+        launch = call(op.callee, [cast.results[0] for cast in casts])
+        rewriter.replace(op, [*casts, launch], [])
 
 
 class LowerViewPattern(RewritePattern):
@@ -140,10 +146,6 @@ def _header_name(op: loop.ForOp) -> str:
     return SCALAR_HEADER if SCALAR_LOOP_ATTR in op.attributes else "loop_header"
 
 
-_NO_SIGNED_WRAP = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
-_LESS_THAN = IntegerAttr(llvm.ICmpPredicateFlag.SLT.to_int(), 64)
-
-
 class LowerForPattern(RewritePattern):
     """`loop.for` → header, body and exit blocks (see the module docstring)."""
 
@@ -168,11 +170,11 @@ class LowerForPattern(RewritePattern):
         rewriter.erase_block_argument(first.args[0])
         rewriter.inline_region(op.body, BlockInsertPoint.before(after))
 
-        step = llvm.AddOp(induction_var, op.step, overflow=_NO_SIGNED_WRAP)
-        rewriter.replace(last.last_op, [step, llvm.BrOp(header, step.res)])  # type: ignore[arg-type]
+        step = add_no_signed_wrap(induction_var, op.step)
+        rewriter.replace(last.last_op, [step, branch(header, [step.res])])  # type: ignore[arg-type]
 
-        condition = llvm.ICmpOp(induction_var, op.ub, _LESS_THAN)
-        branch = llvm.CondBrOp(condition.res, first, (), after, ())
-        rewriter.insert([condition, branch], InsertPoint.at_end(header))
-        rewriter.insert(llvm.BrOp(header, op.lb), InsertPoint.at_end(before))
+        condition = icmp("slt", induction_var, op.ub)
+        exit_test = conditional_branch(condition.res, first, after)
+        rewriter.insert([condition, exit_test], InsertPoint.at_end(header))
+        rewriter.insert(branch(header, [op.lb]), InsertPoint.at_end(before))
         rewriter.erase(op)

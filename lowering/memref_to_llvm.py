@@ -57,6 +57,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.queries import digit_runs
 from fusion_compiler.lowering.llvm_builders import (
+    bitcast,
     call_function,
     constant,
     converted,
@@ -193,7 +194,7 @@ def element_address(
         address = element_pointer(pointer, subscripts, _rows(buffer_type.get_shape()[1:], element))
         # (xDSL's translation types a GEP's result as a pointer to its source type; the
         # no-op cast makes it the opaque pointer that loads and stores expect)
-        opaque = llvm.BitcastOp(address.result, POINTER)
+        opaque = bitcast(address.result, POINTER)
         return [*ops, address, opaque], opaque.result
     offset_ops, offset = linearize(indices, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)

@@ -72,10 +72,13 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
 from fusion_compiler.dialects.loop.queries import parallel_work
 from fusion_compiler.lowering.llvm_builders import (
+    call,
     call_function,
     constant,
     enclosing_module,
+    load,
     offset_pointer,
+    store,
 )
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
@@ -174,9 +177,9 @@ def _trampoline(name: str, slots: Sequence[SSAValue]) -> llvm.FuncOp:
     ops: list[Operation] = []
     for index, value in enumerate(slots):
         address = _slot(entry.args[0], index, value.type)
-        ops += [address, llvm.LoadOp(address, llvm_type(value.type))]
+        ops += [address, load(address.result, llvm_type(value.type), None)]
     loaded = [op.results[0] for op in ops if isinstance(op, llvm.LoadOp)]
-    entry.add_ops([*ops, llvm.CallOp(f"{name}_body", *loaded), llvm.ReturnOp()])
+    entry.add_ops([*ops, call(f"{name}_body", loaded), llvm.ReturnOp()])
     function_type = llvm.LLVMFunctionType([POINTER])
     return llvm.FuncOp(name, function_type, INTERNAL, body=Region(entry))
 
@@ -337,7 +340,7 @@ def _num_threads(rewriter: PatternRewriter, module: ModuleOp) -> list[Operation]
         variable = llvm.GlobalOp(i32, NUM_THREADS_GLOBAL, "external", value=IntegerAttr(0, i32))
         rewriter.insert(variable, InsertPoint.at_start(module.body.block))
     address = llvm.AddressOfOp(NUM_THREADS_GLOBAL, POINTER)
-    return [address, llvm.LoadOp(address, i32, alignment=4)]
+    return [address, load(address.result, i32, 4)]
 
 
 def _context(rewriter: PatternRewriter, kernel: llvm.FuncOp, slots: Sequence[SSAValue]) -> SSAValue:
@@ -362,7 +365,7 @@ def _pack(context: SSAValue, slots: Sequence[SSAValue]) -> list[Operation]:
             ops.append(cast)
             stored = cast.results[0]
         address = _slot(context, index, value.type)
-        ops += [address, llvm.StoreOp(stored, address)]
+        ops += [address, store(stored, address.result, None)]
     return ops
 
 
