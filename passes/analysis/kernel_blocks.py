@@ -29,6 +29,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
 from fusion_compiler.dialects.loop.queries import KERNEL_OPS as KERNEL_OPS
 from fusion_compiler.passes.analysis.index_expr import IndexExpr, IndexExprBuilder
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class ComputeBlock:
 
 def unsupported_op(func: FuncOp) -> Operation | None:
     """The first op in the kernel body that is not a loop, buffer, arith or math op."""
-    for op in func.body.walk():
+    for op in region_ops(func.body):
         if type(op) not in KERNEL_OPS:
             return op
     return None
@@ -92,10 +93,10 @@ def unsupported_op(func: FuncOp) -> Operation | None:
 def compute_blocks(func: FuncOp) -> tuple[ComputeBlock, ...]:
     """The kernel's compute blocks, one per `memref.store`, in program order."""
     builder = IndexExprBuilder()
-    order = {op: position for position, op in enumerate(func.body.walk())}
+    order = {op: position for position, op in enumerate(region_ops(func.body))}
     return tuple(
         _compute_block(func, store, builder, order)
-        for store in func.body.walk()
+        for store in region_ops(func.body)
         if isinstance(store, memref.StoreOp)
     )
 
@@ -104,7 +105,7 @@ def buffer_label(func: FuncOp, buffer: SSAValue) -> str:
     """`argument #k` or `local buffer #k` (for diagnostics and debug output)."""
     if isinstance(buffer, BlockArgument) and buffer.owner is func.body.block:
         return f"argument #{buffer.index}"
-    allocs = [op for op in func.body.walk() if isinstance(op, AllocOp)]
+    allocs = [op for op in region_ops(func.body) if isinstance(op, AllocOp)]
     for position, alloc in enumerate(allocs):
         if alloc.result is buffer:
             return f"local buffer #{position}"

@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.loop import FuncOp
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 
 def kernel_launches(module: ModuleOp) -> dict[str, list[graph.CallLoopOp]]:
@@ -19,7 +20,7 @@ def kernel_launches(module: ModuleOp) -> dict[str, list[graph.CallLoopOp]]:
     launches: dict[str, list[graph.CallLoopOp]] = {}
     for function in module.ops:
         if isinstance(function, func.FuncOp):
-            for op in function.walk():
+            for op in walk_ops(function):
                 if isinstance(op, graph.CallLoopOp):
                     launches.setdefault(op.callee.string_value(), []).append(op)
     return launches

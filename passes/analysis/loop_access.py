@@ -52,6 +52,7 @@ from fusion_compiler.dialects.loop.queries import (  # noqa: F401 - the loop fac
     same_subscripts,
     trip_count,
 )
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.kernel_blocks import KERNEL_OPS
 from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
 
@@ -69,7 +70,7 @@ def memory_accesses(ops: Iterable[Operation]) -> list[MemoryAccess]:
     return [
         inner
         for op in ops
-        for inner in op.walk()
+        for inner in walk_ops(op)
         if isinstance(inner, memref.LoadOp | memref.StoreOp)
     ]
 
@@ -96,7 +97,9 @@ def only_accesses(buffer: SSAValue) -> list[MemoryAccess] | None:
 
 def writes_buffer(op: Operation, buffer: SSAValue) -> bool:
     """Whether `op` is, or contains, a store to `buffer`."""
-    return any(isinstance(inner, memref.StoreOp) and inner.memref is buffer for inner in op.walk())
+    return any(
+        isinstance(inner, memref.StoreOp) and inner.memref is buffer for inner in walk_ops(op)
+    )
 
 
 def only_kernel_ops(ops: Iterable[Operation]) -> bool:
@@ -104,7 +107,7 @@ def only_kernel_ops(ops: Iterable[Operation]) -> bool:
     return all(
         type(inner) in KERNEL_OPS and not isinstance(inner, AllocOp)
         for op in ops
-        for inner in op.walk()
+        for inner in walk_ops(op)
     )
 
 
@@ -199,7 +202,9 @@ def digit_sliced(accesses: Sequence[MemoryAccess], loop: ForOp, scope: ForOp | N
 
 def body_ops(loop: ForOp) -> list[Operation]:
     """The ops of a loop body, without its terminator."""
-    return [op for op in loop.body.block.ops if op is not loop.body.block.last_op]
+    block = loop.body.block
+    terminator = block.last_op
+    return [op for op in block.ops if op is not terminator]
 
 
 def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
@@ -299,12 +304,12 @@ def is_innermost(loop: ForOp) -> bool:
 def has_math_ops(op: Operation) -> bool:
     """Whether `op` is or holds a `math` op (a transcendental function: dozens of instructions
     once expanded)."""
-    return any(inner.dialect_name() == math.Math.name for inner in op.walk())
+    return any(inner.dialect_name() == math.Math.name for inner in walk_ops(op))
 
 
 def has_constant_bounds(op: Operation) -> bool:
     """Whether every loop nested in `op` (or `op` itself) has constant bounds."""
-    return all(loop_range(inner) is not None for inner in op.walk() if isinstance(inner, ForOp))
+    return all(loop_range(inner) is not None for inner in walk_ops(op) if isinstance(inner, ForOp))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -381,7 +386,7 @@ def has_strided_access(loop: ForOp) -> bool:
     iv = loop.induction_var
     return not all(
         is_invariant(access, iv) or is_unit_stride(access, iv)
-        for access in memory_accesses(loop.walk())
+        for access in memory_accesses(walk_ops(loop))
     )
 
 

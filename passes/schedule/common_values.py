@@ -23,6 +23,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.dialects.loop.queries import SCALAR_OPS
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 
 def eliminate_common_values(func: FuncOp) -> int:
@@ -38,7 +39,7 @@ def _block(block: Block, known: ChainMap) -> int:
             for region in op.regions:
                 for inner in region.blocks:
                     erased += _block(inner, known.new_child())
-            _forget(loads, {o.memref for o in op.walk() if isinstance(o, memref.StoreOp)})
+            _forget(loads, {o.memref for o in walk_ops(op) if isinstance(o, memref.StoreOp)})
             continue
         if isinstance(op, memref.StoreOp):
             _forget(loads, {op.memref})

@@ -35,6 +35,7 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects.loop import ForOp
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.loop_access import (
     accesses_by_buffer,
     body_ops,
@@ -60,7 +61,7 @@ class GroupSplit:
 def _quotients(nest: Nest, loop: ForOp) -> list[arith.DivUIOp]:
     return [
         op
-        for op in nest.spatial[0].walk()
+        for op in walk_ops(nest.spatial[0])
         if isinstance(op, arith.DivUIOp) and op.lhs is loop.induction_var
     ]
 

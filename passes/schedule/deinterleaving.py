@@ -45,6 +45,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.dialects.loop.queries import constant_index, loop_range
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.linear_index import linear_form
 from fusion_compiler.passes.analysis.loop_access import (
     MemoryAccess,
@@ -256,7 +257,7 @@ def deinterleave_buffers(kernel: FuncOp) -> int:
     analysed just before its rewrite: an earlier buffer's writing loops may have held reads
     of it, which their phase loops cloned."""
     count = 0
-    for alloc in [op for op in kernel.walk() if isinstance(op, AllocOp)]:
+    for alloc in [op for op in walk_ops(kernel) if isinstance(op, AllocOp)]:
         if (plan := deinterleaving(alloc)) is not None:
             deinterleave(plan)
             count += 1

@@ -35,6 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.dialects.loop.queries import constant_index
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import loop_range
 from fusion_compiler.passes.schedule.loop_transforms import index_constant
 
@@ -63,7 +64,7 @@ def _cut_points(loop: ForOp, lb: int, ub: int) -> list[int]:
     constant is the same throughout each piece."""
     iv = loop.induction_var
     points = set()
-    for op in loop.body.walk():
+    for op in region_ops(loop.body):
         constant = _against_constant(op, iv)
         if constant is None:
             continue
@@ -95,7 +96,7 @@ def _fold_piece(loop: ForOp, lb: int, ub: int) -> None:
     the selects on conditions that became constants."""
     iv = loop.induction_var
     truths: dict[SSAValue, bool] = {}
-    for op in list(loop.body.walk()):
+    for op in list(region_ops(loop.body)):
         if isinstance(op, arith.SelectOp) and op.cond in truths:
             chosen = op.lhs if truths[op.cond] else op.rhs
             op.result.replace_all_uses_with(chosen)

@@ -40,6 +40,7 @@ from fusion_compiler.dialects.loop import (
     LoopKindAttr,
 )
 from fusion_compiler.lowering.vector_loops import vector_lanes
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_strided_access,
@@ -84,7 +85,7 @@ def widen_strided_vectors(func: FuncOp, features: str) -> bool:
         return False
     loops = [
         op
-        for op in func.body.walk()
+        for op in region_ops(func.body)
         if isinstance(op, ForOp) and op.loop_kind == LoopKind.VECTORIZED
     ]
     if not any(has_strided_access(loop) for loop in loops):
@@ -102,7 +103,7 @@ def _set_kind(loop: ForOp, kind: LoopKind) -> None:
 
 def mark_loop_kinds(func: FuncOp) -> None:
     """Mark the vectorisable innermost loops and the outermost parallel loops of `func`."""
-    loops = [op for op in func.body.walk() if isinstance(op, ForOp)]
+    loops = [op for op in region_ops(func.body) if isinstance(op, ForOp)]
     vector_loops = [loop for loop in loops if vectorizable(loop)]
     parallel_loops = [
         found

@@ -45,6 +45,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects.loop import FuncOp
 from fusion_compiler.dialects.loop.builder import QUIET_NAN, nan_max_ops
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 MIN_CHAIN = 3
 """The fewest `nan_max` steps worth rebalancing (two steps are a tree already)."""
@@ -158,7 +159,7 @@ def balance_max_chains(kernel: FuncOp) -> int:
     """Rewrites every chain of at least `MIN_CHAIN` `nan_max` steps of `kernel` as a balanced
     tree (see the module docstring); the number of chains rewritten."""
     rewritten = 0
-    for op in reversed(list(kernel.walk())):  # the last step of a chain before its earlier ones
+    for op in reversed(list(walk_ops(kernel))):  # the last step of a chain before its earlier ones
         if op.parent is None or not isinstance(op, arith.SelectOp):
             continue
         found = max_chain(op.result)

@@ -29,6 +29,7 @@ from xdsl.ir import Block, Operation
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
 from fusion_compiler.dialects.loop.queries import SCALAR_OPS
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import body_ops, constant_index, trip_count
 
 
@@ -52,7 +53,7 @@ def hoist_constants(func: FuncOp) -> None:
         _insert_after(block, alloc, anchor)
         anchor = alloc
     kept: dict[Hashable, arith.ConstantOp] = {}
-    for op in [op for op in func.body.walk() if isinstance(op, arith.ConstantOp)]:
+    for op in [op for op in region_ops(func.body) if isinstance(op, arith.ConstantOp)]:
         key = _constant_key(op)
         if key is not None and key in kept:
             op.result.replace_all_uses_with(kept[key].result)
@@ -88,7 +89,7 @@ def inline_loop_body(loop: ForOp) -> None:
 def remove_unit_loops(func: FuncOp, keep: Collection[ForOp] = ()) -> None:
     """Inline every loop that runs once (but those of `keep`) and erase every loop that never
     runs."""
-    for loop in [op for op in func.body.walk() if isinstance(op, ForOp)]:
+    for loop in [op for op in region_ops(func.body) if isinstance(op, ForOp)]:
         count = trip_count(loop)
         if count == 1 and loop not in keep:
             inline_loop_body(loop)
@@ -108,7 +109,7 @@ _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int]] = {
 def fold_index_constants(func: FuncOp) -> None:
     """Replace `addi`/`subi`/`muli` of two integer constants by a constant, and `x + 0`,
     `x - 0` by `x` (unrolling a loop leaves `0 + 1`, `0 + 2`, ... subscripts)."""
-    for op in [op for op in func.body.walk() if type(op) in _INDEX_FOLDS]:
+    for op in [op for op in region_ops(func.body) if type(op) in _INDEX_FOLDS]:
         lhs, rhs = (constant_index(operand) for operand in op.operands)
         if lhs is not None and rhs is not None:
             value = _INDEX_FOLDS[type(op)](lhs, rhs)
@@ -142,7 +143,7 @@ def erase_dead_code(func: FuncOp) -> None:
     changed = True
     while changed:
         changed = False
-        for op in reversed(list(func.body.walk())):
+        for op in reversed(list(region_ops(func.body))):
             if op is not func and _is_dead(op):
                 op.detach()
                 op.erase()

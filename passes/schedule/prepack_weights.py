@@ -71,6 +71,7 @@ from xdsl.printer import Printer
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR, AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import enclosing_loops, loop_range, trip_count
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
@@ -182,7 +183,7 @@ class _FreeValues:
         self.sources: list[BlockArgument] = []
 
     def check(self, alloc: AllocOp) -> bool:
-        for op in self.root.walk():
+        for op in walk_ops(self.root):
             if not _copies_only(op):
                 return False
             if isinstance(op, memref.LoadOp) and not self._source(op.memref):
@@ -249,7 +250,7 @@ def _fill(kernel: FuncOp, alloc: AllocOp, constant_inputs: set[int]) -> _Fill | 
 def _panels(kernel: FuncOp) -> list[AllocOp]:
     return [
         op
-        for op in kernel.walk()
+        for op in walk_ops(kernel)
         if isinstance(op, AllocOp) and PRIVATE_BUFFER_ATTR in op.attributes
     ]
 
@@ -296,7 +297,7 @@ def _emit_fill(prepack: FuncOp, fill: _Fill, mapping: dict, packed: SSAValue) ->
     for op in fill.hoisted:
         emitter.emit(op.clone(value_mapper=mapping))
     copy = emitter.emit(fill.root.clone(value_mapper=mapping))
-    for store in [op for op in copy.walk() if isinstance(op, memref.StoreOp)]:
+    for store in [op for op in walk_ops(copy) if isinstance(op, memref.StoreOp)]:
         if store.memref is fill.alloc.result:
             new_store = memref.StoreOp.get(store.value, packed, [*prefix, *store.indices])
             store.parent_block().insert_op_before(new_store, store)  # type: ignore[union-attr]

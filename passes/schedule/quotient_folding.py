@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
 from fusion_compiler.passes.analysis.loop_access import constant_index, loop_range
 
@@ -156,7 +157,7 @@ def fold_quotients(func: FuncOp) -> bool:
     """Fold every `divui`/`remui` of `func` whose dividend splits (module docstring); whether
     any did. The ops folded are left for dead-code erasure."""
     changed = False
-    for op in [op for op in func.body.walk() if isinstance(op, arith.DivUIOp | arith.RemUIOp)]:
+    for op in [op for op in region_ops(func.body) if isinstance(op, arith.DivUIOp | arith.RemUIOp)]:
         value = _folded(op)
         if value is not None:
             op.results[0].replace_all_uses_with(value)

@@ -52,6 +52,7 @@ from __future__ import annotations
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind, LoopKindAttr
 from fusion_compiler.dialects.loop.queries import parallel_work
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_constant_bounds,
@@ -110,7 +111,7 @@ def reorder(loop: ForOp) -> None:
 
 def find_candidate(func: FuncOp) -> ForOp | None:
     """The first loop of `func` (in program order) that `can_reorder`."""
-    for op in func.body.walk():
+    for op in region_ops(func.body):
         if isinstance(op, ForOp) and can_reorder(op):
             return op
     return None

@@ -31,6 +31,7 @@ divisor within it, and no loop further out is.
 from __future__ import annotations
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_constant_bounds,
@@ -68,7 +69,7 @@ def largest_factor(count: int, budget: int) -> int:
 def vector_loops_in_reductions(func: FuncOp) -> list[ForOp]:
     """Innermost parallel loops that are the only op of a reduction loop's body."""
     found = []
-    for op in func.body.walk():
+    for op in region_ops(func.body):
         if not isinstance(op, ForOp) or any(isinstance(b, ForOp) for b in body_ops(op)):
             continue
         parent = op.parent_op()

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import MemRefType, NoneAttr
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, LoopKind
 from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.loop_access import (
     MemoryAccess,
     access_digit_runs,
@@ -95,7 +96,7 @@ def align_buffer_rows(kernel: FuncOp) -> int:
     many."""
     plans = [
         (op, padded)
-        for op in kernel.walk()
+        for op in walk_ops(kernel)
         if isinstance(op, AllocOp) and (padded := aligned_type(op)) is not None
     ]
     for alloc, padded in plans:

@@ -26,6 +26,7 @@ from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.passes.analysis.ir_walk import region_ops, walk_ops
 from fusion_compiler.passes.analysis.loop_access import same_subscripts, writes_buffer
 
 
@@ -42,7 +43,7 @@ WrittenBuffers = dict[ForOp, set[SSAValue]]
 
 def written_buffers(func: FuncOp) -> WrittenBuffers:
     written: WrittenBuffers = {}
-    for op in func.body.walk():
+    for op in region_ops(func.body):
         if isinstance(op, ForOp):
             written.setdefault(op, set())
         elif isinstance(op, memref.StoreOp):
@@ -101,8 +102,8 @@ def forward_stores(func: FuncOp) -> bool:
     """Replace every load whose value is known by that value; whether any was replaced."""
     changed = False
     written = written_buffers(func)  # forwarding only removes loads: it stays valid
-    stored = {op.memref for op in func.body.walk() if isinstance(op, memref.StoreOp)}
-    for load in [op for op in func.body.walk() if isinstance(op, memref.LoadOp)]:
+    stored = {op.memref for op in region_ops(func.body) if isinstance(op, memref.StoreOp)}
+    for load in [op for op in region_ops(func.body) if isinstance(op, memref.LoadOp)]:
         # a buffer never stored to (an input) only has earlier loads to reuse: look for them
         # in the load's own block only, which keeps the walk short
         value = reaching_value(load, written, same_block=load.memref not in stored)
@@ -129,7 +130,7 @@ def _overwritten(store: memref.StoreOp) -> bool:
                 return False
             case ForOp() if any(
                 isinstance(inner, memref.LoadOp) and inner.memref is store.memref
-                for inner in op.walk()
+                for inner in walk_ops(op)
             ):
                 return False
         op = op.next_op
@@ -138,7 +139,9 @@ def _overwritten(store: memref.StoreOp) -> bool:
 
 def erase_overwritten_stores(func: FuncOp) -> bool:
     """Erase the stores whose element is overwritten before it can be read; whether any was."""
-    dead = [op for op in func.body.walk() if isinstance(op, memref.StoreOp) and _overwritten(op)]
+    dead = [
+        op for op in region_ops(func.body) if isinstance(op, memref.StoreOp) and _overwritten(op)
+    ]
     for store in dead:
         store.detach()
         store.erase()

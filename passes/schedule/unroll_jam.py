@@ -65,6 +65,7 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     depends_on,
@@ -99,7 +100,7 @@ def can_unroll_jam(loop: ForOp, factor: int) -> bool:
 
 def shared_vector_loads(outer: ForOp, inner: ForOp) -> int:
     """How many loads of `inner`'s body vary with `inner` and not with `outer`."""
-    loads = [op for op in inner.body.walk() if isinstance(op, memref.LoadOp)]
+    loads = [op for op in region_ops(inner.body) if isinstance(op, memref.LoadOp)]
     return sum(
         1
         for load in loads
@@ -150,7 +151,7 @@ def reused_row_bytes(loop: ForOp) -> int | None:
     reduction's partial sums, which every level of its tree reads) do not count as reuse."""
     rows: dict[SSAValue, int] = {}
     reads: dict[SSAValue, int] = {}
-    for op in loop.body.walk():
+    for op in region_ops(loop.body):
         if not isinstance(op, memref.LoadOp | memref.StoreOp):
             continue
         buffer = op.memref
@@ -306,7 +307,7 @@ def innermost_reduction_loops(func: FuncOp) -> list[ForOp]:
     """Innermost parallel loops nested in a loop that is not parallel (a reduction)."""
     return [
         op
-        for op in func.body.walk()
+        for op in region_ops(func.body)
         if isinstance(op, ForOp)
         and not any(isinstance(inner, ForOp) for inner in body_ops(op))
         and any(not is_parallel(outer) for outer in enclosing_loops(op))
@@ -319,7 +320,7 @@ def in_order_reductions(func: FuncOp) -> list[ForOp]:
     one's value) inside a loop that is."""
     return [
         op
-        for op in func.body.walk()
+        for op in region_ops(func.body)
         if isinstance(op, ForOp)
         and not any(isinstance(inner, ForOp) for inner in body_ops(op))
         and not is_parallel(op)

@@ -34,6 +34,7 @@ from xdsl.dialects import memref
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind
 from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.lowering.vector_loops import vector_lanes
+from fusion_compiler.passes.analysis.ir_walk import region_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
     has_math_ops,
@@ -95,6 +96,6 @@ def overlap_tail(loop: ForOp, split: tuple[int, int]) -> None:
 
 def overlap_tails(kernel: FuncOp, lanes: int) -> list[tuple[ForOp, tuple[int, int]]]:
     """The loops of `kernel` to split, with their splits (`tail_split`)."""
-    loops = [op for op in kernel.body.walk() if isinstance(op, ForOp)]
+    loops = [op for op in region_ops(kernel.body) if isinstance(op, ForOp)]
     splits = [(loop, tail_split(loop, lanes)) for loop in loops]
     return [(loop, split) for loop, split in splits if split is not None]
