@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.lowering.llvm_builders import constant, intrinsic
+from fusion_compiler.lowering.llvm_builders import constant, intrinsic, replace_op
 from fusion_compiler.lowering.llvm_types import bitwidth, llvm_type
 
 Lowered = tuple[list[Operation], SSAValue]
@@ -328,4 +328,4 @@ class LowerArithPattern(RewritePattern):
         if lower is None:
             return
         new_ops, result = lower(op)
-        rewriter.replace(op, new_ops, [result])
+        replace_op(rewriter, op, new_ops, [result])

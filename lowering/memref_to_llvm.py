@@ -63,6 +63,7 @@ from fusion_compiler.lowering.llvm_builders import (
     converted,
     element_pointer,
     load,
+    replace_op,
     store,
 )
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, memory_type, storage_bytes
@@ -212,10 +213,10 @@ class LowerLoadPattern(RewritePattern):
         stored = memory_type(element_type)
         load_op = load(address, stored, storage_bytes(element_type))
         if stored == llvm_type(element_type):
-            rewriter.replace(op, [*address_ops, load_op], [load_op.dereferenced_value])
+            replace_op(rewriter, op, [*address_ops, load_op], [load_op.dereferenced_value])
             return
         narrow = llvm.TruncOp(load_op.dereferenced_value, llvm_type(element_type))
-        rewriter.replace(op, [*address_ops, load_op, narrow], [narrow.res])
+        replace_op(rewriter, op, [*address_ops, load_op, narrow], [narrow.res])
 
 
 class LowerStorePattern(RewritePattern):
@@ -230,7 +231,7 @@ class LowerStorePattern(RewritePattern):
             widen = [llvm.ZExtOp(value, stored)]
             value = widen[0].res
         store_op = store(value, address, storage_bytes(op.value.type))
-        rewriter.replace(op, [*address_ops, *widen, store_op], [])
+        replace_op(rewriter, op, [*address_ops, *widen, store_op], [])
 
 
 # ---------------------------------------------------------------------------------------------
