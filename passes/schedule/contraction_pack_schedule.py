@@ -92,7 +92,7 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, MemRefType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
-from fusion_compiler.dialects.loop import AllocOp, ForOp, LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, LoopKind, LoopKindAttr
 from fusion_compiler.dialects.loop.attributes import (
     PRIVATE_BUFFER_ATTR,
     ROLLED_LOOP_ATTR,
@@ -109,7 +109,10 @@ from fusion_compiler.passes.analysis.loop_access import (
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
 from fusion_compiler.passes.schedule.contraction_tiles import Tile
-from fusion_compiler.passes.schedule.loop_transforms import index_constant
+from fusion_compiler.passes.schedule.loop_transforms import (
+    enclosing_kernel,
+    kernel_index_constant,
+)
 
 
 def _extent(loop: ForOp) -> int:
@@ -141,9 +144,14 @@ class PackedBuilder:
         self.shared = [op for op in self.nest.init if not op.regions and _pure(op)]
         self.rows_inner = is_unit_stride(self.nest.accumulator, match.rows.induction_var)
         self.element = self.nest.accumulator.value.type
+        self._kernel: FuncOp | None = None
 
     def const(self, value: int) -> SSAValue:
-        return index_constant(value, self.nest.spatial[0])
+        """An `index` constant at the top of the kernel (found once: the root the nest is
+        built before stays in it until `build` ends)."""
+        if self._kernel is None:
+            self._kernel = enclosing_kernel(self.nest.spatial[0])
+        return kernel_index_constant(value, self._kernel)
 
     def build(self) -> None:
         root = self.nest.spatial[0]

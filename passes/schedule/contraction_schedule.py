@@ -99,7 +99,10 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     packed_tile,
     register_tile,
 )
-from fusion_compiler.passes.schedule.loop_transforms import index_constant
+from fusion_compiler.passes.schedule.loop_transforms import (
+    enclosing_kernel,
+    kernel_index_constant,
+)
 from fusion_compiler.passes.schedule.normalize import erase_dead_code, hoist_constants
 
 
@@ -110,9 +113,14 @@ class _TileBuilder:
         self.match = match
         self.tile = tile
         self.shared = [op for op in match.init if not op.regions and is_pure(op)]
+        self._kernel: FuncOp | None = None
 
     def const(self, value: int) -> SSAValue:
-        return index_constant(value, self.match.spatial[0])
+        """An `index` constant at the top of the kernel (found once: the root the nest is
+        built before stays in it until `build` ends)."""
+        if self._kernel is None:
+            self._kernel = enclosing_kernel(self.match.spatial[0])
+        return kernel_index_constant(value, self._kernel)
 
     def build(self) -> None:
         root = self.match.spatial[0]

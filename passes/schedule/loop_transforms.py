@@ -24,6 +24,7 @@ instances of different iterations are reordered.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith
@@ -89,16 +90,41 @@ def alloc_like(alloc: AllocOp, buffer_type: MemRefType) -> AllocOp:
 
 def index_constant(value: int, inside: Operation) -> SSAValue:
     """An `index` constant (`%c<value>`) at the top of the kernel that holds `inside`."""
-    kernel = inside
+    return kernel_index_constant(value, enclosing_kernel(inside))
+
+
+def enclosing_kernel(op: Operation) -> FuncOp:
+    """The kernel that holds `op` (or `op`, a kernel)."""
+    kernel = op
     while not isinstance(kernel, FuncOp):
         parent = kernel.parent_op()
         assert parent is not None
         kernel = parent
-    constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    return kernel
+
+
+def kernel_index_constant(value: int, kernel: FuncOp) -> SSAValue:
+    """An `index` constant (`%c<value>`) at the top of `kernel` (`index_constant` for a
+    caller that knows the kernel: the scheduler of a contraction makes thousands)."""
+    # `create` with the properties `ConstantOp(attr)` would give makes the same op, without
+    # the checks of the generic constructor (a third of the time); attributes are immutable
+    # values, so one per value is shared by all its constants.
+    constant = arith.ConstantOp.create(
+        result_types=[_INDEX], properties={"value": _index_attr(value)}
+    )
     constant.result.name_hint = f"c{value}"
     block = kernel.body.block
     block.insert_op_before(constant, block.first_op)  # type: ignore[arg-type]
     return constant.result
+
+
+_INDEX = IndexType()
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_attr(value: int) -> IntegerAttr:
+    """The attribute of the `index` constant `value`."""
+    return IntegerAttr(value, _INDEX)
 
 
 def compute_at_uses(value: SSAValue, make: Callable[[], Operation]) -> None:
