@@ -114,12 +114,16 @@ def only_kernel_ops(ops: Iterable[Operation]) -> bool:
 def slice_form(index: SSAValue, loop: ForOp, scope: ForOp | None = None) -> LinearForm | None:
     """The rest of `index` if it is `iv + rest` for the induction variable `iv` of `loop` and
     `rest` is the same in every iteration of `scope` (default: of `loop`), else None."""
+    return _slice_form(index, loop.induction_var, scope or loop)
+
+
+def _slice_form(index: SSAValue, iv: SSAValue, scope: ForOp) -> LinearForm | None:
+    """`slice_form` of the loop with induction variable `iv`, its `scope` given."""
     form = linear_form(index)
-    iv = loop.induction_var
     if form.coefficient(iv) != 1:
         return None
     rest = form.without(iv)
-    if not all(defined_outside(atom, scope or loop) for atom in rest.terms):
+    if not all(defined_outside(atom, scope) for atom in rest.terms):
         return None
     return rest
 
@@ -136,25 +140,36 @@ def sliced_dimension(
     across all iterations of the loops between `scope` and the paired loops too."""
     if not accesses:
         return None
-    rank = len(accesses[0][0].indices)
-    steps = [loop_range(loop) for _, loop in accesses]
+    # Each access's subscripts, and each loop's range and induction variable, read once:
+    # xDSL's accessors are dear, and the accesses are few loops' (one or two).
+    subscripts = [tuple(access.indices) for access, _ in accesses]
+    rank = len(subscripts[0])
+    loops = {id(loop): loop for _, loop in accesses}
+    steps = [loop_range(loop) for loop in loops.values()]
     if rank == 0 or any(step is None for step in steps):
         return None
     least_step = min(step[2] for step in steps if step is not None)
+    if any(len(indices) != rank for indices in subscripts):
+        return None
+    ivs = {key: loop.induction_var for key, loop in loops.items()}
+    pairs = [
+        (indices, ivs[id(loop)], scope or loop)
+        for indices, (_, loop) in zip(subscripts, accesses, strict=True)
+    ]
     for dim in range(rank):
-        forms = [
-            slice_form(access.indices[dim], loop, scope) if len(access.indices) == rank else None
-            for access, loop in accesses
-        ]
-        if any(form is None for form in forms):
-            continue
-        first = forms[0]
-        assert first is not None
-        if not all(form.same_terms(first) for form in forms if form is not None):
-            continue
-        offsets = [form.constant for form in forms if form is not None]
-        if max(offsets) - min(offsets) < least_step:
-            return dim
+        forms: list[LinearForm] = []
+        for indices, iv, within in pairs:
+            form = _slice_form(indices[dim], iv, within)
+            if form is None:
+                break
+            forms.append(form)
+        else:
+            first = forms[0]
+            if not all(form.same_terms(first) for form in forms):
+                continue
+            offsets = [form.constant for form in forms]
+            if max(offsets) - min(offsets) < least_step:
+                return dim
     return None
 
 
@@ -377,8 +392,22 @@ def element_stride(access: MemoryAccess, iv: SSAValue) -> int | None:
 def is_unit_stride(access: MemoryAccess, iv: SSAValue) -> bool:
     """Whether consecutive `iv`s access consecutive elements (innermost non-unit subscript
     `iv + c`, every other subscript independent of `iv`)."""
-    strides = access_strides(access, iv)
+    return _is_unit(access_strides(access, iv))
+
+
+def _is_unit(strides: tuple[int | None, ...]) -> bool:
+    """Whether `access_strides` are those of a unit-stride access (`is_unit_stride`)."""
     return bool(strides) and strides[-1] == 1 and all(s == 0 for s in strides[:-1])
+
+
+def _is_interleaved_read(strides: tuple[int | None, ...]) -> bool:
+    """Whether a load's `access_strides` are those of a read with stride
+    `INTERLEAVED_READ_STRIDE` (`is_vector_access`)."""
+    return (
+        bool(strides)
+        and strides[-1] == INTERLEAVED_READ_STRIDE
+        and all(s == 0 for s in strides[:-1])
+    )
 
 
 def has_strided_access(loop: ForOp) -> bool:
@@ -404,21 +433,31 @@ def is_vector_access(access: MemoryAccess, iv: SSAValue) -> bool:
     one scalar): invariant, contiguous, or a read with stride `INTERLEAVED_READ_STRIDE` (a
     pooling window with stride 2: LLVM's vectoriser loads two vectors and keeps every other
     lane, an interleaved group, rather than gathering)."""
-    if is_invariant(access, iv) or is_unit_stride(access, iv):
+    if is_invariant(access, iv):
         return True
-    if not isinstance(access, memref.LoadOp):
-        return False
     strides = access_strides(access, iv)
-    return (
-        bool(strides)
-        and strides[-1] == INTERLEAVED_READ_STRIDE
-        and all(s == 0 for s in strides[:-1])
+    return _is_unit(strides) or (
+        isinstance(access, memref.LoadOp) and _is_interleaved_read(strides)
     )
 
 
 def is_vector_loop_body(accesses: Sequence[MemoryAccess], iv: SSAValue) -> bool:
     """Whether a loop over `iv` with these accesses vectorises into whole-vector memory
     operations: every access `is_vector_access`, at least one contiguous."""
-    if not all(is_vector_access(a, iv) for a in accesses):
-        return False
-    return any(is_unit_stride(a, iv) for a in accesses)
+    strides: dict[int, tuple[int | None, ...]] = {}  # (the IR does not change meanwhile)
+
+    def strides_of(access: MemoryAccess) -> tuple[int | None, ...]:
+        key = id(access)
+        if key not in strides:
+            strides[key] = access_strides(access, iv)
+        return strides[key]
+
+    for access in accesses:
+        if is_invariant(access, iv):
+            continue
+        step = strides_of(access)
+        if not (
+            _is_unit(step) or (isinstance(access, memref.LoadOp) and _is_interleaved_read(step))
+        ):
+            return False
+    return any(_is_unit(strides_of(a)) for a in accesses)
