@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
@@ -53,6 +54,7 @@ from fusion_compiler.lowering.memref_to_llvm import (
 )
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, LowerParallelForPattern
 from fusion_compiler.lowering.profile_to_llvm import LowerProfiledCallPattern
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 # ---------------------------------------------------------------------------------------------
 # Pre-conditions (pure predicates: never mutate IR)
@@ -89,7 +91,10 @@ MATH_OPS: frozenset[type[Operation]] = frozenset(
 """The math ops the lowering rewrites (expansions, specialisations, intrinsics, libm calls)."""
 
 
+@cache
 def _type_problem(value_type: Attribute) -> str | None:
+    """Why the lowering cannot convert a value of `value_type`, if it cannot (asked once per
+    type: a kernel has thousands of values of a few types)."""
     if isinstance(value_type, MemRefType):
         try:
             static_layout(value_type)
@@ -104,7 +109,7 @@ def check_convertible(module: ModuleOp) -> None:
     for kernel in module.ops:
         if not isinstance(kernel, loop.FuncOp):
             continue
-        for op in kernel.walk():
+        for op in walk_ops(kernel):
             if type(op) not in CONVERTIBLE_OPS:
                 raise CompileError(f"cannot lower '{op.name}'", op)
             values = (*op.operands, *op.results, *(a for r in op.regions for a in r.block.args))
@@ -121,7 +126,7 @@ def _walk(module: ModuleOp, roots: Collection[type[Operation]], *patterns: Rewri
     happened. Skipping the ops of other classes with one set lookup, and one rewriter per op
     visited, make a phase a fraction of the cost of xDSL's greedy driver over the module."""
     changed = False
-    for op in list(module.walk()):
+    for op in list(walk_ops(module)):
         if type(op) not in roots or op.parent is None:  # (erased or moved by an earlier rewrite)
             continue
         rewriter = PatternRewriter(op)

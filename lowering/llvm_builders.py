@@ -35,6 +35,7 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.lowering.llvm_types import POINTER, intrinsic_suffix, is_float, llvm_type
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 
 def converted(value: SSAValue, target_type: Attribute) -> tuple[list[Operation], SSAValue]:
@@ -59,7 +60,7 @@ def reconcile_casts(module: Operation) -> None:
     casts that ends at its start's type uses the start instead, then the unused casts go.
     (xDSL's `reconcile_unrealized_casts` does the same through its greedy rewrite driver, at
     a seventh of the speed.) A cast still used afterwards is left: the translation names it."""
-    casts = [op for op in module.walk() if isinstance(op, UnrealizedConversionCastOp)]
+    casts = [op for op in walk_ops(module) if isinstance(op, UnrealizedConversionCastOp)]
     for cast_op in casts:
         if len(cast_op.inputs) != 1 or len(cast_op.results) != 1:
             continue

@@ -67,6 +67,7 @@ from fusion_compiler.lowering.llvm_builders import (
     store,
 )
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, memory_type, storage_bytes
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""
@@ -249,7 +250,7 @@ def _kernel_of(op: Operation) -> loop.FuncOp | llvm.FuncOp:
 
 
 def _returns(kernel: Operation) -> list[Operation]:
-    return [op for op in kernel.walk() if isinstance(op, loop.ReturnOp | llvm.ReturnOp)]
+    return [op for op in walk_ops(kernel) if isinstance(op, loop.ReturnOp | llvm.ReturnOp)]
 
 
 def _round_up(value: int, multiple: int) -> int:

@@ -59,6 +59,7 @@ from fusion_compiler.lowering.llvm_codegen import (
     compile_unit,
     merged_timings,
 )
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 T = TypeVar("T")
 
@@ -159,7 +160,7 @@ def name_by_content(
             seen.add(symbol)
             kept.append((unit, content))
     for unit, _ in kept:
-        for op in unit.walk():
+        for op in walk_ops(unit):
             if isinstance(op, loop.CallOp) and op.callee.string_value() in renamed:
                 op.callee = SymbolRefAttr(renamed[op.callee.string_value()])
     digests = [digest(unit) if content is None else content for unit, content in kept]
@@ -185,7 +186,7 @@ def declare_callees(unit: ModuleOp) -> None:
     define: the kernels an entry unit launches."""
     defined = {op.sym_name.data for op in unit.ops if isinstance(op, llvm.FuncOp)}
     declared: dict[str, llvm.FuncOp] = {}
-    for op in unit.walk():
+    for op in walk_ops(unit):
         if not isinstance(op, llvm.CallOp) or op.callee is None:
             continue
         name = op.callee.string_value()
@@ -244,7 +245,7 @@ def compile_units(
 
 
 def op_count(unit: Operation) -> int:
-    return sum(1 for _ in unit.walk())
+    return sum(1 for _ in walk_ops(unit))
 
 
 def can_fork() -> bool:

@@ -82,6 +82,7 @@ from fusion_compiler.lowering.llvm_builders import (
 )
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
+from fusion_compiler.passes.analysis.ir_walk import region_ops, walk_ops
 
 PARALLEL_THRESHOLD = 2**14
 """The fewest innermost iterations one launch must run to be worth a team of threads.
@@ -128,7 +129,7 @@ def should_outline(loop_op: loop.ForOp, threshold: int) -> bool:
     innermost iterations."""
     if loop_op.loop_kind != loop.LoopKind.PARALLEL or _in_parallel_loop(loop_op):
         return False
-    if any(_shared_buffer(op) for op in loop_op.walk()):
+    if any(_shared_buffer(op) for op in walk_ops(loop_op)):
         return False
     work = parallel_work(loop_op)
     return work is not None and work >= threshold
@@ -141,7 +142,7 @@ def captured_values(loop_op: loop.ForOp) -> list[SSAValue]:
     of a block whose op was visited before) before it is used."""
     captured: dict[SSAValue, None] = {}
     defined: set[SSAValue] = set()
-    for op in loop_op.walk():
+    for op in walk_ops(loop_op):
         for operand in op.operands:
             if operand not in defined:
                 captured.setdefault(operand)
@@ -290,7 +291,9 @@ def _body_function(
     lb, ub, step = (mapping[v] for v in (loop_op.lb, loop_op.ub, loop_op.step))
     chunk, lo, hi = thread_chunk(thread[-1].results[0], threads[-1].results[0], lb, ub, step)
     serial = loop.ForOp(lo, hi, step, rewriter.move_region_contents_to_new_regions(loop_op.body))
-    for inner in serial.body.walk():  # (one walk, not one scan of every use per captured value)
+    for inner in region_ops(
+        serial.body
+    ):  # (one walk, not one scan of every use per captured value)
         if isinstance(inner, loop.ForOp) and inner.loop_kind == loop.LoopKind.PARALLEL:
             inner.kind = loop.LoopKindAttr(loop.LoopKind.SERIAL)
         operands = inner.operands
