@@ -59,31 +59,33 @@ def reconcile_casts(module: Operation) -> None:
     """Removes the `unrealized_conversion_cast`s of a converted module: each use of a chain of
     casts that ends at its start's type uses the start instead, then the unused casts go.
     (xDSL's `reconcile_unrealized_casts` does the same through its greedy rewrite driver, at
-    a seventh of the speed.) A cast still used afterwards is left: the translation names it."""
+    a seventh of the speed.) A cast still used afterwards is left: the translation names it.
+    (A cast's inputs are read as its generic `operands`: the named accessor costs more than
+    the rest of the walk.)"""
     casts = [op for op in walk_ops(module) if isinstance(op, UnrealizedConversionCastOp)]
     for cast_op in casts:
-        if len(cast_op.inputs) != 1 or len(cast_op.results) != 1:
+        if len(cast_op.operands) != 1 or len(cast_op.results) != 1:
             continue
         result = cast_op.results[0]
-        source = cast_op.inputs[0]
+        source = cast_op.operands[0]
         while source.type != result.type:
             owner = source.owner
-            if not isinstance(owner, UnrealizedConversionCastOp) or len(owner.inputs) != 1:
+            if not isinstance(owner, UnrealizedConversionCastOp) or len(owner.operands) != 1:
                 break
-            source = owner.inputs[0]
+            source = owner.operands[0]
         if source.type == result.type:
             result.replace_all_uses_with(source)
-    unused = [op for op in reversed(casts) if op.results[0].uses.get_length() == 0]
+    unused = [op for op in reversed(casts) if not op.results[0].uses]
     while unused:
         cast_op = unused.pop()
-        sources = [value.owner for value in cast_op.inputs]
+        sources = [value.owner for value in cast_op.operands]
         Rewriter.erase_op(cast_op)
         unused += [
             source
             for source in sources
             if isinstance(source, UnrealizedConversionCastOp)
             and source.parent is not None
-            and source.results[0].uses.get_length() == 0
+            and not source.results[0].uses
         ]
 
 
