@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Hashable
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, OpResult
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp
 from fusion_compiler.dialects.loop.queries import SCALAR_OPS
@@ -139,12 +139,26 @@ def _is_dead(op: Operation) -> bool:
 
 
 def erase_dead_code(func: FuncOp) -> None:
-    """Erase unused pure ops and loads, and empty loops, until none is left."""
+    """Erase unused pure ops and loads, and empty loops, until none is left.
+
+    Each sweep visits the ops last to first. An op that was not dead when visited becomes
+    dead only when a use of its results or the last op of its body (a loop) is erased
+    afterwards: the ops defining an erased op's operands and the loop around it are noted,
+    and a sweep follows only when one of them is dead (a sweep after finding none would
+    erase nothing, so the result is that of sweeping until a sweep erases nothing)."""
     changed = True
     while changed:
-        changed = False
+        erased: set[Operation] = set()
+        touched: list[Operation] = []
         for op in reversed(list(region_ops(func.body))):
             if op is not func and _is_dead(op):
+                touched.extend(
+                    operand.op for operand in op.operands if isinstance(operand, OpResult)
+                )
+                parent = op.parent_op()
+                if isinstance(parent, ForOp):
+                    touched.append(parent)
                 op.detach()
                 op.erase()
-                changed = True
+                erased.add(op)
+        changed = any(op not in erased and _is_dead(op) for op in touched)
