@@ -165,7 +165,10 @@ def match_nest(root: ForOp) -> Nest | None:
     spatial = [root, *perfect_nest(root)]
     while spatial and not is_parallel(spatial[-1]):
         spatial.pop()  # the reduction loops of a perfect nest without init (not ours)
-    if len(spatial) < 2 or not all(_unit_loop(loop) and is_parallel(loop) for loop in spatial):
+    # (the innermost one left is parallel: asked above)
+    if len(spatial) < 2 or not all(
+        _unit_loop(loop) and (loop is spatial[-1] or is_parallel(loop)) for loop in spatial
+    ):
         return None
     body = body_ops(spatial[-1])
     nests = [op for op in body if isinstance(op, ForOp)]

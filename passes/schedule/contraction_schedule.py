@@ -394,6 +394,8 @@ def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction,
 
 def _schedule_root(root: ForOp, options: TileOptions) -> bool:
     """Tile the contraction nest at `root`, packed if it can be; whether it was one."""
+    if match_nest(root) is None:
+        return False  # (every plan below starts from the nest: none would be found)
     plan = options.packed_plan(root) or _grouped_plan(root, options)
     if plan is not None:
         host = options.host()

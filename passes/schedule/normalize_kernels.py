@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
+from fusion_compiler.dialects.loop.queries import top_level_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import is_invariant, trip_count
 from fusion_compiler.passes.schedule.contraction_match import match_nest
@@ -69,14 +70,28 @@ def vector_product_rows(kernel: FuncOp, weights: Collection[int]) -> set[ForOp]:
     rows: set[ForOp] = set()
     if not weights:
         return rows
+    loading = _top_level_ops_loading(kernel, weights)
     for op in kernel.body.block.ops:
-        if not isinstance(op, ForOp) or (nest := match_nest(op)) is None:
+        # (an update that multiplies by a weight loads it: no other nest needs matching)
+        if not isinstance(op, ForOp) or op not in loading or (nest := match_nest(op)) is None:
             continue
         unit = [loop for loop in nest.spatial if trip_count(loop) == 1]
         wide = [loop for loop in nest.spatial if trip_count(loop) != 1]
         if len(wide) == 1 and _multiplies_by_weight(nest.update, weights, wide[0]):
             rows.update(unit)
     return rows
+
+
+def _top_level_ops_loading(kernel: FuncOp, weights: Collection[int]) -> set[Operation]:
+    """The ops of `kernel`'s body that hold a load of one of its arguments `weights`."""
+    arguments = kernel.body.block.args
+    return {
+        top_level_op(use.operation, kernel)
+        for index in weights
+        if 0 <= index < len(arguments)
+        for use in arguments[index].uses
+        if isinstance(use.operation, memref.LoadOp)
+    }
 
 
 def _multiplies_by_weight(update: list[Operation], weights: Collection[int], column: ForOp) -> bool:
