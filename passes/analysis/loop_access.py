@@ -111,6 +111,22 @@ def only_kernel_ops(ops: Iterable[Operation]) -> bool:
     )
 
 
+def _kernel_accesses_by_buffer(
+    ops: Iterable[Operation],
+) -> dict[SSAValue, list[MemoryAccess]] | None:
+    """`accesses_by_buffer(ops)` if `only_kernel_ops(ops)`, else None (one walk for both)."""
+    grouped: dict[SSAValue, list[MemoryAccess]] = {}
+    for op in ops:
+        for inner in walk_ops(op):
+            kind = type(inner)
+            if kind not in KERNEL_OPS or isinstance(inner, AllocOp):
+                return None
+            # (no subclass of a load or a store is a kernel op: the type says which it is)
+            if kind is memref.LoadOp or kind is memref.StoreOp:
+                grouped.setdefault(inner.memref, []).append(inner)  # type: ignore[attr-defined]
+    return grouped
+
+
 def slice_form(index: SSAValue, loop: ForOp, scope: ForOp | None = None) -> LinearForm | None:
     """The rest of `index` if it is `iv + rest` for the induction variable `iv` of `loop` and
     `rest` is the same in every iteration of `scope` (default: of `loop`), else None."""
@@ -230,10 +246,10 @@ def is_parallel(loop: ForOp, scope: ForOp | None = None) -> bool:
     `scope` down are independent too (see `sliced_dimension`)."""
     if loop_range(loop) is None:
         return False
-    ops = body_ops(loop)
-    if not only_kernel_ops(ops):
+    by_buffer = _kernel_accesses_by_buffer(body_ops(loop))
+    if by_buffer is None:
         return False
-    for accesses in accesses_by_buffer(ops).values():
+    for accesses in by_buffer.values():
         if not any(isinstance(access, memref.StoreOp) for access in accesses):
             continue
         if sliced_dimension([(access, loop) for access in accesses], scope) is not None:
