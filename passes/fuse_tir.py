@@ -20,6 +20,7 @@ fused kernels, and kernels no longer called are removed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -27,12 +28,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
@@ -40,6 +36,7 @@ from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, is_extern
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.dialects.loop.builder import tensor_buffer_type
 from fusion_compiler.dialects.symbols import lookup_symbol
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 
 def is_primitive(op: Operation) -> bool:
@@ -173,9 +170,17 @@ class CallFusedKernel(RewritePattern):
         rewriter.replace(op, call)
 
 
+def _graph_ops(module: ModuleOp) -> Iterator[Operation]:
+    """Every op of the module but those inside kernels (`loop.func`s hold no graph op and are
+    most of a module's ops)."""
+    for top in module.ops:
+        if not isinstance(top, loop.FuncOp):
+            yield from walk_ops(top)
+
+
 def remove_unused_kernels(module: ModuleOp) -> None:
     """Erase the kernels that no `graph.call_loop` of the module calls any more."""
-    called = {op.callee.string_value() for op in module.walk() if isinstance(op, CallLoopOp)}
+    called = {op.callee.string_value() for op in _graph_ops(module) if isinstance(op, CallLoopOp)}
     for op in list(module.ops):
         if isinstance(op, loop.FuncOp) and op.sym_name.data not in called:
             module.body.block.erase_op(op)
@@ -198,7 +203,15 @@ class FuseTIRPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_legalized(op, "legalize-ops,annotate-pattern,fuse-ops")
-        walk = dict(apply_recursively=False, walk_reverse=False)
-        PatternRewriteWalker(FusePrimitiveFunction(), **walk).rewrite_module(op)
-        PatternRewriteWalker(CallFusedKernel(), **walk).rewrite_module(op)
+        # Each pattern once over the graph's ops, in order: what xDSL's walker without
+        # recursion does, less the thousands of kernel ops it would queue and skip.
+        _rewrite_each(op, FusePrimitiveFunction())
+        _rewrite_each(op, CallFusedKernel())
         remove_unused_kernels(op)
+
+
+def _rewrite_each(module: ModuleOp, pattern: RewritePattern) -> None:
+    """Applies `pattern` to each op outside the kernels (`_graph_ops`), in pre-order, once."""
+    for op in list(_graph_ops(module)):
+        if op.parent is not None:  # (not erased by an earlier rewrite)
+            pattern.match_and_rewrite(op, PatternRewriter(op))
