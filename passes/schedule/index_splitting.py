@@ -64,7 +64,9 @@ def _cut_points(loop: ForOp, lb: int, ub: int) -> list[int]:
     constant is the same throughout each piece."""
     iv = loop.induction_var
     points = set()
-    for op in region_ops(loop.body):
+    # (an op comparing or clamping `iv` uses it: its uses, not a walk of the body, find them;
+    # the points are a set, so the order they are found in does not matter)
+    for op in {use.operation for use in iv.uses}:
         constant = _against_constant(op, iv)
         if constant is None:
             continue
