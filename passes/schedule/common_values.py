@@ -75,7 +75,8 @@ def _earlier(
     """The earlier op `op` duplicates, if any; else None, and `op` is recorded (a pure op in
     `known`, its key in `added`; a load in `loads`) if it may have duplicates."""
     if isinstance(op, memref.LoadOp):
-        table, key = loads, (op.memref, tuple(op.indices), op.res.type)
+        # (its memref and subscripts are its operands: read at once, not by the accessors)
+        table, key = loads, (tuple(op.operands), op.res.type)
     elif type(op) in SCALAR_OPS and not isinstance(op, arith.ConstantOp):
         table, key = known, _key(op)
     else:

@@ -42,16 +42,28 @@ WrittenBuffers = dict[ForOp, set[SSAValue]]
 
 
 def written_buffers(func: FuncOp) -> WrittenBuffers:
+    return _walk_accesses(func)[0]
+
+
+def _walk_accesses(func: FuncOp) -> tuple[WrittenBuffers, set[SSAValue], list[memref.LoadOp]]:
+    """`written_buffers(func)`, the buffers `func` stores to and its loads (in order), from
+    one walk."""
     written: WrittenBuffers = {}
+    stored: set[SSAValue] = set()
+    loads: list[memref.LoadOp] = []
     for op in region_ops(func.body):
         if isinstance(op, ForOp):
             written.setdefault(op, set())
         elif isinstance(op, memref.StoreOp):
+            buffer = op.memref
+            stored.add(buffer)
             parent = op.parent_op()
             while isinstance(parent, ForOp):
-                written.setdefault(parent, set()).add(op.memref)
+                written.setdefault(parent, set()).add(buffer)
                 parent = parent.parent_op()
-    return written
+        elif isinstance(op, memref.LoadOp):
+            loads.append(op)
+    return written, stored, loads
 
 
 def _writes(loop: ForOp, buffer: SSAValue, written: WrittenBuffers | None) -> bool:
@@ -61,15 +73,18 @@ def _writes(loop: ForOp, buffer: SSAValue, written: WrittenBuffers | None) -> bo
 
 
 def _value_from(
-    op: Operation, load: memref.LoadOp, written: WrittenBuffers | None
+    op: Operation,
+    buffer: SSAValue,
+    indices: tuple[SSAValue, ...],
+    written: WrittenBuffers | None,
 ) -> SSAValue | _Blocked | None:
-    """What `op`, met walking back from `load`, says about the value `load` reads."""
-    buffer = load.memref
+    """What `op`, met walking back from a load of `buffer` at `indices`, says about the value
+    the load reads."""
     match op:
         case memref.StoreOp() if op.memref is buffer:
-            return op.value if same_subscripts(op.indices, load.indices) else _BLOCKED
+            return op.value if same_subscripts(op.indices, indices) else _BLOCKED
         case memref.LoadOp() if op.memref is buffer:
-            return op.res if same_subscripts(op.indices, load.indices) else None
+            return op.res if same_subscripts(op.indices, indices) else None
         case ForOp() if _writes(op, buffer, written):
             return _BLOCKED
         case _:
@@ -82,18 +97,19 @@ def reaching_value(
     """The value `load` reads, if an earlier store or load of the same element gives it
     (`written`: the `written_buffers` of the kernel, if known; `same_block`: look no further
     than the load's block)."""
+    buffer, indices = load.memref, tuple(load.indices)  # (read once: xDSL's accessors are dear)
     current: Operation = load
     while True:
         previous = current.prev_op
         while previous is not None:
-            found = _value_from(previous, load, written)
+            found = _value_from(previous, buffer, indices, written)
             if isinstance(found, _Blocked):
                 return None
             if found is not None:
                 return found
             previous = previous.prev_op
         parent = current.parent_op()
-        if same_block or not isinstance(parent, ForOp) or _writes(parent, load.memref, written):
+        if same_block or not isinstance(parent, ForOp) or _writes(parent, buffer, written):
             return None
         current = parent
 
@@ -101,9 +117,9 @@ def reaching_value(
 def forward_stores(func: FuncOp) -> bool:
     """Replace every load whose value is known by that value; whether any was replaced."""
     changed = False
-    written = written_buffers(func)  # forwarding only removes loads: it stays valid
-    stored = {op.memref for op in region_ops(func.body) if isinstance(op, memref.StoreOp)}
-    for load in [op for op in region_ops(func.body) if isinstance(op, memref.LoadOp)]:
+    # forwarding only removes loads: what the walk found of the stores stays valid
+    written, stored, loads = _walk_accesses(func)
+    for load in loads:
         # a buffer never stored to (an input) only has earlier loads to reuse: look for them
         # in the load's own block only, which keeps the walk short
         value = reaching_value(load, written, same_block=load.memref not in stored)
