@@ -9,21 +9,31 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
+    IntegerAttr,
     ModuleOp,
     UnrealizedConversionCastOp,
     f32,
     i32,
     i64,
 )
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Operation, Region
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.utils.test_value import create_ssa_value
 
 from fusion_compiler.collector import collector_paused
 from fusion_compiler.lowering.llvm_builders import (
+    add_no_signed_wrap,
+    bitcast,
+    branch,
+    call,
+    conditional_branch,
     converted,
     element_pointer,
+    icmp,
+    intrinsic,
     load,
     reconcile_casts,
+    replace_op,
     store,
 )
 
@@ -95,6 +105,69 @@ def test_address_and_access_builders_verify():
     assert address.inbounds is not None and address.elem_type == rows
     assert tuple(address.rawConstantIndices.iter_values()) == (llvm.GEP_USE_SSA_VAL,) * 2
     assert read.alignment is not None and read.alignment.value.data == 4
+
+
+def _same_op(made: Operation, constructed: Operation) -> None:
+    """`made` (a builder's `create`) is the op `constructed` (xDSL's constructor): the same
+    name, operands, results, successors and properties, in the same order, so that the
+    printed IR and the LLVM IR are the same bytes."""
+    assert made.name == constructed.name
+    assert list(made.operands) == list(constructed.operands)
+    assert [r.type for r in made.results] == [r.type for r in constructed.results]
+    assert list(made.successors) == list(constructed.successors)
+    assert list(made.properties.items()) == list(constructed.properties.items())
+    assert made.attributes == constructed.attributes
+
+
+def test_builders_made_with_create_are_the_constructors_ops():
+    block = Block(arg_types=[i64, i64, POINTER, f32, llvm.LLVMPointerType()])
+    a, b, pointer, x, _ = block.args
+    target, other = Block(), Block()
+    region = Region([block, target, other])  # (successors must be blocks of a region)
+    assert region.blocks
+    nsw = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+    _same_op(add_no_signed_wrap(a, b), llvm.AddOp(a, b, overflow=nsw))
+    predicate = IntegerAttr(llvm.ICmpPredicateFlag("slt").to_int(), 64)
+    _same_op(icmp("slt", a, b), llvm.ICmpOp(a, b, predicate))
+    condition = icmp("eq", a, b).res
+    _same_op(
+        conditional_branch(condition, target, other),
+        llvm.CondBrOp(condition, target, (), other, ()),
+    )
+    _same_op(branch(target, [a, b]), llvm.BrOp(target, a, b))
+    _same_op(branch(target), llvm.BrOp(target))
+    _same_op(bitcast(pointer, POINTER), llvm.BitcastOp(pointer, POINTER))
+    _same_op(call("f", [a, x], f32), llvm.CallOp("f", a, x, return_type=f32))
+    _same_op(call("g", []), llvm.CallOp("g"))
+    _same_op(
+        intrinsic("fma", [x, x, x], f32), llvm.CallIntrinsicOp("llvm.fma.f32", [x, x, x], [f32])
+    )
+    _same_op(load(pointer, i32, None), llvm.LoadOp(pointer, i32))
+    _same_op(load(pointer, i32, 4), llvm.LoadOp(pointer, i32, alignment=4))
+    _same_op(store(a, pointer, None), llvm.StoreOp(a, pointer))
+
+
+def test_replace_op_leaves_what_the_rewriter_leaves():
+    def replaced(with_rewriter: bool) -> str:
+        block = Block(arg_types=[i64, i64])
+        block.args[0].name_hint = "x"
+        old = llvm.AddOp(block.args[0], block.args[1])
+        old.res.name_hint = "sum"
+        user = llvm.MulOp(old.res, old.res)
+        block.add_ops([old, user])
+        module = ModuleOp(Region(block))
+        new = [llvm.SubOp(block.args[0], block.args[1]), llvm.XOrOp(block.args[0], block.args[1])]
+        rewriter = PatternRewriter(old)
+        if with_rewriter:
+            rewriter.replace(old, new, [new[1].res])
+        else:
+            replace_op(rewriter, old, new, [new[1].res])
+        assert rewriter.has_done_action
+        module.verify()
+        return str(module)
+
+    assert replaced(with_rewriter=False) == replaced(with_rewriter=True)
+    assert "%sum" in replaced(with_rewriter=False)
 
 
 def test_collector_paused_restores_the_state_it_found():
