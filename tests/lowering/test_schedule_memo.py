@@ -8,10 +8,13 @@ import json
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import BFloat16Type, FunctionType, MemRefType, f16, f32, i1, i8, i64
+from xdsl.parser import Parser
 
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
 from fusion_compiler.lowering import compile_cache, schedule_memo
 from fusion_compiler.lowering.native_units import stub_digest
+from fusion_compiler.lowering.schedule_memo import _context, _memref_function_type
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
 from fusion_compiler.passes.schedule.kernel_pass import schedulable_kernels
 
@@ -155,3 +158,22 @@ def test_the_memo_applies_to_pipelines_ending_with_schedule_kernels(pipeline, ap
     assert (parts is not None) == applies
     if parts is not None:
         assert parts[1].startswith("schedule-kernels")
+
+
+def test_a_records_kernel_type_reads_back_as_the_parser_reads_it():
+    types = [
+        FunctionType.from_lists([MemRefType(f32, [1, 64, 56, 56]), MemRefType(i64, [])], []),
+        FunctionType.from_lists([MemRefType(f32, [4])], [MemRefType(i1, [3])]),
+        FunctionType.from_lists(
+            [MemRefType(f16, [2, 3])], [MemRefType(BFloat16Type(), [7]), MemRefType(i8, [1])]
+        ),
+        FunctionType.from_lists([], []),
+    ]
+    for function_type in types:
+        text = str(function_type)
+        assert _memref_function_type(text) == Parser(_context(), text).parse_attribute()
+        assert _memref_function_type(text) == function_type
+    # anything else is left to the parser
+    assert _memref_function_type("(memref<4xf32, strided<[2]>>) -> ()") is None
+    assert _memref_function_type("(memref<?xf32>) -> ()") is None
+    assert _memref_function_type("(tensor<4xf32>) -> ()") is None
