@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from math import prod
+from typing import cast
 
 from xdsl.dialects import math, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
@@ -123,7 +124,8 @@ def _kernel_accesses_by_buffer(
                 return None
             # (no subclass of a load or a store is a kernel op: the type says which it is)
             if kind is memref.LoadOp or kind is memref.StoreOp:
-                grouped.setdefault(inner.memref, []).append(inner)  # type: ignore[attr-defined]
+                access = cast(MemoryAccess, inner)
+                grouped.setdefault(access.memref, []).append(access)
     return grouped
 
 

@@ -74,6 +74,8 @@ def _earlier(
 ) -> Operation | None:
     """The earlier op `op` duplicates, if any; else None, and `op` is recorded (a pure op in
     `known`, its key in `added`; a load in `loads`) if it may have duplicates."""
+    table: dict[Hashable, Operation]
+    key: Hashable
     if isinstance(op, memref.LoadOp):
         # (its memref and subscripts are its operands: read at once, not by the accessors)
         table, key = loads, (tuple(op.operands), op.res.type)
