@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith
 from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp, LoopKind, YieldOp
+from fusion_compiler.passes.schedule.op_builders import add_index, for_loop
 
 
 @dataclass
@@ -34,10 +34,10 @@ class Emitter:
     def loop(self, lb: SSAValue, ub: SSAValue, step: SSAValue, name: str, tiles=False) -> ForOp:
         """A new loop; `tiles`: over independent tiles (parallel if outermost)."""
         parallel = tiles and self.top
-        new = ForOp(lb, ub, step, kind=LoopKind.PARALLEL if parallel else LoopKind.SERIAL)
+        new = for_loop(lb, ub, step, LoopKind.PARALLEL if parallel else LoopKind.SERIAL)
         new.induction_var.name_hint = name
         self.emit(new)
         return new
 
     def add(self, base: SSAValue, offset: SSAValue) -> SSAValue:
-        return self.emit(arith.AddiOp(base, offset)).results[0]
+        return self.emit(add_index(base, offset)).results[0]

@@ -106,6 +106,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     loop_range,
     trip_count,
 )
+from fusion_compiler.passes.schedule import op_builders
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
 from fusion_compiler.passes.schedule.contraction_tiles import Tile
@@ -273,7 +274,7 @@ class PackedBuilder:
                 pad = Emitter.into(self._loop(inner, cols, padded, 1, "jj"))
                 zero = pad.emit(arith.ConstantOp(FloatAttr(0.0, self.element))).results[0]
                 pad_iv = pad.block.parent_op().induction_var  # type: ignore[union-attr]
-                pad.emit(memref.StoreOp.get(zero, buffer, [*self._steps(at), pad_iv]))
+                pad.emit(op_builders.store(zero, buffer, [*self._steps(at), pad_iv]))
         return buffer
 
     def _steps(self, mapping) -> list[SSAValue]:
@@ -316,7 +317,7 @@ class PackedBuilder:
         """The panel operand at the columns `mapping` gives, stored at `indices` of `buffer`."""
         for op in [*self.match.panel_slice, self.match.panel]:
             body.emit(op.clone(value_mapper=mapping))
-        body.emit(memref.StoreOp.get(mapping[self.match.panel.res], buffer, indices))
+        body.emit(op_builders.store(mapping[self.match.panel.res], buffer, indices))
 
     def _row_segments(self, emitter: Emitter, j_base: SSAValue, cols: int):
         """The rows of the collapsed plane that columns `j_base .. j_base + cols` cross, as
@@ -429,7 +430,7 @@ class PackedBuilder:
         inner = Emitter.into(jj_loop)
         zero = inner.emit(arith.ConstantOp(FloatAttr(0.0, self.element))).results[0]
         indices = [r_loop.induction_var, jj_loop.induction_var]
-        inner.emit(memref.StoreOp.get(zero, frame.acc, indices))
+        inner.emit(op_builders.store(zero, frame.acc, indices))
 
     def _flat_reduction_loop(self, emitter: Emitter, mapping) -> tuple[Emitter, list[SSAValue]]:
         """One rolled loop over the row-major flattening of the reduction loops
@@ -463,7 +464,7 @@ class PackedBuilder:
         jj_loop = self._loop(inner, 0, padded, 1, "jj")
         body = Emitter.into(jj_loop)
         jj = jj_loop.induction_var
-        panel = body.emit(memref.LoadOp.get(frame.packed, [*ivs, jj])).results[0]
+        panel = body.emit(op_builders.load(frame.packed, [*ivs, jj])).results[0]
         skipped = set(self.match.panel_slice) - set(_used_outside(self.match))
         update = [op for op in self.nest.update if op is not self.match.panel and op not in skipped]
         j_value = body.add(frame.j_base, jj)
@@ -476,10 +477,10 @@ class PackedBuilder:
     def _finish(self, emitter: Emitter, frame, r, jj, mapping) -> None:
         """The accumulator to the output element, then the epilogue on it."""
         point = self._point(emitter, frame, r, jj, mapping)
-        value = emitter.emit(memref.LoadOp.get(frame.acc, [r, jj])).results[0]
+        value = emitter.emit(op_builders.load(frame.acc, [r, jj])).results[0]
         store = self.nest.accumulator
         indices = [point.get(index, index) for index in store.indices]
-        emitter.emit(memref.StoreOp.get(value, store.memref, indices))
+        emitter.emit(op_builders.store(value, store.memref, indices))
         epilogue = [op for op in self.nest.epilogue if op not in self.shared]
         self._clone(emitter, epilogue, point, frame.acc, [r, jj])
 
@@ -489,11 +490,11 @@ class PackedBuilder:
             if not self.match.is_accumulator(op) or op in self.nest.epilogue:
                 emitter.emit(op.clone(value_mapper=mapping))
             elif isinstance(op, memref.LoadOp):
-                new = emitter.emit(memref.LoadOp.get(acc, acc_indices))
+                new = emitter.emit(op_builders.load(acc, acc_indices))
                 mapping[op.res] = new.results[0]
             else:
                 assert isinstance(op, memref.StoreOp)
-                emitter.emit(memref.StoreOp.get(mapping.get(op.value, op.value), acc, acc_indices))
+                emitter.emit(op_builders.store(mapping.get(op.value, op.value), acc, acc_indices))
 
 
 class _Frame:
