@@ -58,7 +58,8 @@ def constant_index(value: SSAValue) -> int | None:
 
 def loop_range(loop: ForOp) -> tuple[int, int, int] | None:
     """The constant `(lb, ub, step)` of `loop` (step > 0), or None."""
-    lb, ub, step = (constant_index(loop.lb), constant_index(loop.ub), constant_index(loop.step))
+    bounds = loop.operands  # (lb, ub, step: the generic operands cost half the named ones)
+    lb, ub, step = (constant_index(bounds[0]), constant_index(bounds[1]), constant_index(bounds[2]))
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return lb, ub, step
