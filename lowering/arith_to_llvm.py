@@ -21,12 +21,12 @@ from functools import cache
 from typing import Any
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.lowering.llvm_builders import constant, intrinsic, replace_op
+from fusion_compiler.lowering.llvm_builders import constant, icmp, intrinsic, replace_op
 from fusion_compiler.lowering.llvm_types import bitwidth, llvm_type
 
 Lowered = tuple[list[Operation], SSAValue]
@@ -143,11 +143,11 @@ def _floor_or_ceil_div(op: Operation, towards_floor: bool) -> Lowered:
     one = constant(1, int_type)
     quotient = llvm.SDivOp(lhs, rhs)
     remainder = llvm.SRemOp(lhs, rhs)
-    inexact = llvm.ICmpOp(remainder.res, zero.result, _icmp("ne"))
-    rem_negative = llvm.ICmpOp(remainder.res, zero.result, _icmp("slt"))
-    rhs_negative = llvm.ICmpOp(rhs, zero.result, _icmp("slt"))
+    inexact = icmp("ne", remainder.res, zero.result)
+    rem_negative = icmp("slt", remainder.res, zero.result)
+    rhs_negative = icmp("slt", rhs, zero.result)
     # floor: adjust when the signs differ; ceil: when they agree.
-    signs = llvm.ICmpOp(rem_negative.res, rhs_negative.res, _icmp("ne" if towards_floor else "eq"))
+    signs = icmp("ne" if towards_floor else "eq", rem_negative.res, rhs_negative.res)
     adjust = llvm.AndOp(inexact.res, signs.res)
     step = llvm.SelectOp(adjust.res, one.result, zero.result)
     result_cls: Any = llvm.SubOp if towards_floor else llvm.AddOp
@@ -162,15 +162,10 @@ def _ceil_div_unsigned(op: Operation) -> Lowered:
     zero = constant(0, op.results[0].type)
     quotient = llvm.UDivOp(lhs, rhs)
     remainder = llvm.URemOp(lhs, rhs)
-    inexact = llvm.ICmpOp(remainder.res, zero.result, _icmp("ne"))
+    inexact = icmp("ne", remainder.res, zero.result)
     step = llvm.ZExtOp(inexact.res, llvm_type(op.results[0].type))
     result = llvm.AddOp(quotient.res, step.res)
     return [zero, quotient, remainder, inexact, step, result], result.res
-
-
-@cache
-def _icmp(predicate: str) -> IntegerAttr[IntegerType]:
-    return IntegerAttr(llvm.ICmpPredicateFlag(predicate).to_int(), 64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,7 +278,7 @@ def _uitofp(op: Operation) -> Lowered:
     halved = llvm.SIToFPOp(sticky.res, float_type)
     doubled = llvm.FAddOp(halved.results[0], halved.results[0])
     direct = llvm.SIToFPOp(value, float_type)
-    top_bit = llvm.ICmpOp(value, zero.result, _icmp("slt"))
+    top_bit = icmp("slt", value, zero.result)
     result = llvm.SelectOp(top_bit.res, doubled.res, direct.results[0])
     return [one, zero, half, low_bit, sticky, halved, doubled, direct, top_bit, result], result.res
 

@@ -291,9 +291,8 @@ def _body_function(
     lb, ub, step = (mapping[v] for v in (loop_op.lb, loop_op.ub, loop_op.step))
     chunk, lo, hi = thread_chunk(thread[-1].results[0], threads[-1].results[0], lb, ub, step)
     serial = loop.ForOp(lo, hi, step, rewriter.move_region_contents_to_new_regions(loop_op.body))
-    for inner in region_ops(
-        serial.body
-    ):  # (one walk, not one scan of every use per captured value)
+    # (one walk, not one scan of every use per captured value)
+    for inner in region_ops(serial.body):
         if isinstance(inner, loop.ForOp) and inner.loop_kind == loop.LoopKind.PARALLEL:
             inner.kind = loop.LoopKindAttr(loop.LoopKind.SERIAL)
         operands = inner.operands

@@ -34,6 +34,8 @@ xDSL's `llvm` dialect cannot carry loop metadata into llvmlite (its `llvm.br` ha
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import llvmlite.ir as ir
 
 VECTOR_HEADER = "vector_header"
@@ -90,12 +92,17 @@ class _LoopId(ir.values.MDValue):
         return id(self)
 
 
+def _header_name(block: ir.Block) -> str:
+    """A block's name as the lowering gave it (llvmlite suffixes `.1`, `.2`, ... to repeats)."""
+    return block.name.split(".")[0]
+
+
 def _is_vector_header(block: ir.Block) -> bool:
-    return block.name.split(".")[0] in (VECTOR_HEADER, STRIDED_VECTOR_HEADER)
+    return _header_name(block) in (VECTOR_HEADER, STRIDED_VECTOR_HEADER)
 
 
 def _is_strided(header: ir.Block) -> bool:
-    return header.name.split(".")[0] == STRIDED_VECTOR_HEADER
+    return _header_name(header) == STRIDED_VECTOR_HEADER
 
 
 VECTOR_INTRINSICS = frozenset(
@@ -318,13 +325,16 @@ def apply_loop_hints(module: ir.Module) -> int:
         SCALAR_HEADER: ["llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)],
     }
     marked = 0
-    properties: dict[str, list[ir.values.MDValue]] = {}
     for header, hint in hints.items():
-        named = lambda block, header=header: block.name.split(".")[0] == header  # noqa: E731
+        metadata: list[ir.values.MDValue] = []  # (made once, on the first loop so named)
         for function in module.functions:
-            for edge in _back_edges(function, named):
-                if header not in properties:
-                    properties[header] = [module.add_metadata(hint)]
-                edge.set_metadata("llvm.loop", _LoopId(module, properties[header]))
+            for edge in _back_edges(function, _named(header)):
+                metadata = metadata or [module.add_metadata(hint)]
+                edge.set_metadata("llvm.loop", _LoopId(module, metadata))
                 marked += 1
     return marked
+
+
+def _named(header: str) -> Callable[[ir.Block], bool]:
+    """Whether a block is a loop header of that name."""
+    return lambda block: _header_name(block) == header
