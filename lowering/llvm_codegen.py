@@ -139,7 +139,10 @@ def optimized_llvm_module(
     apply_linkages(module, ir_module)
     widen_vectors(module, ir_module, target)
     force_vector_loops(
-        ir_module, _vector_lanes_by_function(module, target), vector_lanes(target.features)
+        ir_module,
+        _vector_lanes_by_function(module, target),
+        vector_lanes(target.features),
+        mask_registers=target.has_avx512,
     )
     apply_loop_hints(ir_module)
     declare_runtime_globals(ir_module)

@@ -17,13 +17,21 @@ on each of its back edges the loop metadata
 which makes the vectoriser emit vectors of `vector_lanes(...)` elements whatever its cost
 model estimates (it still proves legality itself, and leaves an illegal loop scalar). A loop
 of a static trip count under two vectors that is not a multiple of the lanes (a row of 7 or
-14 pixels on 8 lanes), and a loop whose trip count is not static (a row of an im2col panel
-packed row by row, `contraction_pack_schedule`: a row or less), also gets
+14 pixels on 8 lanes), and on AVX-512 hosts a loop whose trip count is not static (a row of
+an im2col panel packed row by row, `contraction_pack_schedule`: a row or less), also gets
 `llvm.loop.vectorize.predicate.enable`: its remainder runs
 as one vector iteration under a mask, not as a scalar loop (`MASKED_TRIPS`; only where every
 load and store has 32- or 64-bit elements, which AVX masks, and is contiguous or invariant in
 the loop: `loop_to_llvm` names the header of a loop with a strided access
-`STRIDED_VECTOR_HEADER`). The
+`STRIDED_VECTOR_HEADER`). Without a static trip count LLVM predicates every iteration, not
+only the last: with AVX-512's mask registers that is a compare per iteration, but on AVX2
+each mask is built from the induction variable by about fifteen vector instructions and
+applied by `vmaskmovps` loads and stores, so there such a loop gets whole vectors and a
+scalar remainder (`force_vector_loops`' `mask_registers`). Measured on a Zen 3
+(`bench/layers.py` shapes, 1 thread, both builds in one process alternating with
+onnxruntime; the panels packed row by row): conv3x3 16x55x55 -> 64, onnxruntime / ours
+0.72 -> 1.00; 32x27x27 -> 128, 0.82 -> 1.01; 48x13x13 -> 192 and 64x224x224 -> 64 unchanged
+(0.87, 0.95). The
 lane count is the target's preferred vector register width over 32 bits: 256-bit on AVX and
 AVX-512 hosts (LLVM's preference there), 512-bit in functions with math expansions on
 AVX-512 hosts (`llvm_codegen.widen_vectors`), 128-bit with SSE only.
@@ -273,10 +281,14 @@ def _loop_properties(
     ]
 
 
-def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes: int) -> int:
+def force_vector_loops(
+    module: ir.Module, lanes_of: dict[str, int], fewest_lanes: int, mask_registers: bool = True
+) -> int:
     """Attaches the forcing metadata to every back edge of a `vectorized` loop, with the lane
     count `lanes_of[function name]` (down to `fewest_lanes` for a shorter loop; a loop
-    shorter still is left to LLVM); returns how many loops were marked."""
+    shorter still is left to LLVM); returns how many loops were marked. `mask_registers`:
+    whether the target has them (AVX-512), on which a loop of unknown trip count runs under a
+    mask (module docstring)."""
     properties: dict[tuple[int, bool], list[ir.values.MDValue]] = {}
     marked = 0
     for function in module.functions:
@@ -291,8 +303,12 @@ def force_vector_loops(module: ir.Module, lanes_of: dict[str, int], fewest_lanes
             if lanes is None:
                 continue
             masked = maskable and (
-                trip_count is None
-                or (trip_count % lanes != 0 and trip_count < MASKED_TRIPS * lanes)
+                (trip_count is None and mask_registers)
+                or (
+                    trip_count is not None
+                    and trip_count % lanes != 0
+                    and trip_count < MASKED_TRIPS * lanes
+                )
             )
             if (lanes, masked) not in properties:
                 properties[lanes, masked] = _loop_properties(module, lanes, masked)
