@@ -36,6 +36,7 @@ from xdsl.ir import Operation, SSAValue
 from fusion_compiler.dialects.loop import ForOp
 from fusion_compiler.passes.analysis.loop_access import (
     depends_on,
+    element_stride,
     is_invariant,
     is_unit_stride,
     loop_range,
@@ -130,6 +131,40 @@ class PackedContraction:
             and is_unit_stride(self.panel, self.cols[-1].induction_var)
         )
 
+    @property
+    def strided_broadcast(self) -> tuple[int, int, int] | None:
+        """How one register tile's broadcasts read the reduction when they do not read it
+        contiguously (None when they do, or when a stride is not known): the cache lines
+        they read over the whole reduction, the reduction steps per line, and the bytes of
+        their buffer. The input pixels that a convolution's weights panel multiplies,
+        `x[c, oh + kh, ow + kw]`, are one channel plane apart per step of `c` (a line per
+        step; one per `kw` row of steps when `kw`, the innermost reduction loop, reads
+        consecutive elements); its weights `W[o, c, kh, kw]`, when the pixels are the panel,
+        and a matmul's `A[i, k]` are contiguous along the reduction."""
+        reduction = [loop for loop in self.nest.reduction if _extent(loop) > 1]
+        if not reduction:
+            return None
+        steps = 1
+        for loop in reduction:
+            steps *= _extent(loop)
+        rows = self.rows.induction_var
+        found = None
+        for access in memory_accesses(self.nest.update):
+            if access is self.panel or self.is_accumulator(access):
+                continue
+            if not any(depends_on(index, rows) for index in access.indices):
+                continue
+            strides = [element_stride(access, loop.induction_var) for loop in reduction]
+            if None in strides or _contiguous(strides, reduction):
+                continue
+            run = _extent(reduction[-1]) if strides[-1] == 1 else 1
+            buffer_type = access.memref.type
+            assert isinstance(buffer_type, MemRefType)
+            size = buffer_type.element_type.size * _elements(buffer_type)
+            if found is None or steps // run > found[0]:
+                found = (steps // run, run, size)
+        return found
+
     def is_accumulator(self, op: Operation) -> bool:
         """Whether `op` loads or stores the accumulator element."""
         store = self.nest.accumulator
@@ -156,6 +191,24 @@ def _reduction_is_trailing(access, reduction: tuple[ForOp, ...], ivs: list[SSAVa
         return False
     shape = buffer_type.get_shape()[-len(ivs) :]
     return all(size == _extent(loop) for size, loop in zip(shape[1:], reduction[1:], strict=True))
+
+
+def _elements(buffer_type: MemRefType) -> int:
+    count = 1
+    for size in buffer_type.get_shape():
+        count *= size
+    return count
+
+
+def _contiguous(strides: list[int | None], reduction: list[ForOp]) -> bool:
+    """Whether element strides along `reduction` (outermost first) walk one contiguous range:
+    the innermost 1 (or 0: invariant), each outer one the product of the extents inside it."""
+    expected = 1
+    for stride, loop in zip(reversed(strides), reversed(reduction), strict=True):
+        if stride not in (0, expected):
+            return False
+        expected *= _extent(loop)
+    return True
 
 
 def _extent(loop: ForOp) -> int:

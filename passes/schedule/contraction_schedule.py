@@ -297,6 +297,7 @@ class TileOptions:
                 is_unit_stride(match.panel, column),
                 is_unit_stride(match.nest.accumulator, column),
                 element_stride(match.nest.accumulator, column) or 0,
+                *(match.strided_broadcast or ()),
             )
             cost = packed_cost(host, tile, shape)
             if match.packs_by_rows:

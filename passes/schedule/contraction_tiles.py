@@ -43,6 +43,7 @@ DEFAULT_L2_BYTES = 1024 * 1024
 DEFAULT_L1_WAYS = 8
 CACHE_LINE_BYTES = 64
 F32_BYTES = 4
+AVX512_LANES = 16
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ class HostModel:
     cores: int = 1
     """The cores a kernel's parallel loop is split over (`contraction_pack_schedule`'s
     choice of that loop)."""
+    @property
+    def strided_broadcast_cycles(self) -> float:
+        """Cycles a register tile waits per line its strided broadcasts read from L2
+        (`STRIDED_BROADCAST_CYCLES`; 0 with AVX-512's 16 lanes)."""
+        return 0.0 if self.vector_width >= AVX512_LANES else STRIDED_BROADCAST_CYCLES
 
     @property
     def l1_sets(self) -> int:
@@ -121,7 +127,7 @@ def host_model() -> HostModel:
 def _host_model(flat_features: str) -> HostModel:
     features = set(flat_features.split(","))
     if "+avx512f" in features:
-        width, registers = 16, 32
+        width, registers = AVX512_LANES, 32
     elif "+avx" in features:
         width, registers = 8, 16
     else:
@@ -336,6 +342,12 @@ class PackedShape:
     output_stride: int = 0
     """Elements of the output between consecutive columns where it is not contiguous along
     them (0: not known)."""
+    broadcast_lines: int = 0
+    """The cache lines one register tile's broadcasts read over the reduction when they do
+    not read it contiguously (`PackedContraction.strided_broadcast`; 0: they do)."""
+    broadcast_steps_per_line: int = 1
+    broadcast_bytes: int = 0
+    """The size of the buffer those broadcasts read."""
 
 
 def _store_misses(host: HostModel, cols: int, stride: int) -> float:
@@ -352,13 +364,55 @@ def _store_misses(host: HostModel, cols: int, stride: int) -> float:
     return max(0.0, 1.0 - host.l1_ways / busiest)
 
 
+STRIDED_BROADCAST_CYCLES = 1.0
+"""Cycles a register tile waits per cache line its broadcasts read, when they read the
+reduction with strides (`PackedShape.broadcast_lines`: a convolution's input pixels, one
+channel plane apart per step, multiplied by its weights' panel) over as many lines as L1
+holds or more, so that each line comes back from L2 at every row tile, on a pattern the
+prefetchers (which follow sequential streams) do not predict; `FAR_BROADCAST_FACTOR` times
+that when the lines come from beyond L2 (`_broadcast_wait`). Contiguous broadcasts (the
+weights, when the panel is the collapsed pixels; a matmul's rows) wait for nothing.
+Measured on Zen 3 (32 KiB L1, 512 KiB L2; 1 thread, `bench/layers.py` shapes, the weights'
+panel against the collapsed pixels' panel, paired with onnxruntime): the weights' panel ran
+0.9 cycles per line slower than the model's FMAs on 1x1 layers of 1024 channels on 14 x 14
+pixels (lines from L2) and 2.9 on the 3x3 layer of 512 channels there (lines from L3).
+Charging it moves 35 of the zoo's layers to the collapsed pixels' panel, each as fast or
+faster: 1x1 layers of 512-1024 channels on 14 x 14 pixels 1.02-1.15x faster, the 3x3 ones
+of 192-512 channels on 7 x 7 to 56 x 56 pixels 1.07-1.37x; at the threshold of half of L1
+instead, 3x3 layers of 96 to 128 channels ran 1.04-1.10x slower. Charged on hosts without
+AVX-512 (`HostModel.strided_broadcast_cycles`): an AVX-512 step does twice the FMAs per line,
+and there the weights' panels of those layers measured 0.9-1.2 of onnxruntime's speed
+(Zen 4 and Zen 5, 1 thread), so their plans stay as they were until an AVX-512 host
+measures the alternative."""
+
+FAR_BROADCAST_FACTOR = 3.0
+"""How much longer a strided broadcast waits for a line from beyond L2 than from L2
+(`STRIDED_BROADCAST_CYCLES`)."""
+
+
+def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape, tiles: int) -> float:
+    """Cycles per reduction step that the `tiles` register tiles of the grid wait for their
+    strided broadcasts' lines (`STRIDED_BROADCAST_CYCLES`): none while one tile's lines are
+    fewer than L1 holds; from L2 while the broadcasts' buffer and one column tile's panel (read in
+    turn for every row tile) fit it, else from further out."""
+    if shape.broadcast_lines * CACHE_LINE_BYTES < host.l1_bytes:
+        return 0.0
+    panel = shape.steps * tile.cols * F32_BYTES
+    far = shape.broadcast_bytes + panel > host.l2_bytes
+    per_line = host.strided_broadcast_cycles * (FAR_BROADCAST_FACTOR if far else 1.0)
+    return tiles * per_line / shape.broadcast_steps_per_line
+
+
 def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     """Estimated cycles of the whole contraction: the grid of register tiles (`_grid_cycles`)
-    over every reduction step and repeat, packing every panel element (columns padded to
-    whole vectors), and storing every output element (a vector store along the output's
-    contiguous dimension, or a scatter; a scatter whose lines conflict in L1 misses)."""
+    over every reduction step and repeat, with the waits of strided broadcasts
+    (`_broadcast_wait`), packing every panel element (columns padded to whole vectors), and
+    storing every output element (a vector store along the output's contiguous dimension, or
+    a scatter; a scatter whose lines conflict in L1 misses)."""
     vectors = -(-tile.cols // host.vector_width)
     grid = _grid_cycles(host, tile.rows, vectors, shape.rows, shape.cols)
+    tiles = sum(count for _, _, count in _grid(host, tile.rows, vectors, shape.rows, shape.cols))
+    grid += _broadcast_wait(host, tile, shape, tiles)
     padded = -(-shape.cols // host.vector_width) * host.vector_width
     per_element = CONTIGUOUS_PACK_CYCLES if shape.panel_contiguous else PACK_CYCLES
     packing = shape.steps * padded * shape.pack_repeats * per_element
