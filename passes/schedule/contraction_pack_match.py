@@ -59,12 +59,30 @@ class PackedContraction:
     """The update's load of the packed operand."""
     panel_slice: tuple[Operation, ...]
     """The update's pure ops that compute the panel's subscripts, in order."""
+    rows_outer: ForOp | None = None
+    """The spatial loop just outside `rows`, collapsed with it into one row dimension
+    (`rows_outer * extent(rows) + rows`: a convolution's output rows and pixels when its
+    weights are the panel, so that 7 x 7 pixels make 49 rows of register tiles, not 7 rows
+    of 7), or None."""
+
+    @property
+    def row_loops(self) -> tuple[ForOp, ...]:
+        """The row loops, outer first: `rows`, or `rows_outer` and `rows` collapsed."""
+        return (self.rows,) if self.rows_outer is None else (self.rows_outer, self.rows)
+
+    @property
+    def rows_extent(self) -> int:
+        count = 1
+        for loop in self.row_loops:
+            count *= _extent(loop)
+        return count
 
     @property
     def others(self) -> tuple[ForOp, ...]:
         """The spatial loops other than the rows and the columns, outermost first."""
+        rows = self.row_loops
         return tuple(
-            loop for loop in self.nest.spatial if loop is not self.rows and loop not in self.cols
+            loop for loop in self.nest.spatial if loop not in rows and loop not in self.cols
         )
 
     @property
@@ -147,12 +165,12 @@ class PackedContraction:
         steps = 1
         for loop in reduction:
             steps *= _extent(loop)
-        rows = self.rows.induction_var
+        rows = [loop.induction_var for loop in self.row_loops]
         found = None
         for access in memory_accesses(self.nest.update):
             if access is self.panel or self.is_accumulator(access):
                 continue
-            if not any(depends_on(index, rows) for index in access.indices):
+            if not any(depends_on(index, iv) for index in access.indices for iv in rows):
                 continue
             strides = [element_stride(access, loop.induction_var) for loop in reduction]
             if None in strides or _contiguous(strides, reduction):
@@ -289,4 +307,27 @@ def packed_candidates(root: ForOp) -> list[PackedContraction]:
         if rows is None or panel_slice is None:
             continue
         found.append(PackedContraction(nest, rows, cols, panel, tuple(panel_slice)))
+        outer = _outer_row_loop(nest, cols, panel, rows)
+        if outer is not None:
+            found.append(PackedContraction(nest, rows, cols, panel, tuple(panel_slice), outer))
     return found
+
+
+def _outer_row_loop(
+    nest: Nest, cols: tuple[ForOp, ...], panel: memref.LoadOp, rows: ForOp
+) -> ForOp | None:
+    """The spatial loop just outside `rows` if it can be collapsed with it into one row
+    dimension: a loop the accumulator depends on and the panel does not, counting from 0 by
+    1 as `rows` does (the collapsed index is then `outer * extent(rows) + rows`)."""
+    index = nest.spatial.index(rows)
+    if index == 0:
+        return None
+    outer = nest.spatial[index - 1]
+    iv = outer.induction_var
+    if outer in cols or any(depends_on(i, iv) for i in panel.indices):
+        return None
+    if not any(depends_on(i, iv) for i in nest.accumulator.indices):
+        return None
+    if not (_counts_from_zero(outer) and _counts_from_zero(rows)):
+        return None
+    return outer

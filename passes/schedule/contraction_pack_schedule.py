@@ -203,7 +203,11 @@ class PackedBuilder:
         for loop in others[depth:]:
             emitter = self._enter(emitter, loop, mapping)
         tile = (j_base, cols, padded, packed)
-        self._split(emitter, self.match.rows, self.tile.rows, "it", self._tile, tile, mapping)
+        if self.match.rows_outer is None:
+            self._split(emitter, self.match.rows, self.tile.rows, "it", self._tile, tile, mapping)
+        else:
+            extent = self.match.rows_extent
+            self._split_range(emitter, 0, extent, self.tile.rows, "it", self._tile, tile, mapping)
 
     def _enter(self, emitter: Emitter, loop: ForOp, mapping) -> Emitter:
         name = loop.induction_var.name_hint or "s"
@@ -376,12 +380,25 @@ class PackedBuilder:
 
     def _point(self, emitter: Emitter, frame, r, jj, mapping) -> dict[SSAValue, SSAValue]:
         """The mapping of element (r, jj) of the tile, the shared pure init ops recomputed."""
-        i_value = emitter.add(frame.i_base, r)
-        return self._point_at(emitter, i_value, emitter.add(frame.j_base, jj), mapping)
+        rows = self._rows(emitter, emitter.add(frame.i_base, r))
+        return self._point_at(emitter, rows, emitter.add(frame.j_base, jj), mapping)
 
-    def _point_at(self, emitter: Emitter, i_value, j_value, mapping) -> dict[SSAValue, SSAValue]:
+    def _rows(self, emitter: Emitter, i_value: SSAValue) -> dict[SSAValue, SSAValue]:
+        """The values of the row loops' induction variables at row `i_value` (one loop: the
+        value; two collapsed, both counting from 0: `i / inner extent`, `i % inner extent`)."""
+        rows = self.match.rows
+        if self.match.rows_outer is None:
+            return {rows.induction_var: i_value}
+        inner_extent = self.const(_extent(rows))
+        outer = emitter.emit(arith.DivUIOp(i_value, inner_extent)).results[0]
+        inner = emitter.emit(arith.RemUIOp(i_value, inner_extent)).results[0]
+        return {self.match.rows_outer.induction_var: outer, rows.induction_var: inner}
+
+    def _point_at(self, emitter: Emitter, rows, j_value, mapping) -> dict[SSAValue, SSAValue]:
+        """The mapping at the row loops' values `rows` (`_rows`) and column `j_value`, the
+        shared pure init ops recomputed."""
         point = dict(mapping)
-        point[self.match.rows.induction_var] = i_value
+        point.update(rows)
         point.update(self._columns(emitter, j_value))
         for op in self.shared:
             emitter.emit(op.clone(value_mapper=point))
@@ -457,6 +474,10 @@ class PackedBuilder:
 
     def _reduction(self, emitter: Emitter, frame, rows: int, padded: int, mapping) -> None:
         mapping = dict(mapping)
+        hoisted = [  # collapsed rows: their divisions once a tile, outside the reduction
+            self._rows(emitter, emitter.add(frame.i_base, self.const(row)) if row else frame.i_base)
+            for row in range(rows if self.match.rows_outer is not None else 0)
+        ]
         if self.match.flat_reduction:
             inner, ivs = self._flat_reduction_loop(emitter, mapping)
         else:
@@ -469,8 +490,12 @@ class PackedBuilder:
         update = [op for op in self.nest.update if op is not self.match.panel and op not in skipped]
         j_value = body.add(frame.j_base, jj)
         for row in range(rows):
-            i_value = body.add(frame.i_base, self.const(row)) if row else frame.i_base
-            point = self._point_at(body, i_value, j_value, mapping)
+            if hoisted:
+                row_values = hoisted[row]
+            else:
+                i_value = body.add(frame.i_base, self.const(row)) if row else frame.i_base
+                row_values = self._rows(body, i_value)
+            point = self._point_at(body, row_values, j_value, mapping)
             point[self.match.panel.res] = panel
             self._clone(body, update, point, frame.acc, [self.const(row), jj])
 

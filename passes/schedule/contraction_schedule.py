@@ -257,7 +257,7 @@ class TileOptions:
         """The packed-panel tile of `match`: the options' sizes where given (the columns
         capped by the whole vectors covering the extent), else the host model's."""
         host = self.host()
-        rows_extent, cols_extent = _extent(match.rows), match.cols_extent
+        rows_extent, cols_extent = match.rows_extent, match.cols_extent
         model = packed_tile(host, rows_extent, cols_extent, steps=_iterations(match.nest.reduction))
         covered = -(-cols_extent // host.vector_width) * host.vector_width
         rows = min(self.rows, rows_extent) if self.rows else model.rows
@@ -281,7 +281,7 @@ class TileOptions:
         plans = []
         for match in packed_candidates(root):
             tile = self.packed_tile_for(match)
-            rows_extent, cols_extent = _extent(match.rows), match.cols_extent
+            rows_extent, cols_extent = match.rows_extent, match.cols_extent
             reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
             if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):
                 continue

@@ -61,6 +61,7 @@ class HostModel:
     cores: int = 1
     """The cores a kernel's parallel loop is split over (`contraction_pack_schedule`'s
     choice of that loop)."""
+
     @property
     def strided_broadcast_cycles(self) -> float:
         """Cycles a register tile waits per line its strided broadcasts read from L2

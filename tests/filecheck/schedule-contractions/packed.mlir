@@ -120,8 +120,8 @@ loop.func @matmul_packed(%a: memref<5x6xf32>, %b: memref<6x18xf32>, %bias: memre
 
 // An NCHW convolution, 3x3 stride 2, padded, with bias and relu (schedule-kernels' form after
 // its fusion stage), 5 x 5 output pixels: vectorised along the 20 output channels (two tiles
-// of 8, the parallel loop, then 4), the output pixels of a row (5: two tiles of 2, then 1) are
-// the rows of the tile, each a broadcast of the padded input. The weights OIHW are packed per
+// of 8, the parallel loop, then 4), the output pixels are the rows of the tile, each a
+// broadcast of the padded input. The weights OIHW are packed per
 // column tile as [C][KH][KW][8] panels (a gather: the channels are strided in OIHW). The
 // output is contiguous along the pixels: they are the inner loop of the epilogue.
 
@@ -201,43 +201,60 @@ loop.func @fused_conv2d_add_relu(%x: memref<1x2x9x9xf32>, %w: memref<20x2x3x3xf3
 // CHECK-NEXT:              %[[O:.*]] = arith.addi %[[JT]], %[[JJ]]
 // CHECK-NEXT:              %[[WV:.*]] = memref.load %w[%[[O]], %[[C]], %[[KH]], %[[KW]]]
 // CHECK-NEXT:              memref.store %[[WV]], %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]]
-// CHECK:           loop.for %[[OH:.*]] = %c0 to %c5 step %c1 {
-// CHECK-NEXT:        loop.for %[[IT:.*]] = %c0 to %c4 step %c2 {
-// CHECK-NEXT:          %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x8xf32>
-// CHECK:               loop.for %[[C:.*]] = %c0 to %c2 step %c1 attributes {fusion.rolled} {
-// CHECK-NEXT:            loop.for %[[KH:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
-// CHECK-NEXT:              loop.for %[[KW:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
-// CHECK-NEXT:                loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 {
-// CHECK-NEXT:                  %[[P:.*]] = memref.load %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]]
-// CHECK:                       %[[X0:.*]] = memref.load %pad[%c0, %[[C]], %{{.*}}, %{{.*}}]
-// CHECK-NEXT:                  %[[M0:.*]] = arith.mulf %[[X0]], %[[P]] fastmath<contract>
-// CHECK-NEXT:                  %[[A0:.*]] = memref.load %[[ACC]][%c0, %[[JJ]]]
-// CHECK-NEXT:                  %[[S0:.*]] = arith.addf %[[A0]], %[[M0]] fastmath<contract>
-// CHECK-NEXT:                  memref.store %[[S0]], %[[ACC]][%c0, %[[JJ]]]
-// CHECK:                       %[[X1:.*]] = memref.load %pad[%c0, %[[C]], %{{.*}}, %{{.*}}]
-// CHECK-NEXT:                  %[[M1:.*]] = arith.mulf %[[X1]], %[[P]] fastmath<contract>
-// CHECK-NEXT:                  %[[A1:.*]] = memref.load %[[ACC]][%c1, %[[JJ]]]
-// CHECK-NEXT:                  %[[S1:.*]] = arith.addf %[[A1]], %[[M1]] fastmath<contract>
-// CHECK-NEXT:                  memref.store %[[S1]], %[[ACC]][%c1, %[[JJ]]]
-// CHECK-NEXT:                }
+// The 25 output pixels, rows and pixels collapsed (oh = i / 5, ow = i % 5), are the rows of the
+// tiles: twelve tiles of 2, then 1 (five rows of two tiles and a tile of one pixel would take
+// longer by the tile model). Each row's pixel is found once per tile, outside the reduction.
+// CHECK:           loop.for %[[IT:.*]] = %c0 to %c24 step %c2 {
+// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<2x8xf32>
+// CHECK:             %[[OH0:.*]] = arith.divui %[[IT]], %c5
+// CHECK-NEXT:        %[[OW0:.*]] = arith.remui %[[IT]], %c5
+// CHECK-NEXT:        %[[I1:.*]] = arith.addi %[[IT]], %c1
+// CHECK-NEXT:        %[[OH1:.*]] = arith.divui %[[I1]], %c5
+// CHECK-NEXT:        %[[OW1:.*]] = arith.remui %[[I1]], %c5
+// CHECK-NEXT:        loop.for %[[C:.*]] = %c0 to %c2 step %c1 attributes {fusion.rolled} {
+// CHECK-NEXT:          loop.for %[[KH:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
+// CHECK-NEXT:            loop.for %[[KW:.*]] = %c0 to %c3 step %c1 attributes {fusion.rolled} {
+// CHECK-NEXT:              loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:                %[[P:.*]] = memref.load %[[PANEL]][%[[C]], %[[KH]], %[[KW]], %[[JJ]]]
+// CHECK-NEXT:                %[[Y0:.*]] = arith.muli %[[OH0]], %c2
+// CHECK-NEXT:                %[[H0:.*]] = arith.addi %[[Y0]], %[[KH]]
+// CHECK-NEXT:                %[[X0:.*]] = arith.muli %[[OW0]], %c2
+// CHECK-NEXT:                %[[W0:.*]] = arith.addi %[[X0]], %[[KW]]
+// CHECK-NEXT:                %[[V0:.*]] = memref.load %pad[%c0, %[[C]], %[[H0]], %[[W0]]]
+// CHECK-NEXT:                %[[M0:.*]] = arith.mulf %[[V0]], %[[P]] fastmath<contract>
+// CHECK-NEXT:                %[[A0:.*]] = memref.load %[[ACC]][%c0, %[[JJ]]]
+// CHECK-NEXT:                %[[S0:.*]] = arith.addf %[[A0]], %[[M0]] fastmath<contract>
+// CHECK-NEXT:                memref.store %[[S0]], %[[ACC]][%c0, %[[JJ]]]
+// CHECK-NEXT:                %[[Y1:.*]] = arith.muli %[[OH1]], %c2
+// CHECK-NEXT:                %[[H1:.*]] = arith.addi %[[Y1]], %[[KH]]
+// CHECK-NEXT:                %[[X1:.*]] = arith.muli %[[OW1]], %c2
+// CHECK-NEXT:                %[[W1:.*]] = arith.addi %[[X1]], %[[KW]]
+// CHECK-NEXT:                %[[V1:.*]] = memref.load %pad[%c0, %[[C]], %[[H1]], %[[W1]]]
+// CHECK-NEXT:                %[[M1:.*]] = arith.mulf %[[V1]], %[[P]] fastmath<contract>
+// CHECK-NEXT:                %[[A1:.*]] = memref.load %[[ACC]][%c1, %[[JJ]]]
+// CHECK-NEXT:                %[[S1:.*]] = arith.addf %[[A1]], %[[M1]] fastmath<contract>
+// CHECK-NEXT:                memref.store %[[S1]], %[[ACC]][%c1, %[[JJ]]]
 // CHECK-NEXT:              }
 // CHECK-NEXT:            }
 // CHECK-NEXT:          }
+// CHECK-NEXT:        }
 // The output is contiguous along the pixels: the loop over the tile's channels stays scalar
 // (its vectors would be scatters).
-// CHECK-NEXT:          loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 attributes {fusion.scalar} {
-// CHECK-NEXT:            loop.for %[[R:.*]] = %c0 to %c2 step %c1 {
-// CHECK-NEXT:              %[[OW:.*]] = arith.addi %[[IT]], %[[R]]
-// CHECK-NEXT:              %[[O:.*]] = arith.addi %[[JT]], %[[JJ]]
-// CHECK-NEXT:              %[[V:.*]] = memref.load %[[ACC]][%[[R]], %[[JJ]]]
-// CHECK-NEXT:              memref.store %[[V]], %r[%c0, %[[O]], %[[OH]], %[[OW]]]
-// CHECK-NEXT:              %[[Y:.*]] = memref.load %r[%c0, %[[O]], %[[OH]], %[[OW]]]
-// CHECK-NEXT:              %[[B:.*]] = memref.load %b[%c0, %[[O]], %c0, %c0]
-// CHECK-NEXT:              %[[SUM:.*]] = arith.addf %[[Y]], %[[B]]
-// CHECK-NEXT:              %[[RELU:.*]] = arith.maximumf %[[SUM]], %cst
-// CHECK-NEXT:              memref.store %[[RELU]], %r[%c0, %[[O]], %[[OH]], %[[OW]]]
-// The last pixel of the row: a 1 x 8 tile at pixel 4.
-// CHECK:             loop.alloc {fusion.private} : memref<1x8xf32>
+// CHECK-NEXT:        loop.for %[[JJ:.*]] = %c0 to %c8 step %c1 attributes {fusion.scalar} {
+// CHECK-NEXT:          loop.for %[[R:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT:            %[[I:.*]] = arith.addi %[[IT]], %[[R]]
+// CHECK-NEXT:            %[[OH:.*]] = arith.divui %[[I]], %c5
+// CHECK-NEXT:            %[[OW:.*]] = arith.remui %[[I]], %c5
+// CHECK-NEXT:            %[[O:.*]] = arith.addi %[[JT]], %[[JJ]]
+// CHECK-NEXT:            %[[V:.*]] = memref.load %[[ACC]][%[[R]], %[[JJ]]]
+// CHECK-NEXT:            memref.store %[[V]], %r[%c0, %[[O]], %[[OH]], %[[OW]]]
+// CHECK-NEXT:            %[[Y:.*]] = memref.load %r[%c0, %[[O]], %[[OH]], %[[OW]]]
+// CHECK-NEXT:            %[[B:.*]] = memref.load %b[%c0, %[[O]], %c0, %c0]
+// CHECK-NEXT:            %[[SUM:.*]] = arith.addf %[[Y]], %[[B]]
+// CHECK-NEXT:            %[[RELU:.*]] = arith.maximumf %[[SUM]], %cst
+// CHECK-NEXT:            memref.store %[[RELU]], %r[%c0, %[[O]], %[[OH]], %[[OW]]]
+// The last pixel: a 1 x 8 tile at pixel 24.
+// CHECK:           loop.alloc {fusion.private} : memref<1x8xf32>
 // The last four channels: one vector, no padding.
 // CHECK:         loop.for %{{.*}} = %c0 to %c4 step %c1 vectorized {
 // CHECK-NEXT:      arith.addi %c16,
