@@ -19,6 +19,10 @@ The column dimension may also be two adjacent spatial loops collapsed into one (
 any order of the spatial iterations): a convolution's output rows and pixels, `oh * OW + ow`,
 so that a deep layer's 7 x 7 pixels make one column dimension of 49 and its input (small
 there) is the panel, an im2col of one column tile, rather than its weights (large there).
+When the weights are the panel, the row loop may likewise be two adjacent spatial loops
+collapsed (`rows_outer`: the output's rows and pixels, `oh * OW + ow`), so that a small plane
+makes one dimension of register tiles (49 rows of 7 x 7 pixels, tiles of 5 crossing the
+plane's rows) instead of a row of 7 per iteration of `oh` whose last tile holds one pixel.
 `TileOptions.packed_plan` chooses among the candidates by the tile model (`contraction_tiles`:
 the grid of register tiles, the packing, the stores); within a tolerance of the cheapest, the
 one whose panel depends on the fewest other spatial loops wins (packed once per column tile,

@@ -23,6 +23,10 @@ loop.for %jt = 0 to NJ step T {                   column tiles (last one: NJ % T
 }
 ```
 
+Where the rows are two loops collapsed (`PackedContraction.rows_outer`: a convolution's output
+rows and pixels), `%it` runs over the collapsed extent and each row of a tile finds its two
+subscripts (`i / OW`, `i % OW`) once, before the reduction (`_rows`).
+
 So a convolution is vectorised along its output channels (the weights `W[o, c, kh, kw]`
 packed as `O/T x C x KH x KW x T` panels), whatever its kernel size, stride, padding or
 dilation: the input pixels are broadcasts. A matmul packs `B`'s column panel `K x T`
