@@ -92,21 +92,21 @@ func.func @main(%a: {xt}, %c: {ct}) -> {ot} {{
 }}"""
 
 
-def _conv_of_weights(x: tuple[int, int, int], o: int) -> str:
-    """conv3x3 (padding 1) of a constant weight + relu: with the weights as panel (packed at
-    load time), its output pixels are the rows of the register tiles, the plane's rows and
+def _conv_of_weights(x: tuple[int, int, int], o: int, window: int = 3, stride: int = 1) -> str:
+    """conv2d (same padding) of a constant weight + relu: with the weights as panel (packed
+    at load time), its output pixels are the rows of the register tiles, the plane's rows and
     pixels collapsed into one dimension where that is cheaper (`rows_outer`)."""
     (c, h, wd) = x
-    rng = np.random.default_rng([c, h, o])
-    weight = rng.uniform(-1.0, 1.0, (o, c, 3, 3)).astype(np.float32)
-    xt, wt, yt = (
-        f"tensor<1x{c}x{h}x{wd}xf32>",
-        f"tensor<{o}x{c}x3x3xf32>",
-        f"tensor<1x{o}x{h}x{wd}xf32>",
-    )
+    pad = (window - 1) // 2
+    oh, ow = ((size + 2 * pad - window) // stride + 1 for size in (h, wd))
+    rng = np.random.default_rng([c, h, o, window, stride])
+    weight = rng.uniform(-1.0, 1.0, (o, c, window, window)).astype(np.float32)
+    xt = f"tensor<1x{c}x{h}x{wd}xf32>"
+    wt = f"tensor<{o}x{c}x{window}x{window}xf32>"
+    yt = f"tensor<1x{o}x{oh}x{ow}xf32>"
     attributes = (
-        "strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, "
-        "dilation = array<i64: 1, 1>, groups = 1 : i64"
+        f"strides = array<i64: {stride}, {stride}>, padding = array<i64: {pad}, {pad}, {pad}, "
+        f"{pad}>, dilation = array<i64: 1, 1>, groups = 1 : i64"
     )
     return f"""
 func.func @main(%x: {xt}) -> {yt} {{
@@ -131,6 +131,8 @@ GRAPHS = {
     "conv3x3_tiny_plane": _conv((6, 5, 5), (3, 3), 20, (2, 2), (1, 1, 1, 1)),
     "conv1x1_deep_small_plane": _conv((32, 7, 7), (1, 1), 24),
     "conv3x3_weights_small_plane": _conv_of_weights((40, 7, 7), 24),
+    "conv3x3_s2_weights_small_plane": _conv_of_weights((48, 13, 13), 32, stride=2),
+    "conv5x5_weights_small_plane": _conv_of_weights((32, 7, 7), 48, window=5),
     "matmul_remainders": _matmul((37, 29), (29, 45)),
     "matmul_vector": _matmul((1, 33), (33, 21)),
     "matvec_by_weight": _matvec_by_weight(70, 45),
@@ -176,11 +178,20 @@ def test_a_matrix_vector_product_by_a_weight_is_register_tiled():
     assert any(name.endswith("_prepack") for name in kernels)  # W's panels, packed at load
 
 
-def test_a_small_plane_of_pixels_collapses_into_the_rows(monkeypatch):
+@pytest.mark.parametrize(
+    ("name", "pixels"),
+    [
+        ("conv3x3_weights_small_plane", 49),
+        ("conv3x3_s2_weights_small_plane", 49),
+        ("conv5x5_weights_small_plane", 49),
+    ],
+)
+def test_a_small_plane_of_pixels_collapses_into_the_rows(name, pixels, monkeypatch):
     """conv3x3 40x7x7 -> 24 of constant weights on an AVX2 host model (8 lanes, 16
     registers): the weights are the panel and the 49 output pixels its rows, in register
     tiles crossing the plane's rows (7 rows of 7 would leave a tile of one row each: conv3x3
-    160x7x7 -> 224 ran 1.3x faster collapsed on a Zen 3); the same bits as unscheduled."""
+    160x7x7 -> 224 ran 1.3x faster collapsed on a Zen 3); the same bits as unscheduled. Also
+    of a stride-2 window and of a 5x5 one."""
     from fusion_compiler.passes.schedule import contraction_schedule
     from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 
@@ -195,10 +206,9 @@ def test_a_small_plane_of_pixels_collapses_into_the_rows(monkeypatch):
     zen3 = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
     monkeypatch.setattr(contraction_schedule, "host_model", lambda: zen3)
     monkeypatch.setattr(contraction_schedule.TileOptions, "packed_plan", spy)
-    name = "conv3x3_weights_small_plane"
     text = GRAPHS[name]
     inputs = _inputs(text, name)
     (expected,) = _run(text, name, None, inputs)
     (actual,) = _run(text, name, PIPELINES["default"], inputs)
-    assert (49, True) in chosen
+    assert (pixels, True) in chosen
     np.testing.assert_array_equal(actual, expected)
