@@ -31,7 +31,9 @@ not once per such iteration).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
@@ -48,6 +50,17 @@ from fusion_compiler.passes.analysis.loop_access import (
     same_subscripts,
 )
 from fusion_compiler.passes.schedule.contraction_match import Nest, is_pure, match_nest
+
+
+class StridedBroadcast(NamedTuple):
+    """How a register tile's broadcasts read a reduction they do not read contiguously
+    (`PackedContraction.strided_broadcast`)."""
+
+    lines: int
+    """The cache lines one register tile's broadcasts read over the whole reduction."""
+    steps_per_line: int
+    buffer_bytes: int
+    """The size of the buffer they read."""
 
 
 @dataclass(frozen=True)
@@ -76,10 +89,7 @@ class PackedContraction:
 
     @property
     def rows_extent(self) -> int:
-        count = 1
-        for loop in self.row_loops:
-            count *= _extent(loop)
-        return count
+        return math.prod(_extent(loop) for loop in self.row_loops)
 
     @property
     def others(self) -> tuple[ForOp, ...]:
@@ -154,21 +164,18 @@ class PackedContraction:
         )
 
     @property
-    def strided_broadcast(self) -> tuple[int, int, int] | None:
+    def strided_broadcast(self) -> StridedBroadcast | None:
         """How one register tile's broadcasts read the reduction when they do not read it
-        contiguously (None when they do, or when a stride is not known): the cache lines
-        they read over the whole reduction, the reduction steps per line, and the bytes of
-        their buffer. The input pixels that a convolution's weights panel multiplies,
-        `x[c, oh + kh, ow + kw]`, are one channel plane apart per step of `c` (a line per
-        step; one per `kw` row of steps when `kw`, the innermost reduction loop, reads
-        consecutive elements); its weights `W[o, c, kh, kw]`, when the pixels are the panel,
-        and a matmul's `A[i, k]` are contiguous along the reduction."""
+        contiguously (None when they do, or when a stride is not known). The input pixels
+        that a convolution's weights panel multiplies, `x[c, oh + kh, ow + kw]`, are one
+        channel plane apart per step of `c` (a line per step; one per `kw` row of steps when
+        `kw`, the innermost reduction loop, reads consecutive elements); its weights
+        `W[o, c, kh, kw]`, when the pixels are the panel, and a matmul's `A[i, k]` are
+        contiguous along the reduction."""
         reduction = [loop for loop in self.nest.reduction if _extent(loop) > 1]
         if not reduction:
             return None
-        steps = 1
-        for loop in reduction:
-            steps *= _extent(loop)
+        steps = math.prod(_extent(loop) for loop in reduction)
         rows = [loop.induction_var for loop in self.row_loops]
         found = None
         for access in memory_accesses(self.nest.update):
@@ -182,9 +189,9 @@ class PackedContraction:
             run = _extent(reduction[-1]) if strides[-1] == 1 else 1
             buffer_type = access.memref.type
             assert isinstance(buffer_type, MemRefType)
-            size = buffer_type.element_type.size * _elements(buffer_type)
-            if found is None or steps // run > found[0]:
-                found = (steps // run, run, size)
+            size = buffer_type.element_type.size * math.prod(buffer_type.get_shape())
+            if found is None or steps // run > found.lines:
+                found = StridedBroadcast(steps // run, run, size)
         return found
 
     def is_accumulator(self, op: Operation) -> bool:
@@ -213,13 +220,6 @@ def _reduction_is_trailing(access, reduction: tuple[ForOp, ...], ivs: list[SSAVa
         return False
     shape = buffer_type.get_shape()[-len(ivs) :]
     return all(size == _extent(loop) for size, loop in zip(shape[1:], reduction[1:], strict=True))
-
-
-def _elements(buffer_type: MemRefType) -> int:
-    count = 1
-    for size in buffer_type.get_shape():
-        count *= size
-    return count
 
 
 def _contiguous(strides: list[int | None], reduction: list[ForOp]) -> bool:

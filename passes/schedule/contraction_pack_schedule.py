@@ -387,6 +387,10 @@ class PackedBuilder:
         rows = self._rows(emitter, emitter.add(frame.i_base, r))
         return self._point_at(emitter, rows, emitter.add(frame.j_base, jj), mapping)
 
+    def _row(self, emitter: Emitter, frame, row: int) -> SSAValue:
+        """The row index of row `row` of the tile."""
+        return emitter.add(frame.i_base, self.const(row)) if row else frame.i_base
+
     def _rows(self, emitter: Emitter, i_value: SSAValue) -> dict[SSAValue, SSAValue]:
         """The values of the row loops' induction variables at row `i_value` (one loop: the
         value; two collapsed, both counting from 0: `i / inner extent`, `i % inner extent`)."""
@@ -478,10 +482,9 @@ class PackedBuilder:
 
     def _reduction(self, emitter: Emitter, frame, rows: int, padded: int, mapping) -> None:
         mapping = dict(mapping)
-        hoisted = [  # collapsed rows: their divisions once a tile, outside the reduction
-            self._rows(emitter, emitter.add(frame.i_base, self.const(row)) if row else frame.i_base)
-            for row in range(rows if self.match.rows_outer is not None else 0)
-        ]
+        hoisted = None
+        if self.match.rows_outer is not None:  # their divisions once a tile, not once a step
+            hoisted = [self._rows(emitter, self._row(emitter, frame, row)) for row in range(rows)]
         if self.match.flat_reduction:
             inner, ivs = self._flat_reduction_loop(emitter, mapping)
         else:
@@ -494,11 +497,10 @@ class PackedBuilder:
         update = [op for op in self.nest.update if op is not self.match.panel and op not in skipped]
         j_value = body.add(frame.j_base, jj)
         for row in range(rows):
-            if hoisted:
+            if hoisted is not None:
                 row_values = hoisted[row]
             else:
-                i_value = body.add(frame.i_base, self.const(row)) if row else frame.i_base
-                row_values = self._rows(body, i_value)
+                row_values = self._rows(body, self._row(body, frame, row))
             point = self._point_at(body, row_values, j_value, mapping)
             point[self.match.panel.res] = panel
             self._clone(body, update, point, frame.acc, [self.const(row), jj])

@@ -297,7 +297,7 @@ class TileOptions:
                 is_unit_stride(match.panel, column),
                 is_unit_stride(match.nest.accumulator, column),
                 element_stride(match.nest.accumulator, column) or 0,
-                *(match.strided_broadcast or ()),
+                **_broadcast_fields(match),
             )
             cost = packed_cost(host, tile, shape)
             if match.packs_by_rows:
@@ -328,6 +328,19 @@ time; those priced 3-4.4% below, 0.95x (128x56x56 -> 256) but 1.02-1.04x (64x13x
 64x28x28 -> 96, 64x56x56 -> 64, three of ResNet-50's layers), and 5x5 ones 1-2% below,
 1.03-1.15x. Against the pixels-along-a-row plan (vgg19's 224 x 224 and 112 x 112 planes, a
 tie by the model, decided for the panel packed once per column tile): 0.96-0.97x."""
+
+
+def _broadcast_fields(match: PackedContraction) -> dict[str, int]:
+    """The `PackedShape` fields of `match`'s strided broadcasts (none: contiguous)."""
+    strided = match.strided_broadcast
+    if strided is None:
+        return {}
+    return {
+        "broadcast_lines": strided.lines,
+        "broadcast_steps_per_line": strided.steps_per_line,
+        "broadcast_bytes": strided.buffer_bytes,
+    }
+
 
 MAX_COLLAPSED_VECTORS = 4
 """Collapsed column loops must fit one tile of this many vectors (`_collapse_pays`)."""
