@@ -188,6 +188,20 @@ def _deep_conv(constant_weights: bool):
     return ModuleOp([func.FuncOp("main", signature, Region(block))])
 
 
+def _panel_sources(module: ModuleOp) -> set[int]:
+    """The kernel arguments copied into its packed panels (the input 0, the weights 1)."""
+    (kernel,) = [op for op in module.ops if isinstance(op, FuncOp)]
+    panels = {op.result for op in kernel.walk() if isinstance(op, AllocOp)}
+    return {
+        store.value.owner.memref.index
+        for store in kernel.walk()
+        if isinstance(store, memref.StoreOp)
+        and store.memref in panels
+        and isinstance(store.value.owner, memref.LoadOp)
+        and isinstance(store.value.owner.memref, BlockArgument)
+    }
+
+
 @pytest.mark.parametrize("constant_weights", [True, False], ids=["constant", "argument"])
 def test_the_plan_of_a_deep_layer_follows_where_its_weights_are_packed(
     constant_weights, monkeypatch
@@ -199,17 +213,7 @@ def test_the_plan_of_a_deep_layer_follows_where_its_weights_are_packed(
     monkeypatch.setattr(contraction_schedule, "host_model", lambda: ZEN5)
     module = _deep_conv(constant_weights)
     PassManager(f"{FUSION_PIPELINE},schedule-contractions").run(module)
-    (kernel,) = [op for op in module.ops if isinstance(op, FuncOp)]
-    panels = {op.result for op in kernel.walk() if isinstance(op, AllocOp)}
-    sources = {
-        store.value.owner.memref.index
-        for store in kernel.walk()
-        if isinstance(store, memref.StoreOp)
-        and store.memref in panels
-        and isinstance(store.value.owner, memref.LoadOp)
-        and isinstance(store.value.owner.memref, BlockArgument)
-    }
-    assert sources == ({1} if constant_weights else {0})
+    assert _panel_sources(module) == ({1} if constant_weights else {0})
 
 
 ZEN3 = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
@@ -267,20 +271,6 @@ def _conv(channels: int, pixels: int, outputs: int, window: int) -> ModuleOp:
     block.add_ops([constant, conv, func.ReturnOp(conv.result)])
     signature = ([x_type], [conv.result.type])
     return ModuleOp([func.FuncOp("main", signature, Region(block))])
-
-
-def _panel_sources(module: ModuleOp) -> set[int]:
-    """The kernel arguments copied into its packed panels (the input 0, the weights 1)."""
-    (kernel,) = [op for op in module.ops if isinstance(op, FuncOp)]
-    panels = {op.result for op in kernel.walk() if isinstance(op, AllocOp)}
-    return {
-        store.value.owner.memref.index
-        for store in kernel.walk()
-        if isinstance(store, memref.StoreOp)
-        and store.memref in panels
-        and isinstance(store.value.owner, memref.LoadOp)
-        and isinstance(store.value.owner.memref, BlockArgument)
-    }
 
 
 @pytest.mark.parametrize(("host", "panel"), [(ZEN3, {0}), (ZEN4, {1})], ids=["avx2", "avx512"])
