@@ -29,7 +29,7 @@ each mask is built from the induction variable by about fifteen vector instructi
 applied by `vmaskmovps` loads and stores, so there such a loop gets whole vectors and a
 scalar remainder (`force_vector_loops`' `mask_registers`). Measured on a Zen 3
 (`bench/layers.py` shapes, 1 thread, both builds in one process alternating with
-onnxruntime; the panels packed row by row): conv3x3 16x55x55 -> 64, onnxruntime / ours
+onnxruntime, one run of 6-40 samples each; the panels packed row by row): conv3x3 16x55x55 -> 64, onnxruntime / ours
 0.72 -> 1.00; 32x27x27 -> 128, 0.82 -> 1.01; 48x13x13 -> 192 and 64x224x224 -> 64 unchanged
 (0.87, 0.95). The
 lane count is the target's preferred vector register width over 32 bits: 256-bit on AVX and

@@ -451,9 +451,11 @@ def is_vector_access(access: MemoryAccess, iv: SSAValue) -> bool:
     one scalar): invariant, contiguous, or a read with stride `INTERLEAVED_READ_STRIDE` (a
     pooling window with stride 2: LLVM's vectoriser loads two vectors and keeps every other
     lane, an interleaved group, rather than gathering)."""
-    if is_invariant(access, iv):
-        return True
-    strides = access_strides(access, iv)
+    return is_invariant(access, iv) or _vector_strides(access, access_strides(access, iv))
+
+
+def _vector_strides(access: MemoryAccess, strides: tuple[int | None, ...]) -> bool:
+    """Whether `access` with these `access_strides` is contiguous or an interleaved read."""
     return _is_unit(strides) or (
         isinstance(access, memref.LoadOp) and _is_interleaved_read(strides)
     )
@@ -473,9 +475,6 @@ def is_vector_loop_body(accesses: Sequence[MemoryAccess], iv: SSAValue) -> bool:
     for access in accesses:
         if is_invariant(access, iv):
             continue
-        step = strides_of(access)
-        if not (
-            _is_unit(step) or (isinstance(access, memref.LoadOp) and _is_interleaved_read(step))
-        ):
+        if not _vector_strides(access, strides_of(access)):
             return False
     return any(_is_unit(strides_of(a)) for a in accesses)

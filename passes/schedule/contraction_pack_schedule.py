@@ -397,10 +397,16 @@ class PackedBuilder:
         rows = self.match.rows
         if self.match.rows_outer is None:
             return {rows.induction_var: i_value}
-        inner_extent = self.const(_extent(rows))
-        outer = emitter.emit(arith.DivUIOp(i_value, inner_extent)).results[0]
-        inner = emitter.emit(arith.RemUIOp(i_value, inner_extent)).results[0]
+        outer, inner = self._digits(emitter, i_value, _extent(rows))
         return {self.match.rows_outer.induction_var: outer, rows.induction_var: inner}
+
+    def _digits(self, emitter: Emitter, index: SSAValue, inner_extent: int):
+        """`index / inner_extent` and `index % inner_extent`: the two loops' counts (from 0)
+        at `index` of their collapsed range."""
+        extent = self.const(inner_extent)
+        outer = emitter.emit(arith.DivUIOp(index, extent)).results[0]
+        inner = emitter.emit(arith.RemUIOp(index, extent)).results[0]
+        return outer, inner
 
     def _point_at(self, emitter: Emitter, rows, j_value, mapping) -> dict[SSAValue, SSAValue]:
         """The mapping at the row loops' values `rows` (`_rows`) and column `j_value`, the
@@ -422,9 +428,7 @@ class PackedBuilder:
             lb = ranges[0][0]  # type: ignore[index]
             return {loops[0].induction_var: emitter.add(j_value, self.const(lb)) if lb else j_value}
         (_, _, _), (inner_lb, inner_ub, _) = ranges  # type: ignore[misc]
-        inner_extent = self.const(inner_ub - inner_lb)
-        outer = emitter.emit(arith.DivUIOp(j_value, inner_extent)).results[0]
-        inner = emitter.emit(arith.RemUIOp(j_value, inner_extent)).results[0]
+        outer, inner = self._digits(emitter, j_value, inner_ub - inner_lb)
         return self._column_values(emitter, outer, inner)
 
     def _over_tile(

@@ -374,11 +374,11 @@ prefetchers (which follow sequential streams) do not predict; `FAR_BROADCAST_FAC
 that when the lines come from beyond L2 (`_broadcast_wait`). Contiguous broadcasts (the
 weights, when the panel is the collapsed pixels; a matmul's rows) wait for nothing.
 Measured on Zen 3 (32 KiB L1, 512 KiB L2; 1 thread, `bench/layers.py` shapes, the weights'
-panel against the collapsed pixels' panel, paired with onnxruntime): the weights' panel ran
+panel against the collapsed pixels' panel, paired with onnxruntime, one run per layer): the weights' panel ran
 0.9 cycles per line slower than the model's FMAs on 1x1 layers of 1024 channels on 14 x 14
 pixels (lines from L2) and 2.9 on the 3x3 layer of 512 channels there (lines from L3).
-Charging it moves 35 of the zoo's layers to the collapsed pixels' panel, each as fast or
-faster: 1x1 layers of 512-1024 channels on 14 x 14 pixels 1.02-1.15x faster, the 3x3 ones
+Charging it moves 35 of the zoo's layers to the collapsed pixels' panel, each as fast
+(within 1%) or faster: 1x1 layers of 512-1024 channels on 14 x 14 pixels 1.02-1.15x faster, the 3x3 ones
 of 192-512 channels on 7 x 7 to 56 x 56 pixels 1.07-1.37x; at the threshold of half of L1
 instead, 3x3 layers of 96 to 128 channels ran 1.04-1.10x slower. Charged on hosts without
 AVX-512 (`HostModel.strided_broadcast_cycles`): an AVX-512 step does twice the FMAs per line,
@@ -391,16 +391,18 @@ FAR_BROADCAST_FACTOR = 3.0
 (`STRIDED_BROADCAST_CYCLES`)."""
 
 
-def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape, tiles: int) -> float:
-    """Cycles per reduction step that the `tiles` register tiles of the grid wait for their
-    strided broadcasts' lines (`STRIDED_BROADCAST_CYCLES`): none while one tile's lines are
-    fewer than L1 holds; from L2 while the broadcasts' buffer and one column tile's panel (read in
+def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape) -> float:
+    """Cycles per reduction step that the register tiles of the grid wait for their strided
+    broadcasts' lines (`STRIDED_BROADCAST_CYCLES`): none while one tile's lines are fewer
+    than L1 holds; from L2 while the broadcasts' buffer and one column tile's panel (read in
     turn for every row tile) fit it, else from further out."""
     if shape.broadcast_lines * CACHE_LINE_BYTES < host.l1_bytes:
         return 0.0
     panel = shape.steps * tile.cols * F32_BYTES
     far = shape.broadcast_bytes + panel > host.l2_bytes
     per_line = host.strided_broadcast_cycles * (FAR_BROADCAST_FACTOR if far else 1.0)
+    vectors = -(-tile.cols // host.vector_width)
+    tiles = sum(count for _, _, count in _grid(host, tile.rows, vectors, shape.rows, shape.cols))
     return tiles * per_line / shape.broadcast_steps_per_line
 
 
@@ -412,8 +414,7 @@ def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     a scatter; a scatter whose lines conflict in L1 misses)."""
     vectors = -(-tile.cols // host.vector_width)
     grid = _grid_cycles(host, tile.rows, vectors, shape.rows, shape.cols)
-    tiles = sum(count for _, _, count in _grid(host, tile.rows, vectors, shape.rows, shape.cols))
-    grid += _broadcast_wait(host, tile, shape, tiles)
+    grid += _broadcast_wait(host, tile, shape)
     padded = -(-shape.cols // host.vector_width) * host.vector_width
     per_element = CONTIGUOUS_PACK_CYCLES if shape.panel_contiguous else PACK_CYCLES
     packing = shape.steps * padded * shape.pack_repeats * per_element
