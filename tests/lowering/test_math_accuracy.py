@@ -304,6 +304,19 @@ def test_gelu_keeps_its_negative_tail():
     _assert_within("gelu", x, y, exact, 6.5 + x64 * x64 / 2)
 
 
+def test_gelu_computes_no_subnormal_number():
+    """Beyond |x| = 12.9 gelu takes its tail as 0 (`NORMAL_TAIL_END`), where the tail drops
+    below f32's normal range: x for positive x, -0 for negative, never a subnormal result
+    (each one costs a microcode assist on x86). The exact values flushed are below 3e-37."""
+    x, y = _graph_op_natively("gelu", -40, 40)
+    assert not np.any((y != 0) & (np.abs(y) < np.finfo(np.float32).tiny))
+    beyond = np.abs(x) > 12.9
+    assert np.array_equal(y[beyond], np.where(x[beyond] > 0, x[beyond], -0.0))
+    assert np.all(np.signbit(y[beyond & (x < 0)]))
+    x64 = x[beyond & (x < 0)].astype(np.float64)
+    assert np.all(-0.5 * x64 * np.vectorize(pymath.erfc)(-x64 / pymath.sqrt(2.0)) < 3e-37)
+
+
 def test_gelu_tanh_keeps_its_negative_tail():
     """gelu_tanh(x) = 0.5 x (1 + tanh(u)) computed as x sigmoid(2u) (legalize-ops): within
     3 + 3 |2u| ulps of the float64 value. The |2u| is the rounding of 2u itself (a few ulps
