@@ -220,16 +220,30 @@ def _reduced(
     return shifted, n, e.fma(e.mul(r, r), e.polynomial(r, EXP_POLY), r)
 
 
+EXP_FLOOR = -254 * _LN2
+"""exp's lower clamp (-176.06). exp(x) rounds to 0 from x = -103.98 down, and a clamp at -104
+would give those bits; but scaling to 0 is an underflow, which (like every subnormal result)
+costs x86 a microcode assist, per vector: a softmax over masked scores (-1e4, -inf) ran 1.7x
+slower. From here down, n = -254 and both powers of two, 2^(n//2) and 2^(n - n//2), are
+2^-127, whose bits are +0: the product is an exact 0. Arguments between -176 and -104 still
+underflow, to the same 0. (With `ldexp`, 2^-254 scales by underflowing.)"""
+
+
 def exp(e: Emitter, x: SSAValue) -> SSAValue:
-    x = e.clamp(x, -104.0, 89.0)  # beyond: 0 and inf after scaling
+    x = e.clamp(x, EXP_FLOOR, 89.0)  # beyond 89: inf after scaling
     _, n, q = _reduced(e, x, _SHIFTER, integer=True)
     assert n is not None
-    return e.scale_one_plus(q, n)  # n in [-150, 128]: neither overflows nor flushes early
+    return e.scale_one_plus(q, n)  # n in [-254, 128]: neither overflows nor flushes early
 
 
 EXP_NO_OVERFLOW_LIMIT = 43.0
 """`exp_no_overflow` is `exp` for arguments up to here: round(x / ln 2) + 64 <= 127, so its one
 power of two stays a normal number."""
+
+
+EXP_NO_OVERFLOW_FLOOR = -191 * _LN2
+"""`exp_no_overflow`'s lower clamp (-132.39), where k + 64 = -127 and its power of two 2^(k+64)
+is +0 (`EXP_FLOOR`: no underflow below here)."""
 
 
 def exp_no_overflow(e: Emitter, x: SSAValue) -> SSAValue:
@@ -238,14 +252,14 @@ def exp_no_overflow(e: Emitter, x: SSAValue) -> SSAValue:
     many where it scales by `ldexp`: AVX-512 hosts, `Emitter.scale_one_plus`).
 
     No upper clamp, and `p 2^n` as `(p 2^(n+64)) 2^-64`: the first product is exact (n + 64 in
-    [-86, 127]; `p = 1 + q` and the product one FMA, `Emitter.scale_one_plus`) and the second
+    [-127, 127]; `p = 1 + q` and the product one FMA, `Emitter.scale_one_plus`) and the second
     rounds once, as `exp`'s `(p 2^(n//2)) 2^(n - n//2)` does; and
     2^(n+64) is the low bits of the shifted sum moved into the exponent field (the shifter
     holds the bias 127 + 64: one shift, where `exp` extracts n, halves it and builds two
     powers). The shifter is odd where `exp`'s is even, which cannot change the rounding of
     x / ln 2 to an integer: no f32 x in range makes x log2(e) a half-integer."""
-    lower = e.const(-104.0)
-    x = e.select(e.cmp("olt", x, lower), lower, x)  # below: 0 after scaling; keeps NaN
+    lower = e.const(EXP_NO_OVERFLOW_FLOOR)
+    x = e.select(e.cmp("olt", x, lower), lower, x)  # keeps NaN
     shifted, _, q = _reduced(e, x, _SHIFTER + 127 + 64, integer=False)
     scale = e.from_bits(e.shl(e.to_bits(shifted), e.iconst(23)))  # 2^(k + 64)
     return e.mul(e.fma(q, scale, scale), e.const(2.0**-64))  # ((1 + q) 2^(k+64)) 2^-64
