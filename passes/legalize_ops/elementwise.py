@@ -62,6 +62,10 @@ below f32's smallest normal number, and `x Phi(x)` is -1.5e-37 or less in magnit
 x = -14.4). On x86 every subnormal operand or result costs a microcode assist: gelu of a
 matmul's output (entries of standard deviation 27) ran 2x slower than of standard-normal ones."""
 
+NORMAL_TAIL_ZERO = 20.0
+"""Where gelu computes the tail instead beyond `NORMAL_TAIL_END`: its exponent, about -201, is
+below `exp_no_overflow`'s floor (-132.4), from which exp is an exact +0 (not an underflow)."""
+
 
 def _op(op_type: Callable[..., Operation]) -> ScalarFunction:
     """A unary function that is a single scalar op."""
@@ -135,10 +139,8 @@ def _gelu(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
     digits in f32), the tail keeps all of them. Beyond `NORMAL_TAIL_END` the tail is 0 (no
     subnormal numbers): gelu is `x` for positive x, -0 for negative."""
     a = kb.arith(math.AbsFOp, x)
-    end = kb.f32(NORMAL_TAIL_END)
-    beyond = kb.arith(arith.CmpfOp, a, end, "ogt")  # false for NaN
-    tail = _normal_tail(kb, kb.arith(arith.SelectOp, beyond, end, a))
-    tail = kb.arith(arith.SelectOp, beyond, kb.f32(0.0), tail)
+    beyond = kb.arith(arith.CmpfOp, a, kb.f32(NORMAL_TAIL_END), "ogt")  # false for NaN
+    tail = _normal_tail(kb, kb.arith(arith.SelectOp, beyond, kb.f32(NORMAL_TAIL_ZERO), a))
     negative = kb.arith(arith.CmpfOp, x, kb.f32(0.0), "olt")
     cdf = kb.arith(arith.SelectOp, negative, tail, kb.arith(arith.SubfOp, kb.f32(1.0), tail))
     return kb.arith(arith.MulfOp, x, cdf)
