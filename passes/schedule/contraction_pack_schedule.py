@@ -23,6 +23,13 @@ loop.for %jt = 0 to NJ step T {                   column tiles (last one: NJ % T
 }
 ```
 
+With a `reduction_block` (`contraction_schedule.reduction_block`: a panel too large for L2
+beside the broadcasts), the row tiles run over blocks of the first reduction loop in turn:
+the first block's tiles start from the init and store their partial sums to `C`, a loop
+over the middle blocks reloads and stores them again, the last block's tiles reload them and
+end with the epilogue (`_blocks`). Every accumulator still receives the same updates in the
+same order (partial sums are stored and reloaded exactly).
+
 Where the rows are two loops collapsed (`PackedContraction.rows_outer`: a convolution's output
 rows and pixels), `%it` runs over the collapsed extent and each row of a tile finds its two
 subscripts (`i / OW`, `i % OW`) once, before the reduction (`_rows`).
@@ -90,6 +97,8 @@ nest. Padded lanes compute on zeros and are never stored.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import product
 
 from xdsl.dialects import arith, memref
@@ -138,9 +147,18 @@ UNROLLED_WINDOW_MIN_VECTORS = 2
 class PackedBuilder:
     """Builds the packed-panel nest of one contraction (module docstring) before its root."""
 
-    def __init__(self, match: PackedContraction, tile: Tile, vector_width: int, cores: int = 1):
+    def __init__(
+        self,
+        match: PackedContraction,
+        tile: Tile,
+        vector_width: int,
+        cores: int = 1,
+        reduction_block: int | None = None,
+    ):
         self.match = match
         self.cores = cores
+        self.reduction_block = reduction_block
+        """Iterations of the first reduction loop per block (`_blocks`); None: one block."""
         self.tops: list[ForOp] = []
         """The loops over tiles and spatial iterations, in the order they are made."""
         self.nest = match.nest
@@ -207,11 +225,43 @@ class PackedBuilder:
         for loop in others[depth:]:
             emitter = self._enter(emitter, loop, mapping)
         tile = (j_base, cols, padded, packed)
+        for emitter_in, block in self._blocks(emitter):
+            self._row_tiles(emitter_in, tile, mapping, block)
+
+    def _row_tiles(self, emitter: Emitter, tile, mapping, block: _Block) -> None:
+        """The register tiles of one column tile over one block of the reduction."""
         if self.match.rows_outer is None:
-            self._split(emitter, self.match.rows, self.tile.rows, "it", self._tile, tile, mapping)
+            self._split(
+                emitter, self.match.rows, self.tile.rows, "it", self._tile, tile, mapping, block
+            )
         else:
             extent = self.match.rows_extent
-            self._split_range(emitter, 0, extent, self.tile.rows, "it", self._tile, tile, mapping)
+            self._split_range(
+                emitter, 0, extent, self.tile.rows, "it", self._tile, tile, mapping, block
+            )
+
+    def _blocks(self, emitter: Emitter) -> Iterator[tuple[Emitter, _Block]]:
+        """The blocks of the reduction that the row tiles run over in turn, each with where
+        to build its tiles (yielded in order: a block's loop is made after the tiles of the
+        block before): the whole reduction; or, with a `reduction_block` of `B` iterations
+        of its first loop (`lb..ub`), the first block `lb..lb+B` (from the init, partial
+        sums stored to the output), a loop over the middle ones (`kb..kb+B`, from and to
+        the output) and the last one (from the output, then the epilogue)."""
+        bounds = loop_range(self.nest.reduction[0])
+        assert bounds is not None
+        lb, ub = bounds[0], bounds[1]
+        size = self.reduction_block or ub - lb
+        last = lb + (ub - lb - 1) // size * size
+        if last == lb:
+            yield emitter, _Block(first=True, last=True)
+            return
+        yield emitter, _Block(True, False, self.const(lb), self.const(lb + size))
+        if last > lb + size:
+            middle = self._loop(emitter, lb + size, last, size, "kb")
+            inner = Emitter.into(middle)
+            kb = middle.induction_var
+            yield inner, _Block(False, False, kb, inner.add(kb, self.const(size)))
+        yield emitter, _Block(False, True, self.const(last), self.const(ub))
 
     def _enter(self, emitter: Emitter, loop: ForOp, mapping) -> Emitter:
         name = loop.induction_var.name_hint or "s"
@@ -234,13 +284,17 @@ class PackedBuilder:
         mapping,
         rolled: bool = False,
         loops: tuple[ForOp, ...] | None = None,
+        block: _Block | None = None,
     ) -> tuple[Emitter, list[SSAValue]]:
         """Copies of the reduction loops (or of `loops`); `rolled`: marked for LLVM not to
-        unroll them (`ROLLED_LOOP_ATTR`)."""
+        unroll them (`ROLLED_LOOP_ATTR`); the first one over `block`'s range if it has one."""
         ivs = []
         for loop in self.nest.reduction if loops is None else loops:
             name = loop.induction_var.name_hint or "k"
-            new = self._loop(emitter, loop.lb, loop.ub, loop.step, name)
+            lb, ub = loop.lb, loop.ub
+            if block is not None and block.lb is not None and loop is self.nest.reduction[0]:
+                lb, ub = block.lb, block.ub
+            new = self._loop(emitter, lb, ub, loop.step, name)
             if rolled:
                 new.attributes[ROLLED_LOOP_ATTR] = UnitAttr()
             mapping[loop.induction_var] = new.induction_var
@@ -371,16 +425,18 @@ class PackedBuilder:
 
     # --- one register tile --------------------------------------------------------------------
 
-    def _tile(self, emitter: Emitter, i_base, rows: int, tile, mapping) -> None:
+    def _tile(self, emitter: Emitter, i_base, rows: int, tile, mapping, block: _Block) -> None:
         j_base, cols, padded, packed = tile
         acc_type = MemRefType(self.element, [rows, padded])
         acc = self._private(emitter, acc_type, "acc")
         frame = _Frame(i_base, j_base, acc, packed)
-        self._over_tile(emitter, frame, rows, cols, mapping, self._init)
+        start = self._init if block.first else self._reload
+        self._over_tile(emitter, frame, rows, cols, mapping, start, stores=not block.first)
         if padded > cols:
             self._zero_lanes(emitter, frame, rows, cols, padded)
-        self._reduction(emitter, frame, rows, padded, mapping)
-        self._over_tile(emitter, frame, rows, cols, mapping, self._finish, stores=True)
+        self._reduction(emitter, frame, rows, padded, mapping, block)
+        end = self._finish if block.last else self._spill
+        self._over_tile(emitter, frame, rows, cols, mapping, end, stores=True)
 
     def _point(self, emitter: Emitter, frame, r, jj, mapping) -> dict[SSAValue, SSAValue]:
         """The mapping of element (r, jj) of the tile, the shared pure init ops recomputed."""
@@ -484,15 +540,18 @@ class PackedBuilder:
             ivs.append(value)
         return body, ivs
 
-    def _reduction(self, emitter: Emitter, frame, rows: int, padded: int, mapping) -> None:
+    def _reduction(
+        self, emitter: Emitter, frame, rows: int, padded: int, mapping, block: _Block
+    ) -> None:
         mapping = dict(mapping)
         hoisted = None
         if self.match.rows_outer is not None:  # their divisions once a tile, not once a step
             hoisted = [self._rows(emitter, self._row(emitter, frame, row)) for row in range(rows)]
         if self.match.flat_reduction:
+            assert block.lb is None, "a flat reduction is not blocked"
             inner, ivs = self._flat_reduction_loop(emitter, mapping)
         else:
-            inner, ivs = self._reduction_loops(emitter, mapping, rolled=True)
+            inner, ivs = self._reduction_loops(emitter, mapping, rolled=True, block=block)
         jj_loop = self._loop(inner, 0, padded, 1, "jj")
         body = Emitter.into(jj_loop)
         jj = jj_loop.induction_var
@@ -511,13 +570,29 @@ class PackedBuilder:
 
     def _finish(self, emitter: Emitter, frame, r, jj, mapping) -> None:
         """The accumulator to the output element, then the epilogue on it."""
-        point = self._point(emitter, frame, r, jj, mapping)
-        value = emitter.emit(op_builders.load(frame.acc, [r, jj])).results[0]
-        store = self.nest.accumulator
-        indices = [point.get(index, index) for index in store.indices]
-        emitter.emit(op_builders.store(value, store.memref, indices))
+        point = self._spill(emitter, frame, r, jj, mapping)
         epilogue = [op for op in self.nest.epilogue if op not in self.shared]
         self._clone(emitter, epilogue, point, frame.acc, [r, jj])
+
+    def _spill(self, emitter: Emitter, frame, r, jj, mapping) -> dict[SSAValue, SSAValue]:
+        """The accumulator to the output element (alone: a partial sum, in a block before
+        the last); the element's mapping."""
+        point = self._point(emitter, frame, r, jj, mapping)
+        value = emitter.emit(op_builders.load(frame.acc, [r, jj])).results[0]
+        emitter.emit(op_builders.store(value, self.nest.accumulator.memref, self._output(point)))
+        return point
+
+    def _reload(self, emitter: Emitter, frame, r, jj, mapping) -> None:
+        """The partial sum of the blocks before into the accumulator (a block after the
+        first)."""
+        point = self._point(emitter, frame, r, jj, mapping)
+        output = self.nest.accumulator.memref
+        value = emitter.emit(op_builders.load(output, self._output(point))).results[0]
+        emitter.emit(op_builders.store(value, frame.acc, [r, jj]))
+
+    def _output(self, point) -> list[SSAValue]:
+        """The output element's subscripts at `point`."""
+        return [point.get(index, index) for index in self.nest.accumulator.indices]
 
     def _clone(self, emitter: Emitter, ops, mapping, acc: SSAValue, acc_indices) -> None:
         """Clones `ops`, their accesses to the accumulator element redirected to `acc`."""
@@ -530,6 +605,18 @@ class PackedBuilder:
             else:
                 assert isinstance(op, memref.StoreOp)
                 emitter.emit(op_builders.store(mapping.get(op.value, op.value), acc, acc_indices))
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A block of the reduction (`PackedBuilder._blocks`): whether it is the first (the
+    accumulators start from the init) and the last (the epilogue follows), and the range of
+    the first reduction loop (None: its own)."""
+
+    first: bool
+    last: bool
+    lb: SSAValue | None = None
+    ub: SSAValue | None = None
 
 
 class _Frame:
