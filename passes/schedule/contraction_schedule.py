@@ -235,6 +235,7 @@ class TileOptions:
     cores: int = 0
     """The cores the packed schedule balances its parallel loop over (0: the host's)."""
     l2_bytes: int = 0
+    """The host model's L2 size (0: the host's)."""
 
     def host(self) -> HostModel:
         detected = host_model()
@@ -379,16 +380,16 @@ def reduction_block(host: HostModel, match: PackedContraction, tile: Tile) -> in
     """Iterations of the first reduction loop per block of the reduction (None: one block).
     The row tiles of a column tile read its whole panel in turn, each between its strided
     broadcasts (`PackedContraction.strided_broadcast`: lines of a channel plane each). Where
-    the panel fills more than `REDUCTION_BLOCK_L2_SHARE` of L2, it comes back from L3 at
-    every row tile. The reduction is then split in blocks of its first loop (a convolution's
-    input channels) whose panel fits that share, and the row tiles run over each block in
+    the panel fills more than `REDUCTION_BLOCK_FROM` of L2, it comes back from L3 at every
+    row tile. The reduction is then split in blocks of its first loop (a convolution's input
+    channels) whose panel fits `REDUCTION_BLOCK_L2_SHARE` of it, and the row tiles run over each block in
     turn, the partial sums kept in the output (`PackedBuilder._blocks`: the same updates in
     the same order, so the same bits). Only where the tile model charges strided broadcasts
     (`HostModel.strided_broadcast_cycles`: hosts under 16 lanes), as the AVX-512 plans were
     measured without blocks.
 
     Measured on a Zen 3 (512 KiB L2, 1 thread, blocked and unblocked builds in one process,
-    paired with onnxruntime, two runs): conv3x3 512x14x14 -> 512 stride 2 (3 blocks)
+    paired with onnxruntime, one or two runs per layer): conv3x3 512x14x14 -> 512 stride 2 (3 blocks)
     1.25-1.33x faster (onnxruntime / ours 0.69-0.71 -> 0.89-0.93); the other layers blocked
     by these shares, 512x7x7 -> 512 and the 192-channel 3x3 ones, 0.96-1.01x the time. Panels
     from a quarter of L2 (the 3x3 layers of 128 channels, 2 blocks) ran 1.01-1.04x slower,
