@@ -104,8 +104,8 @@ def _estrin(kb: KernelBuilder, x: SSAValue, coefficients: Sequence[float]) -> SS
     """`sum c_k x^k` by Estrin's scheme: `c_0 + c_1 x`, `c_2 + c_3 x`, ... then pairs of those
     joined by `x^2`, pairs of pairs by `x^4`, ... A chain of 4 FMAs for erfc's 10 coefficients
     where Horner's rule chains 9 (3 more products in all): an expansion that long is bound by
-    its latency more than by its operations (gelu 1.1x faster, measured in the epilogue of a
-    matmul)."""
+    its latency more than by its operations (gelu of 128x3072 alone 1.1x faster, the ffn
+    example's matmul with gelu in its epilogue 1.04x; 1 thread, Zen 3, one paired run)."""
     terms = [kb.f32(c) for c in coefficients]
     power = x
     while len(terms) > 1:
