@@ -95,11 +95,13 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     HostModel,
     PackedShape,
     Tile,
+    broadcasts_beyond_l2,
     fit_tile,
     host_model,
     packed_cost,
     packed_tile,
     register_tile,
+    strided_broadcast_tile,
 )
 from fusion_compiler.passes.schedule.loop_transforms import (
     enclosing_kernel,
@@ -258,12 +260,17 @@ class TileOptions:
         tile = Tile(self.rows or model.rows, self.cols or model.cols)
         return fit_tile(host, tile, rows_extent, cols_extent)
 
-    def packed_tile_for(self, match: PackedContraction) -> Tile:
+    def packed_tile_for(self, match: PackedContraction, shape: PackedShape | None = None) -> Tile:
         """The packed-panel tile of `match`: the options' sizes where given (the columns
-        capped by the whole vectors covering the extent), else the host model's."""
+        capped by the whole vectors covering the extent), else the host model's: with
+        `match`'s `shape`, where its broadcasts are strided and the host charges them,
+        `strided_broadcast_tile`."""
         host = self.host()
         rows_extent, cols_extent = match.rows_extent, match.cols_extent
         model = packed_tile(host, rows_extent, cols_extent, steps=_iterations(match.nest.reduction))
+        charged = shape is not None and shape.broadcast_lines and host.strided_broadcast_cycles
+        if charged and not (self.rows or self.cols) and broadcasts_beyond_l2(host, model, shape):
+            return strided_broadcast_tile(host, shape)  # type: ignore[arg-type]
         covered = -(-cols_extent // host.vector_width) * host.vector_width
         rows = min(self.rows, rows_extent) if self.rows else model.rows
         return Tile(rows, min(self.cols, covered) if self.cols else model.cols)
@@ -285,13 +292,7 @@ class TileOptions:
         host = self.host()
         plans = []
         for match in packed_candidates(root):
-            tile = self.packed_tile_for(match)
             rows_extent, cols_extent = match.rows_extent, match.cols_extent
-            reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
-            if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):
-                continue
-            moving = [loop for loop in match.others if _extent(loop) > 1]
-            dependence = sum(map(match.panel_depends_on, moving))
             column = match.cols[-1].induction_var
             shape = PackedShape(
                 rows_extent,
@@ -304,6 +305,12 @@ class TileOptions:
                 element_stride(match.nest.accumulator, column) or 0,
                 **_broadcast_fields(match),
             )
+            tile = self.packed_tile_for(match, shape)
+            reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
+            if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):
+                continue
+            moving = [loop for loop in match.others if _extent(loop) > 1]
+            dependence = sum(map(match.panel_depends_on, moving))
             cost = packed_cost(host, tile, shape)
             if match.packs_by_rows:
                 cost *= 1 + ROW_PACKING_PREMIUM

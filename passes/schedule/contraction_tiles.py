@@ -288,14 +288,7 @@ def packed_tile(
     convolutions of 256 and 512 channels, panels of 2304 and 4608 steps): 4 or 5 x 2 vectors
     rather than 3 x 4, 1.1-1.5x faster on 56 x 56, 14 x 14, 12 x 12 and 7 x 7 pixels, as
     fast on 28 x 28."""
-    tiles = [
-        Tile(rows, vectors * host.vector_width)
-        for vectors in range(1, max_vectors + 1)
-        if (vectors - 1) * host.vector_width < cols_extent  # no whole vector more than needed
-        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1)
-        if _fits(rows, vectors, host.registers)
-    ]
-    assert tiles
+    tiles = _packed_tiles(host, rows_extent, cols_extent, max_vectors)
     candidates = []
     for tile in _cache_friendly(host, tiles, steps):
         vectors = tile.cols // host.vector_width
@@ -304,6 +297,45 @@ def packed_tile(
         candidates.append((cycles, reuse, tile))
     fewest = min(c[0] for c in candidates)
     ties = [c for c in candidates if c[0] <= fewest * (1 + CYCLES_TOLERANCE)]
+    return max(ties, key=lambda c: (c[1], -c[0]))[2]
+
+
+def _packed_tiles(host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int):
+    """The tiles of a `rows_extent x cols_extent` grid that fit the register file (`_fits`),
+    with no whole vector more than the columns need."""
+    tiles = [
+        Tile(rows, vectors * host.vector_width)
+        for vectors in range(1, max_vectors + 1)
+        if (vectors - 1) * host.vector_width < cols_extent
+        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1)
+        if _fits(rows, vectors, host.registers)
+    ]
+    assert tiles
+    return tiles
+
+
+def strided_broadcast_tile(host: HostModel, shape: PackedShape, max_vectors: int = 4) -> Tile:
+    """The tile of a plan whose broadcasts are strided (`PackedShape.broadcast_lines`) and
+    come from beyond L2 (`broadcasts_beyond_l2`), on a host that charges them
+    (`HostModel.strided_broadcast_cycles`): the cheapest by
+    `packed_cost`, which counts the broadcasts' wait that `packed_tile`'s grid cycles leave
+    out (each column tile reads every broadcast line again: 2-vector tiles twice as often as
+    4-vector ones), costs within `CYCLES_TOLERANCE` tied and ties to the most FMAs per load
+    (`_grid_reuse`). Every tile that fits the registers competes, whatever its panel: one
+    past L2 is read in blocks (`contraction_schedule.reduction_block`). On a Zen 3 (1 thread,
+    both tiles in one process, paired with onnxruntime, two runs): conv3x3 256x28x28 -> 256
+    and 512x14x14 -> 512, stride 2, take 3 x 4 vectors for 5 x 2 and run 1.08-1.15x faster
+    (onnxruntime / ours 0.84-0.88 -> 0.93-0.98); on 7 x 7 planes, whose broadcasts stay in
+    L2, the same choice ran 1.08-1.11x slower, hence only from beyond L2."""
+    candidates = []
+    for tile in _packed_tiles(host, shape.rows, shape.cols, max_vectors):
+        vectors = tile.cols // host.vector_width
+        cost = packed_cost(host, tile, shape)
+        candidates.append(
+            (cost, _grid_reuse(host, tile.rows, vectors, shape.rows, shape.cols), tile)
+        )
+    cheapest = min(c[0] for c in candidates)
+    ties = [c for c in candidates if c[0] <= cheapest * (1 + CYCLES_TOLERANCE)]
     return max(ties, key=lambda c: (c[1], -c[0]))[2]
 
 
@@ -391,6 +423,12 @@ FAR_BROADCAST_FACTOR = 3.0
 (`STRIDED_BROADCAST_CYCLES`)."""
 
 
+def broadcasts_beyond_l2(host: HostModel, tile: Tile, shape: PackedShape) -> bool:
+    """Whether the strided broadcasts' buffer and one column tile's panel (read in turn for
+    every row tile) exceed L2, so that the broadcasts' lines come from further out."""
+    return shape.broadcast_bytes + shape.steps * tile.cols * F32_BYTES > host.l2_bytes
+
+
 def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     """Cycles per reduction step that the register tiles of the grid wait for their strided
     broadcasts' lines (`STRIDED_BROADCAST_CYCLES`): none while one tile's lines are fewer
@@ -398,8 +436,7 @@ def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     turn for every row tile) fit it, else from further out."""
     if shape.broadcast_lines * CACHE_LINE_BYTES < host.l1_bytes:
         return 0.0
-    panel = shape.steps * tile.cols * F32_BYTES
-    far = shape.broadcast_bytes + panel > host.l2_bytes
+    far = broadcasts_beyond_l2(host, tile, shape)
     per_line = host.strided_broadcast_cycles * (FAR_BROADCAST_FACTOR if far else 1.0)
     vectors = -(-tile.cols // host.vector_width)
     tiles = sum(count for _, _, count in _grid(host, tile.rows, vectors, shape.rows, shape.cols))
