@@ -96,6 +96,7 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     PackedShape,
     Tile,
     broadcasts_beyond_l2,
+    broadcasts_overflow_l1,
     fit_tile,
     host_model,
     packed_cost,
@@ -236,6 +237,8 @@ class TileOptions:
     of theirs once, at load time, so a plan whose panel serves one row tile pays."""
     cores: int = 0
     """The cores the packed schedule balances its parallel loop over (0: the host's)."""
+    l1_bytes: int = 0
+    """The host model's L1 data cache size (0: the host's)."""
     l2_bytes: int = 0
     """The host model's L2 size (0: the host's)."""
 
@@ -246,6 +249,7 @@ class TileOptions:
             vector_width=self.vector_width or detected.vector_width,
             registers=self.registers or detected.registers,
             cores=self.cores or detected.cores,
+            l1_bytes=self.l1_bytes or detected.l1_bytes,
             l2_bytes=self.l2_bytes or detected.l2_bytes,
         )
 
@@ -376,41 +380,39 @@ def _collapse_pays(host: HostModel, match: PackedContraction) -> bool:
     return not match.reads_window or match.packs_by_rows
 
 
-REDUCTION_BLOCK_FROM = 0.375
-"""The share of L2 from which a column tile's panel is read in blocks (`reduction_block`)."""
-
 REDUCTION_BLOCK_L2_SHARE = 0.25
-"""The share of L2 that one block's panel may fill (`reduction_block`)."""
+"""The share of L2 from which a column tile's panel is read in blocks, and that one block's
+panel may fill (`reduction_block`)."""
 
 
 def reduction_block(host: HostModel, match: PackedContraction, tile: Tile) -> int | None:
     """Iterations of the first reduction loop per block of the reduction (None: one block).
     The row tiles of a column tile read its whole panel in turn, each between its strided
     broadcasts (`PackedContraction.strided_broadcast`: lines of a channel plane each). Where
-    the panel fills more than `REDUCTION_BLOCK_FROM` of L2, it comes back from L3 at every
-    row tile. The reduction is then split in blocks of its first loop (a convolution's input
-    channels) whose panel fits `REDUCTION_BLOCK_L2_SHARE` of it, and the row tiles run over each block in
-    turn, the partial sums kept in the output (`PackedBuilder._blocks`: the same updates in
-    the same order, so the same bits). Only where the tile model charges strided broadcasts
+    one tile's broadcast lines overflow L1 (`broadcasts_overflow_l1`) and the panel fills
+    more than `REDUCTION_BLOCK_L2_SHARE` of L2, the panel comes back from L3 at every row
+    tile. The reduction is then split in blocks of its first loop (a convolution's input
+    channels) whose panel fits that share, and the row tiles run over each block in turn,
+    the partial sums kept in the output (`PackedBuilder._blocks`: the same updates in the
+    same order, so the same bits). Only where the tile model charges strided broadcasts
     (`HostModel.strided_broadcast_cycles`: hosts under 16 lanes), as the AVX-512 plans were
     measured without blocks.
 
     Measured on a Zen 3 (512 KiB L2, 1 thread, blocked and unblocked builds in one process,
-    paired with onnxruntime, one or two runs per layer): conv3x3 512x14x14 -> 512 stride 2 (3 blocks)
-    1.25-1.33x faster (onnxruntime / ours 0.69-0.71 -> 0.89-0.93); the other layers blocked
-    by these shares, 512x7x7 -> 512 and the 192-channel 3x3 ones, 0.96-1.01x the time. Panels
-    from a quarter of L2 (the 3x3 layers of 128 channels, 2 blocks) ran 1.01-1.04x slower,
-    hence the threshold above it."""
+    paired with onnxruntime, one or two runs per layer): conv3x3 512x14x14 -> 512 stride 2
+    1.25-1.33x faster (onnxruntime / ours 0.69-0.71 -> 0.89-0.93), 256x14x14 -> 256 stride 2
+    1.05-1.11x (0.84-0.90 -> 0.91-0.95, four runs), the other layers blocked (3x3 of 192 to
+    512 channels) 0.96-1.00x the time. The 3x3 layers of 128 to 160 channels, whose broadcasts
+    fit L1, ran 0.99-1.04x the time blocked: they are not."""
     if host.strided_broadcast_cycles == 0:
         return None
-    if match.strided_broadcast is None or match.flat_reduction:
+    strided = match.strided_broadcast
+    if strided is None or match.flat_reduction or not broadcasts_overflow_l1(host, strided.lines):
         return None
     panel = _iterations(match.nest.reduction) * tile.cols * F32_BYTES
-    if panel <= host.l2_bytes * REDUCTION_BLOCK_FROM:
-        return None
     blocks = math.ceil(panel / (host.l2_bytes * REDUCTION_BLOCK_L2_SHARE))
     extent = _extent(match.nest.reduction[0])
-    if extent < 2:
+    if blocks < 2 or extent < 2:
         return None
     return -(-extent // min(blocks, extent))
 
@@ -506,7 +508,8 @@ class ScheduleContractionsPass(ModulePass):
     kernel input that every launch passes a constant for counts as packed once, at load time,
     by prepack-weights: a matrix-vector product then gets the packed schedule too), `cores`
     (the cores the packed schedule balances its parallel loop over; 0: the CPUs this process
-    may use), `l2-bytes` (the L2 size of the host model, 0: this host's).
+    may use), `l1-bytes` and `l2-bytes` (the host model's L1 data cache and L2 sizes, 0:
+    this host's).
     """
 
     name = "schedule-contractions"
@@ -518,10 +521,12 @@ class ScheduleContractionsPass(ModulePass):
     packing: bool = True
     weights: bool = True
     cores: int = 0
+    l1_bytes: int = 0
     l2_bytes: int = 0
 
     def __post_init__(self) -> None:
-        for option in ("rows", "cols", "vector_width", "registers", "cores", "l2_bytes"):
+        options = ("rows", "cols", "vector_width", "registers", "cores", "l1_bytes", "l2_bytes")
+        for option in options:
             check_option_range(self.name, option.replace("_", "-"), getattr(self, option), 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -532,6 +537,7 @@ class ScheduleContractionsPass(ModulePass):
             self.registers,
             self.packing,
             cores=self.cores,
+            l1_bytes=self.l1_bytes,
             l2_bytes=self.l2_bytes,
         )
         launches = kernel_launches(op) if self.weights else {}

@@ -423,6 +423,12 @@ FAR_BROADCAST_FACTOR = 3.0
 (`STRIDED_BROADCAST_CYCLES`)."""
 
 
+def broadcasts_overflow_l1(host: HostModel, lines: int) -> bool:
+    """Whether a register tile's strided broadcasts read as many lines as L1 holds, so that
+    they wait for them (`_broadcast_wait`) and push out of L1 what the tile reads besides."""
+    return lines * CACHE_LINE_BYTES >= host.l1_bytes
+
+
 def broadcasts_beyond_l2(host: HostModel, tile: Tile, shape: PackedShape) -> bool:
     """Whether the strided broadcasts' buffer and one column tile's panel (read in turn for
     every row tile) exceed L2, so that the broadcasts' lines come from further out."""
@@ -434,7 +440,7 @@ def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     broadcasts' lines (`STRIDED_BROADCAST_CYCLES`): none while one tile's lines are fewer
     than L1 holds; from L2 while the broadcasts' buffer and one column tile's panel (read in
     turn for every row tile) fit it, else from further out."""
-    if shape.broadcast_lines * CACHE_LINE_BYTES < host.l1_bytes:
+    if not broadcasts_overflow_l1(host, shape.broadcast_lines):
         return 0.0
     far = broadcasts_beyond_l2(host, tile, shape)
     per_line = host.strided_broadcast_cycles * (FAR_BROADCAST_FACTOR if far else 1.0)

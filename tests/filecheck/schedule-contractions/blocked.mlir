@@ -1,12 +1,13 @@
-// RUN: fusion-opt %s -p 'schedule-contractions{rows=2 cols=8 vector-width=4 registers=16 cores=2 l2-bytes=2048}' | filecheck %s
+// RUN: fusion-opt %s -p 'schedule-contractions{rows=2 cols=8 vector-width=4 registers=16 cores=2 l1-bytes=1024 l2-bytes=2048}' | filecheck %s
 
 // The packed schedule with its reduction in blocks (`reduction_block`): the stride-2 3x3
 // convolution of packed.mlir on 6 input channels, its output pixels collapsed into the rows.
-// A column tile's panel (6 x 3 x 3 steps x 8 columns, 1728 bytes) is past 3/8 of the 2 KiB
-// L2 given, so the row tiles run over blocks of the input channels whose panel fits a
-// quarter of it (2 channels): the first block from the init (0) to partial sums stored in
-// the output, a loop over the middle blocks from and to the output, the last block from
-// the output, then the epilogue (bias, relu). The same updates in the same order.
+// A register tile's broadcasts read 18 lines (6 channels x 3 rows), more than the 1 KiB L1
+// given holds, and a column tile's panel (6 x 3 x 3 steps x 8 columns, 1728 bytes) is past a
+// quarter of the 2 KiB L2 given, so the row tiles run over blocks of the input channels
+// whose panel fits that quarter (2 channels): the first block from the init (0) to partial
+// sums stored in the output, a loop over the middle blocks from and to the output, the last
+// block from the output, then the epilogue (bias, relu). The same updates in the same order.
 
 loop.func @fused_conv2d_add_relu(%x: memref<1x6x9x9xf32>, %w: memref<20x6x3x3xf32>, %b: memref<1x20x1x1xf32>) outs(%r: memref<1x20x5x5xf32>) {
   %pad = loop.alloc : memref<1x6x11x11xf32>

@@ -216,15 +216,15 @@ def test_a_small_plane_of_pixels_collapses_into_the_rows(name, pixels, monkeypat
 
 @pytest.mark.parametrize(
     ("l2_kib", "block"),
-    [(1024, None), (64, None), (48, 20), (40, 14), (16, 5)],  # 40 channels: 1, 1, 2, 3, 8 blocks
+    [(1024, None), (256, None), (128, 20), (40, 14), (16, 5)],  # 40 channels: 1, 1, 2, 3, 8 blocks
 )
 def test_a_reduction_whose_panel_outgrows_l2_is_blocked(l2_kib, block, monkeypatch):
-    """conv3x3 40x7x7 -> 24 of constant weights on AVX2 host models of shrinking L2: the
-    panel of a column tile (360 steps x 16 columns, 22.5 KiB) past 3/8 of L2 splits the
-    input channels in blocks of a quarter of L2 (`reduction_block`; at 16 KiB the broadcasts
-    come from beyond L2 and the tile is 3 vectors wide, `strided_broadcast_tile`), the row tiles run over each in turn with
-    the partial sums kept in the output (first block, a loop over the middle ones, last
-    block); the same bits as unscheduled."""
+    """conv3x3 40x7x7 -> 24 of constant weights on AVX2 host models of 4 KiB of L1 (a tile's
+    120 broadcast lines overflow it) and shrinking L2: the panel of a column tile (360 steps
+    x 16 or 24 columns) past a quarter of L2 splits the input channels in blocks of that
+    share (`reduction_block`), the row tiles run over each in turn with the partial sums kept
+    in the output (first block, a loop over the middle ones, last block); the same bits as
+    unscheduled."""
     from fusion_compiler.passes.schedule import contraction_schedule
     from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 
@@ -235,7 +235,7 @@ def test_a_reduction_whose_panel_outgrows_l2_is_blocked(l2_kib, block, monkeypat
         blocks.append(choose(host, match, tile))
         return blocks[-1]
 
-    host = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=l2_kib * 1024)
+    host = HostModel(vector_width=8, registers=16, l1_bytes=4 * 1024, l2_bytes=l2_kib * 1024)
     monkeypatch.setattr(contraction_schedule, "host_model", lambda: host)
     monkeypatch.setattr(contraction_schedule, "reduction_block", spy)
     name = "conv3x3_weights_small_plane"
