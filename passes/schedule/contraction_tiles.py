@@ -295,6 +295,13 @@ def packed_tile(
         cycles = _grid_cycles(host, tile.rows, vectors, rows_extent, cols_extent)
         reuse = _grid_reuse(host, tile.rows, vectors, rows_extent, cols_extent)
         candidates.append((cycles, reuse, tile))
+    return _fastest(candidates)
+
+
+def _fastest(candidates: list[tuple[float, float, Tile]]) -> Tile:
+    """The tile of the fewest `(cycles, FMAs per load, tile)`: those within
+    `CYCLES_TOLERANCE` of the fewest cycles tie, and ties go to the most FMAs per load, then
+    to the fewer cycles."""
     fewest = min(c[0] for c in candidates)
     ties = [c for c in candidates if c[0] <= fewest * (1 + CYCLES_TOLERANCE)]
     return max(ties, key=lambda c: (c[1], -c[0]))[2]
@@ -317,26 +324,23 @@ def _packed_tiles(host: HostModel, rows_extent: int, cols_extent: int, max_vecto
 def strided_broadcast_tile(host: HostModel, shape: PackedShape, max_vectors: int = 4) -> Tile:
     """The tile of a plan whose broadcasts are strided (`PackedShape.broadcast_lines`) and
     come from beyond L2 (`broadcasts_beyond_l2`), on a host that charges them
-    (`HostModel.strided_broadcast_cycles`): the cheapest by
-    `packed_cost`, which counts the broadcasts' wait that `packed_tile`'s grid cycles leave
-    out (each column tile reads every broadcast line again: 2-vector tiles twice as often as
-    4-vector ones), costs within `CYCLES_TOLERANCE` tied and ties to the most FMAs per load
-    (`_grid_reuse`). Every tile that fits the registers competes, whatever its panel: one
-    past L2 is read in blocks (`contraction_schedule.reduction_block`). On a Zen 3 (1 thread,
-    both tiles in one process, paired with onnxruntime, two runs): conv3x3 256x28x28 -> 256
-    and 512x14x14 -> 512, stride 2, take 3 x 4 vectors for 5 x 2 and run 1.08-1.15x faster
-    (onnxruntime / ours 0.84-0.88 -> 0.93-0.98); on 7 x 7 planes, whose broadcasts stay in
-    L2, the same choice ran 1.08-1.11x slower, hence only from beyond L2."""
+    (`HostModel.strided_broadcast_cycles`): the cheapest by `packed_cost`, which counts the
+    broadcasts' wait that `packed_tile`'s grid cycles leave out (each column tile reads every
+    broadcast line again: 2-vector tiles twice as often as 4-vector ones), ties as in
+    `packed_tile` (`_fastest`). Every tile that fits the registers competes, whatever its
+    panel: one past L2 is read in blocks (`contraction_schedule.reduction_block`).
+
+    On a Zen 3 (1 thread, both tiles in one process, paired with onnxruntime, two runs):
+    conv3x3 256x28x28 -> 256 and 512x14x14 -> 512, stride 2, take 3 x 4 vectors for 5 x 2
+    and run 1.08-1.15x faster (onnxruntime / ours 0.84-0.88 -> 0.93-0.98); on 7 x 7 planes,
+    whose broadcasts stay in L2, the same choice ran 1.08-1.11x slower, hence only from
+    beyond L2."""
     candidates = []
     for tile in _packed_tiles(host, shape.rows, shape.cols, max_vectors):
         vectors = tile.cols // host.vector_width
-        cost = packed_cost(host, tile, shape)
-        candidates.append(
-            (cost, _grid_reuse(host, tile.rows, vectors, shape.rows, shape.cols), tile)
-        )
-    cheapest = min(c[0] for c in candidates)
-    ties = [c for c in candidates if c[0] <= cheapest * (1 + CYCLES_TOLERANCE)]
-    return max(ties, key=lambda c: (c[1], -c[0]))[2]
+        reuse = _grid_reuse(host, tile.rows, vectors, shape.rows, shape.cols)
+        candidates.append((packed_cost(host, tile, shape), reuse, tile))
+    return _fastest(candidates)
 
 
 PACK_CYCLES = 1.0
