@@ -25,11 +25,10 @@ loop.for %jt = 0 to NJ step T {                   column tiles (last one: NJ % T
 
 With a `reduction_block` (`contraction_schedule.reduction_block`: a weights panel whose row
 tiles' strided broadcasts would push it out of L2), the row tiles run over blocks of the
-first reduction loop in turn:
-the first block's tiles start from the init and store their partial sums to `C`, a loop
-over the middle blocks reloads and stores them again, the last block's tiles reload them and
-end with the epilogue (`_blocks`). Every accumulator still receives the same updates in the
-same order (partial sums are stored and reloaded exactly).
+first reduction loop in turn: the first block's tiles start from the init and store their
+partial sums to `C`, a loop over the middle blocks reloads and stores them again, the last
+block's tiles reload them and end with the epilogue (`_blocks`). Every accumulator still
+receives the same updates in the same order (partial sums are stored and reloaded exactly).
 
 Where the rows are two loops collapsed (`PackedContraction.rows_outer`: a convolution's output
 rows and pixels), `%it` runs over the collapsed extent and each row of a tile finds its two

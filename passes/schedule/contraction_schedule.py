@@ -267,8 +267,8 @@ class TileOptions:
     def packed_tile_for(self, match: PackedContraction, shape: PackedShape | None = None) -> Tile:
         """The packed-panel tile of `match`: the options' sizes where given (the columns
         capped by the whole vectors covering the extent), else the host model's: with
-        `match`'s `shape`, where its broadcasts are strided and the host charges them,
-        `strided_broadcast_tile`."""
+        `match`'s `shape`, where its strided broadcasts come from beyond L2 and the host
+        charges them, `strided_broadcast_tile`."""
         host = self.host()
         rows_extent, cols_extent = match.rows_extent, match.cols_extent
         model = packed_tile(host, rows_extent, cols_extent, steps=_iterations(match.nest.reduction))
