@@ -51,6 +51,7 @@ from fusion_compiler.lowering.memref_to_llvm import (
     LowerLoadPattern,
     LowerStorePattern,
     static_layout,
+    window_loads,
 )
 from fusion_compiler.lowering.parallel_to_llvm import PARALLEL_THRESHOLD, LowerParallelForPattern
 from fusion_compiler.lowering.profile_to_llvm import LowerProfiledCallPattern
@@ -221,10 +222,15 @@ class ConvertLoopToLLVMPass(ModulePass):
         structure = [LowerFuncPattern(), LowerReturnPattern(), LowerViewPattern()]
         calls = [LowerProfiledCallPattern(), LowerCallPattern()]
         _walk(op, {loop.FuncOp, loop.ReturnOp, loop.ViewOp, loop.CallOp}, *structure, *calls)
+        windows = window_loads(op)  # (while the loops still say which ones are vectorized)
         if self.threads:
             _walk(op, {loop.ForOp}, LowerParallelForPattern(self.parallel_threshold))
         _walk(op, {loop.ForOp}, LowerForPattern())
-        memory = [LowerLoadPattern(), LowerStorePattern(), LowerAllocPattern(self.stack_limit)]
+        memory = [
+            LowerLoadPattern(windows),
+            LowerStorePattern(),
+            LowerAllocPattern(self.stack_limit),
+        ]
         _walk(
             op,
             {memref.LoadOp, memref.StoreOp, loop.AllocOp, loop.GemmOp},
