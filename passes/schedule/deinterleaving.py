@@ -21,9 +21,16 @@ Each writing loop runs as one loop per phase, over the iterations whose column f
 (the strided reads move to the writes, which read each input element once where the window
 read it up to three times).
 
+A read's subscript may also be `s * A + B`: `A` a sum of values with positive coefficients
+(the vector loop's variable among them, with coefficient 1), `B` a sum of non-negative terms
+of known range, as in an im2col panel of a stride-2 convolution packed by a loop over the
+window's columns `kw` (`pad[..., 2 * (jt + jj) + kw]`); it reads `pad'[..., B % s, A + B / s]`,
+the phase and the offset computed outside the vector loop when `B` is (`kw % 2`, `kw / 2`).
+
 Legal when the buffer is a `loop.alloc` used only by loads and stores (its layout is invisible
 outside them); every load subscripts the last dimension `s * a + k` (one value `a`, constants
-`s >= 2` the same for all and `k >= 0`) or a constant; and every store subscripts it with a
+`s >= 2` the same for all and `k >= 0`), `s * A + B` as above, or a constant; and every store
+subscripts it with a
 constant, or with `iv + c` where `iv` is the variable of the loop directly around the store, a
 loop of constant bounds and step 1 whose body holds no other store, no loop and no load of the
 buffer. Such a loop's iterations write distinct elements and read nothing another writes, so
@@ -46,7 +53,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.dialects.loop.queries import constant_index, loop_range
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
-from fusion_compiler.passes.analysis.linear_index import linear_form
+from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
 from fusion_compiler.passes.analysis.loop_access import (
     MemoryAccess,
     is_innermost,
@@ -54,6 +61,7 @@ from fusion_compiler.passes.analysis.loop_access import (
 )
 from fusion_compiler.passes.schedule.loop_transforms import alloc_like, index_constant
 from fusion_compiler.passes.schedule.normalize import hoist_constants
+from fusion_compiler.passes.schedule.quotient_folding import IndexBuilder, form_range
 
 Constant = Callable[[int], SSAValue]
 """An `index` constant of the kernel, by value."""
@@ -65,10 +73,10 @@ MAX_PHASES = 4
 @dataclass(frozen=True)
 class _Read:
     load: memref.LoadOp
-    atom: SSAValue | None
-    """`a` of the subscript `s * a + k`; None for a constant subscript."""
-    offset: int
-    """`k` (the constant subscript when `atom` is None)."""
+    quotient: LinearForm
+    """`A` of the subscript `s * A + B` (`a` of `s * a + k`; empty for a constant subscript)."""
+    remainder: LinearForm
+    """`B` (the constant `k`, or the constant subscript)."""
 
 
 @dataclass(frozen=True)
@@ -91,14 +99,25 @@ class Deinterleaving:
 
 
 def _read(load: memref.LoadOp) -> tuple[int, _Read] | None:
-    """The stride and form of `load`'s last subscript (stride 0 for a constant)."""
+    """The stride and form of `load`'s last subscript (stride 0 for a constant): `s * a + k`,
+    or `s * A + B` with `s` the coefficient of the variable of the vector loop around it."""
     form = linear_form(load.indices[-1])
-    if form.constant < 0 or len(form.terms) > 1:
-        return None
     if not form.terms:
-        return 0, _Read(load, None, form.constant)
-    ((atom, coefficient),) = form.terms.items()
-    return coefficient, _Read(load, atom, form.constant)
+        return (0, _Read(load, LinearForm(), form)) if form.constant >= 0 else None
+    if len(form.terms) == 1:
+        ((atom, stride),) = form.terms.items()
+    else:
+        loop = load.parent_op()
+        if not isinstance(loop, ForOp) or not is_innermost(loop):
+            return None
+        stride = form.coefficient(loop.induction_var)
+    if stride < 2:
+        return None
+    quotient = {a: c // stride for a, c in form.terms.items() if c % stride == 0}
+    remainder = LinearForm({a: c for a, c in form.terms.items() if c % stride}, form.constant)
+    if any(c <= 0 for c in quotient.values()) or form_range(remainder) is None:
+        return None
+    return stride, _Read(load, LinearForm(quotient), remainder)
 
 
 def _write(store: memref.StoreOp, buffer: SSAValue) -> _Write | None:
@@ -162,7 +181,11 @@ def deinterleaving(alloc: AllocOp) -> Deinterleaving | None:
 def _vectorised(read: _Read) -> bool:
     """Whether `read` walks the variable of its innermost loop (the vector loop)."""
     loop = read.load.parent_op()
-    return isinstance(loop, ForOp) and is_innermost(loop) and read.atom is loop.induction_var
+    return (
+        isinstance(loop, ForOp)
+        and is_innermost(loop)
+        and read.quotient.coefficient(loop.induction_var) == 1
+    )
 
 
 def deinterleave(plan: Deinterleaving) -> None:
@@ -200,16 +223,21 @@ def _redirect(
 
 
 def _redirect_read(read: _Read, planes: SSAValue, stride: int, const: Constant) -> None:
-    if read.atom is None:
-        last = const(read.offset % stride), const(read.offset // stride)
-        _redirect(read.load, 0, planes, last)
+    """Point `read` at `planes`: `s * A + B` becomes `(B % s, A + B / s)`."""
+    build = IndexBuilder(read.load)
+    remainder = read.remainder
+    if remainder.terms:
+        value = build.form(remainder)
+        phase = build.emit(arith.RemUIOp(value, const(stride)))
+        carry = LinearForm({build.emit(arith.DivUIOp(value, const(stride))): 1})
+    else:
+        phase = const(remainder.constant % stride)
+        carry = LinearForm({}, remainder.constant // stride)
+    quotient = read.quotient.plus(carry)
+    if not quotient.terms:
+        _redirect(read.load, 0, planes, (phase, const(quotient.constant)))
         return
-    position = read.atom
-    if shift := read.offset // stride:
-        add = arith.AddiOp(read.atom, const(shift))
-        read.load.parent_block().insert_op_before(add, read.load)  # type: ignore[union-attr]
-        position = add.result
-    _redirect(read.load, 0, planes, (const(read.offset % stride), position))
+    _redirect(read.load, 0, planes, (phase, build.form(quotient)))
 
 
 def _split_by_phase(write: _Write, planes: SSAValue, stride: int, const: Constant) -> None:

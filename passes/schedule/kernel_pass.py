@@ -3,7 +3,8 @@
 A kernel with an op the loop analyses do not know (an entry function of lower-graph, which
 calls kernels) is never touched. A kernel whose contraction nests schedule-contractions
 register-tiled (`REGISTER_TILED_ATTR`) has its final loop order: the passes that run after it
-leave it alone, except those that say otherwise (`skips_register_tiled = False`: loop kinds).
+leave it alone, except those that say otherwise (`skips_register_tiled = False`: loop kinds,
+deinterleaved buffers).
 A concat that lower-graph will write in place (`lower_graph.in_place_kernels`) never runs and
 is not scheduled.
 """

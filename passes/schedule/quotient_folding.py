@@ -98,7 +98,7 @@ def _split(form: LinearForm, divisor: int) -> tuple[int, LinearForm, LinearForm]
     return None
 
 
-class _Builder:
+class IndexBuilder:
     """Emits index ops before an anchor op."""
 
     def __init__(self, anchor: Operation):
@@ -141,7 +141,7 @@ def _folded(op: arith.DivUIOp | arith.RemUIOp) -> SSAValue | None:
     if split is None or (split[0] == 1 and divisor > 1):
         return None  # nothing splits off
     g, high, low = split
-    build = _Builder(op)
+    build = IndexBuilder(op)
     if isinstance(op, arith.DivUIOp):
         return build.quotient(build.form(high), divisor // g)
     if divisor == g:

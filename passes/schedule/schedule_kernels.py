@@ -36,7 +36,8 @@ on the right):
                          the comparisons change (a pad block: borders and a contiguous copy)
                                                                            index_splitting.py
   deinterleave-buffers   a local buffer read at stride 2 along its rows kept as even and odd
-                         columns: a stride-2 window reads consecutive elements
+                         columns: a stride-2 window reads consecutive elements (in
+                         register-tiled kernels too: a stride-2 im2col pack)
                                                                            deinterleaving.py
   clean-up-kernels       as above (without store forwarding when fusion is off)
   balance-max-chains     an unrolled window's NaN-propagating maxima combined as a balanced

@@ -95,3 +95,74 @@ loop.func @mixed(%x: memref<8xf32>) outs(%y: memref<4xf32>, %z: memref<8xf32>) {
 // CHECK-LABEL: loop.func @mixed
 // CHECK:         loop.alloc : memref<8xf32>
 // CHECK-NOT:     memref<2x4xf32>
+
+// -----
+
+// An im2col panel packed from a stride-2 pad by a loop over the window's columns `kw`
+// (schedule-contractions' pack in a register-tiled kernel, which this pass also rewrites): the
+// pack reads column `2 * (jt + jj) + kw`, `s * A + B` with `A = jt + jj` (the vector loop's
+// `jj` in it) and `B = kw` in [0, 3); it reads `[kw % 2, jt + jj + kw / 2]`, the phase and the
+// carry computed from `kw` alone.
+
+loop.func @panel(%x: memref<9xf32>) outs(%y: memref<3x4xf32>) attributes {fusion.register_tiled} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
+  %pad = loop.alloc : memref<9xf32>
+  loop.for %b = %c0 to %c9 step %c1 {
+    %0 = memref.load %x[%b] : memref<9xf32>
+    memref.store %0, %pad[%b] : memref<9xf32>
+  }
+  loop.for %kw = %c0 to %c3 step %c1 {
+    loop.for %jj = %c0 to %c4 step %c1 {
+      %1 = arith.addi %c0, %jj : index
+      %2 = arith.muli %1, %c2 : index
+      %3 = arith.addi %2, %kw : index
+      %4 = memref.load %pad[%3] : memref<9xf32>
+      memref.store %4, %y[%kw, %jj] : memref<3x4xf32>
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @panel
+// CHECK:         %[[PAD:.*]] = loop.alloc : memref<2x5xf32>
+// CHECK:         loop.for %[[KW:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NEXT:      loop.for %[[JJ:.*]] = %c0 to %c4 step %c1 {
+// CHECK:             %[[PHASE:.*]] = arith.remui %[[KW]], %c2 : index
+// CHECK-NEXT:        %[[CARRY:.*]] = arith.divui %[[KW]], %c2 : index
+// CHECK-NEXT:        %[[POSITION:.*]] = arith.addi %[[JJ]], %[[CARRY]] : index
+// CHECK-NEXT:        memref.load %[[PAD]][%[[PHASE]], %[[POSITION]]] : memref<2x5xf32>
+
+// -----
+
+// `B` may not be negative (its division is unsigned): a read of `2 * jj - kw` keeps the buffer.
+
+loop.func @negative(%x: memref<9xf32>) outs(%y: memref<2x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
+  %pad = loop.alloc : memref<9xf32>
+  loop.for %b = %c0 to %c9 step %c1 {
+    %0 = memref.load %x[%b] : memref<9xf32>
+    memref.store %0, %pad[%b] : memref<9xf32>
+  }
+  loop.for %kw = %c0 to %c2 step %c1 {
+    loop.for %jj = %c1 to %c4 step %c1 {
+      %1 = arith.muli %jj, %c2 : index
+      %2 = arith.subi %1, %kw : index
+      %3 = memref.load %pad[%2] : memref<9xf32>
+      memref.store %3, %y[%kw, %jj] : memref<2x4xf32>
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: loop.func @negative
+// CHECK:         loop.alloc : memref<9xf32>
+// CHECK-NOT:     memref<2x5xf32>

@@ -141,3 +141,48 @@ def test_buffers_that_may_not_or_need_not_be_deinterleaved(parse_kernel, write, 
     kernel, plan = _plan(parse_kernel, write, stride)
     assert plan is None, why
     assert deinterleave_buffers(kernel) == 0
+
+
+PANEL = """
+loop.func @k(%x: memref<13xf32>) outs(%y: memref<3x6xf32>) attributes {fusion.register_tiled} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c13 = arith.constant 13 : index
+  %buf = loop.alloc : memref<13xf32>
+  loop.for %i = %c0 to %c13 step %c1 {
+    %a = memref.load %x[%i] : memref<13xf32>
+    memref.store %a, %buf[%i] : memref<13xf32>
+  }
+  loop.for %kw = %c0 to %c3 step %c1 {
+    loop.for %jo = %c0 to %c6 step %c3 {
+      loop.for %jj = %c0 to %c3 step %c1 {
+        %j = arith.addi %jo, %jj : index
+        %t = arith.muli %j, %c2 : index
+        %s = arith.addi %t, %kw : index
+        %v = memref.load %buf[%s] : memref<13xf32>
+        memref.store %v, %y[%kw, %j] : memref<3x6xf32>
+      }
+    }
+  }
+  loop.return
+}"""
+
+
+def test_a_panel_packed_over_the_window_columns_is_deinterleaved(parse_kernel):
+    # `2 * (jo + jj) + kw`: `s * A + B` with the window column `kw` in `B`; the pack reads
+    # plane `kw % 2` at `jo + jj + kw / 2`, and finds the same elements.
+    kernel = parse_kernel(PANEL)
+    x = np.random.default_rng(7).uniform(-1, 1, 13).astype(np.float32)
+    before = np.zeros((3, 6), np.float32)
+    run_kernel(kernel, [x, before])
+    assert deinterleave_buffers(kernel) == 1
+    kernel.verify()
+    assert _allocs(str(kernel)) == ["memref<2x7xf32>"]
+    after = np.zeros((3, 6), np.float32)
+    run_kernel(kernel, [x, after])
+    np.testing.assert_array_equal(after, before)
+    expected = np.stack([x[kw : kw + 12 : 2] for kw in range(3)])
+    np.testing.assert_array_equal(before, expected)
