@@ -30,15 +30,14 @@ the phase and the offset computed outside the vector loop when `B` is (`kw % 2`,
 Legal when the buffer is a `loop.alloc` used only by loads and stores (its layout is invisible
 outside them); every load subscripts the last dimension `s * a + k` (one value `a`, constants
 `s >= 2` the same for all and `k >= 0`), `s * A + B` as above, or a constant; and every store
-subscripts it with a
-constant, or with `iv + c` where `iv` is the variable of the loop directly around the store, a
-loop of constant bounds and step 1 whose body holds no other store, no loop and no load of the
-buffer. Such a loop's iterations write distinct elements and read nothing another writes, so
-running them phase by phase stores the same values: every read finds the value it found
-before, and the results are the same bits.
+subscripts it with a constant, or with `iv + c` where `iv` is the variable of the loop
+directly around the store, a loop of constant bounds and step 1 whose body holds no other
+store, no loop and no load of the buffer. Such a loop's iterations write distinct elements
+and read nothing another writes, so running them phase by phase stores the same values:
+every read finds the value it found before, and the results are the same bits.
 
-Profitable when some load's `a` is the variable of its innermost loop (the loop that is
-vectorised); other buffers are left alone.
+Profitable when some load's `a` (or a term of its `A`) is the variable of its innermost loop
+(the loop that is vectorised); other buffers are left alone.
 """
 
 from __future__ import annotations
