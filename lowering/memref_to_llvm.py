@@ -218,8 +218,8 @@ def element_address(
 ) -> tuple[list[Operation], SSAValue]:
     """`getelementptr inbounds` to the element `buffer[indices]`: over the nested array type
     of a row-major buffer (one op, whose indices LLVM scales itself), else at the linearised
-    element offset; from the buffer shifted by `shift` elements when given (a window load:
-    then `indices` are those of the element `shift` before)."""
+    element offset; from the buffer shifted by `shift` steps of its last dimension when given
+    (a window load: then `indices` are those of the element `shift` steps before)."""
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
     zeros, indices = undo_delinearization(indices, buffer_type)
@@ -227,7 +227,8 @@ def element_address(
     ops = [*zeros, *pointer_ops]
     element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if shift:
-        shifted = offset_pointer(pointer, shift, element)
+        strides, _ = static_layout(buffer_type)
+        shifted = offset_pointer(pointer, shift * strides[-1], element)
         ops.append(shifted)
         pointer = shifted.result
     if len(indices) > 1 and row_major(buffer_type):

@@ -52,3 +52,25 @@ loop.func @serial(%x: memref<10xf32>) outs(%y: memref<8xf32>) {
 // CHECK:         %[[NEXT:.*]] = llvm.add %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT:    llvm.getelementptr inbounds %{{.*}}[%[[NEXT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:         llvm.return
+
+// Over a strided layout the shift is in steps of the last dimension: one step of `x` (stride
+// 4) is 4 elements.
+loop.func @strided(%x: memref<4x3xf32, strided<[1, 4]>>) outs(%y: memref<4x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  loop.for %r = %c0 to %c4 step %c1 {
+    loop.for %i = %c0 to %c2 step %c1 vectorized {
+      %i1 = arith.addi %i, %c1 : index
+      %b = memref.load %x[%r, %i1] : memref<4x3xf32, strided<[1, 4]>>
+      memref.store %b, %y[%r, %i] : memref<4x2xf32>
+    }
+  }
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @strided(
+// CHECK:         %[[SHIFTED:.*]] = llvm.getelementptr inbounds %{{.*}}[4] : (!llvm.ptr) -> !llvm.ptr, f32
+// CHECK:         llvm.getelementptr inbounds %[[SHIFTED]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         llvm.return
