@@ -24,12 +24,13 @@ iteration `x + 1` what the load at the next offset read in iteration `x`. LLVM's
 that (its load PRE translates the address around the back edge) and carries the values from
 one iteration to the next; the vectoriser then builds each shifted vector from two earlier
 ones, which on AVX2 is three or four shuffles (`vperm2f128`, `vshufps`) where an unaligned
-load is one instruction on a load port. So a load whose last subscript is the vectorized
-loop's induction variable plus a positive constant `c` (`window_loads`) addresses from the
-buffer shifted by `c` elements, `gep inbounds (gep inbounds %ptr[c]), [..., x]`, the same
-address, which GVN does not translate into another load's: each tap stays a load. On a
-Zen 3 (1 thread, `bench/layers.py` shapes) the depthwise conv3x3 136x28x28 took 0.110 ms
-with the carried values and 0.055 ms with loads.
+load is one instruction on a load port. So the taps of a window (`window_loads`: loads of
+one buffer at `x + T + c` for one `x + T` and constants `c` one apart) address from the
+buffer shifted by `c - c_min` steps of its last dimension, at `x + T + c_min`:
+`gep inbounds (gep inbounds %ptr[c - c_min]), [..., x + T + c_min]`, the same address, which
+GVN does not translate into another tap's: each tap stays a load. On a Zen 3 (1 thread,
+`bench/layers.py` shapes) the depthwise conv3x3 136x28x28 took 0.110 ms with the carried
+values and 0.055 ms with loads.
 
 A `loop.alloc` becomes, at the start of the kernel's entry block (so that it is allocated
 once per kernel call even if it appears inside a loop):
@@ -70,7 +71,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import LoopKind
-from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
+from fusion_compiler.dialects.loop.queries import digit_runs
 from fusion_compiler.lowering.llvm_builders import (
     bitcast,
     call_function,
@@ -84,6 +85,7 @@ from fusion_compiler.lowering.llvm_builders import (
 )
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, memory_type, storage_bytes
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
+from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
 
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""
@@ -192,25 +194,58 @@ def _rows(shape: tuple[int, ...], element: Attribute) -> Attribute:
 
 
 def window_loads(module: Operation) -> dict[memref.LoadOp, int]:
-    """The loads of `module` whose last subscript is `x + c`, `x` the induction variable of
-    the `vectorized` loop that holds them and `c` a positive constant, with their `c` (the
-    window loads of the module docstring)."""
-    offsets: dict[memref.LoadOp, int] = {}
+    """The window loads of `module` (module docstring), with their shifts. In each
+    `vectorized` loop over `x`, the loads of one buffer whose last subscripts are one form
+    `x + T` (`linear_index`: `T` any other terms, the same for all) plus constants `c` are a
+    window; each whose `c - 1` is among them (what GVN's load PRE would carry from the
+    iteration before) gets the last subscript `x + T + c_min`, `c_min` the least of them
+    (built before it: LLVM finds it equal to the others), and the shift `c - c_min`. Loads a
+    row apart (a softmax's unrolled steps, 32 elements apart) are left alone. The subscripts
+    are rewritten here, before the loops are lowered; `LowerLoadPattern` applies the shifts."""
+    shifts: dict[memref.LoadOp, int] = {}
     for op in walk_ops(module):
         if not isinstance(op, loop.ForOp) or op.loop_kind != LoopKind.VECTORIZED:
             continue
-        for use in op.induction_var.uses:
-            add = use.operation
-            if not isinstance(add, arith.AddiOp):
+        windows: dict[tuple, list[tuple[memref.LoadOp, LinearForm]]] = {}
+        for access in op.body.block.ops:
+            if not isinstance(access, memref.LoadOp) or not access.indices:
+                continue  # (a scalar buffer's element has no subscript to shift)
+            form = linear_form(access.indices[-1])
+            if form.coefficient(op.induction_var) != 1:
                 continue
-            offset = constant_index(add.rhs if add.lhs is op.induction_var else add.lhs)
-            if offset is None or offset <= 0:
-                continue
-            for subscript_use in add.result.uses:
-                access = subscript_use.operation
-                if isinstance(access, memref.LoadOp) and access.indices[-1] is add.result:
-                    offsets[access] = offset
-    return offsets
+            key = (access.memref, frozenset(form.terms.items()))
+            windows.setdefault(key, []).append((access, form))
+        for taps in windows.values():
+            constants = {form.constant for _, form in taps}
+            least = min(constants)
+            for access, form in taps:
+                if form.constant - 1 in constants:  # (what GVN would carry: one step apart)
+                    base = LinearForm(form.terms, least)
+                    access.operands = (*access.operands[:-1], _index_value(base, access))
+                    shifts[access] = form.constant - least
+    return shifts
+
+
+def _index_value(form: LinearForm, before: Operation) -> SSAValue:
+    """The value of `form` (`index` arithmetic), computed just before `before`."""
+    block = before.parent_block()
+    assert block is not None
+
+    def emit(op: Operation) -> SSAValue:
+        block.insert_op_before(op, before)
+        return op.results[0]
+
+    total: SSAValue | None = None
+    for atom, coefficient in form.terms.items():
+        term = atom
+        if coefficient != 1:
+            term = emit(arith.MuliOp(atom, emit(_index_constant(coefficient))))
+        total = term if total is None else emit(arith.AddiOp(total, term))
+    if total is None:
+        return emit(_index_constant(form.constant))
+    if form.constant:
+        total = emit(arith.AddiOp(total, emit(_index_constant(form.constant))))
+    return total
 
 
 def element_address(
@@ -252,20 +287,14 @@ def element_address(
 class LowerLoadPattern(RewritePattern):
     """`memref.load %m[%i, ...]` → `llvm.getelementptr` + `llvm.load`; a window load
     (`window_offsets`, from `window_loads` before the loops were lowered) from its buffer
-    shifted by its offset."""
+    shifted by its offset along the last dimension."""
 
     window_offsets: Mapping[memref.LoadOp, int] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter, /) -> None:
-        indices = tuple(op.indices)
         shift = self.window_offsets.get(op, 0)
-        if shift:
-            add = indices[-1].owner
-            assert isinstance(add, arith.AddiOp)
-            induction = add.rhs if constant_index(add.lhs) == shift else add.lhs
-            indices = (*indices[:-1], induction)
-        address_ops, address = element_address(op.memref, indices, shift)
+        address_ops, address = element_address(op.memref, tuple(op.indices), shift)
         element_type = op.res.type
         stored = memory_type(element_type)
         load_op = load(address, stored, storage_bytes(element_type))
