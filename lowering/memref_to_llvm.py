@@ -29,8 +29,8 @@ one buffer at `x + T + c` for one `x + T` and constants `c` one apart) address f
 buffer shifted by `c - c_min` steps of its last dimension, at `x + T + c_min`:
 `gep inbounds (gep inbounds %ptr[c - c_min]), [..., x + T + c_min]`, the same address, which
 GVN does not translate into another tap's: each tap stays a load. On a Zen 3 (1 thread,
-`bench/layers.py` shapes) the depthwise conv3x3 136x28x28 took 0.110 ms with the carried
-values and 0.055 ms with loads.
+`bench/layers.py` shapes, two processes of 30 rounds each) the depthwise conv3x3 136x28x28
+took 0.109-0.110 ms with the carried values and 0.056 ms with loads.
 
 A `loop.alloc` becomes, at the start of the kernel's entry block (so that it is allocated
 once per kernel call even if it appears inside a loop):

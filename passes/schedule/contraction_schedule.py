@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnitAttr
@@ -329,21 +330,32 @@ class TileOptions:
             cost = packed_cost(host, tile, shape)
             if match.packs_by_rows:
                 cost *= 1 + ROW_PACKING_PREMIUM
-            plans.append((cost, dependence, len(plans), match, tile))
+            plans.append(_Plan(cost, dependence, len(plans), match, tile))
         if not plans:
             return None
-        cheapest = min(plan[0] for plan in plans)
-        ties = [plan for plan in plans if plan[0] <= cheapest * (1 + tolerance)]
-        chosen = min(ties, key=lambda plan: (plan[1], plan[0], plan[2]))
-        _, _, _, match, tile = min(
+        cheapest = min(plan.cost for plan in plans)
+        ties = [plan for plan in plans if plan.cost <= cheapest * (1 + tolerance)]
+        chosen = min(ties, key=lambda plan: (plan.dependence, plan.cost, plan.order))
+        best = min(
             (plan for plan in ties if _same_but_rows(plan, chosen)),
-            key=lambda plan: (not _slack(host, plan[4]), plan[0], plan[2]),
+            key=lambda plan: (not _slack(host, plan.tile), plan.cost, plan.order),
         )
-        return match, tile
+        return best.match, best.tile
 
     def _prepacked(self, match: PackedContraction) -> bool:
         buffer = match.panel.memref
         return isinstance(buffer, BlockArgument) and buffer.index in self.weights
+
+
+class _Plan(NamedTuple):
+    """A candidate of `TileOptions.packed_plan`."""
+
+    cost: float
+    dependence: int
+    """How many other loops the panel depends on (packed that many times over)."""
+    order: int
+    match: PackedContraction
+    tile: Tile
 
 
 def _slack(host: HostModel, tile: Tile) -> bool:
@@ -351,15 +363,15 @@ def _slack(host: HostModel, tile: Tile) -> bool:
     return tile.rows * (tile.cols // host.vector_width) > FMA_UNITS * FMA_LATENCY
 
 
-def _same_but_rows(plan: tuple, chosen: tuple) -> bool:
+def _same_but_rows(plan: _Plan, chosen: _Plan) -> bool:
     """Whether `plan` is `chosen` but for its rows: the same panel and columns, as many other
     loops the panel depends on, and a cost within `CYCLES_TOLERANCE` (a row of pixels, or all
     of them collapsed)."""
     return (
-        plan[3].panel.memref is chosen[3].panel.memref
-        and plan[3].cols_extent == chosen[3].cols_extent
-        and plan[1] == chosen[1]
-        and plan[0] <= chosen[0] * (1 + CYCLES_TOLERANCE)
+        plan.match.panel.memref is chosen.match.panel.memref
+        and plan.match.cols_extent == chosen.match.cols_extent
+        and plan.dependence == chosen.dependence
+        and plan.cost <= chosen.cost * (1 + CYCLES_TOLERANCE)
     )
 
 
