@@ -112,8 +112,10 @@ to whole vectors); the profiler's count (`costs.kernel_flops`) then stays the al
 
 EXP_NO_OVERFLOW_ATTR = "fusion.exp_no_overflow"
 """Discardable unit attribute of a `math.exp` whose argument is at most 43 or NaN by
-construction (softmax's `x - max(x)`, gelu's tail exponent `-a^2/2 + P(t)`): the f32 expansion
-then needs no overflow handling and computes the same bits in fewer instructions
+construction, and whose results below f32's normal range do not matter next to the others
+(softmax's `x - max(x)`, whose row sum is at least 1; gelu's tail exponent `-a^2/2 + P(t)`,
+above -85): the f32 expansion then needs no overflow handling and computes, in fewer
+instructions, exp's bits wherever exp is a normal number and +0 below 2^-126.5
 (`lowering/math_approximations.exp_no_overflow`). Legalize-ops sets it; copies keep it."""
 
 

@@ -64,7 +64,7 @@ matmul's output (entries of standard deviation 27) ran 2x slower than of standar
 
 NORMAL_TAIL_ZERO = 20.0
 """Where gelu computes the tail instead beyond `NORMAL_TAIL_END`: its exponent, about -201, is
-below `exp_no_overflow`'s floor (-132.4), from which exp is an exact +0 (not an underflow)."""
+below `exp_no_overflow`'s floor (-88.03), from which exp is an exact +0 (not an underflow)."""
 
 
 def _op(op_type: Callable[..., Operation]) -> ScalarFunction:

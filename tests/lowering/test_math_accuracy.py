@@ -202,10 +202,12 @@ def test_fpowi_and_fma(jit, elementwise):
     np.testing.assert_allclose(out, exact, rtol=1e-5, atol=1e-5)
 
 
-def test_exp_no_overflow_has_the_bits_of_exp(jit, elementwise):
+def test_exp_no_overflow_has_the_bits_of_exp_down_to_the_subnormal_range(jit, elementwise):
     """An exp marked `fusion.exp_no_overflow` computes exactly `exp`'s bits for every argument
-    up to its limit: the whole range, dense near 0, the subnormal results below -87.3, and
-    NaN, -inf, -0, +0 and the limit itself; +0 below -104 (masked softmax scores)."""
+    up to its limit whose exp is a normal number: the whole range, dense near 0, down to
+    -87.33, NaN, -inf, -0, +0 and the limit itself. Below, where exp is subnormal, it gives +0
+    from 2^-126.5 down (from -87.683: masked softmax scores, -inf) and above that at most one
+    subnormal ulp from `exp` (it rounds once where `exp` rounds twice)."""
     from fusion_compiler.lowering.math_approximations import EXP_NO_OVERFLOW_LIMIT
 
     limit = EXP_NO_OVERFLOW_LIMIT
@@ -214,17 +216,24 @@ def test_exp_no_overflow_has_the_bits_of_exp(jit, elementwise):
             RNG.uniform(-110, limit, SAMPLES),
             RNG.uniform(-104, -87, SAMPLES // 4),
             _log_uniform(1e-30, 1, SAMPLES // 4, signed=True),
-            [np.nan, -np.inf, -0.0, 0.0, limit, -104.0, -103.97, -87.33],
-            [-1e4, -3e38, -254 * pymath.log(2), -191 * pymath.log(2), -104.01],
+            [np.nan, -np.inf, -0.0, 0.0, limit, -104.0, -103.97, -87.33, -87.34, -87.683, -87.684],
+            [-1e4, -3e38, -254 * pymath.log(2), -127 * pymath.log(2), -104.01],
         ]
     ).astype(np.float32)
     body = "%r = math.exp %x0 {fusion.exp_no_overflow} : f32"
     out = np.empty_like(x)
     jit(elementwise("exp_no_overflow", x.shape, 1, body)).call_kernel("exp_no_overflow", x, out)
     expected = _run_unary(jit, elementwise, "exp", x)
-    np.testing.assert_array_equal(out.view(np.uint32), expected.view(np.uint32))
-    assert (out[(x > -87) & (x < -1)] > 0).all()
-    assert (out[x < -104].view(np.uint32) == 0).all()  # +0, computed from a power +0 (no underflow)
+    normal = ~(expected < np.finfo(np.float32).tiny)  # NaN included
+    assert (x[~normal] < -87.33).all() and (x[normal & (x < 0)] >= -87.34).all()
+    np.testing.assert_array_equal(out[normal].view(np.uint32), expected[normal].view(np.uint32))
+    flushed = x.astype(np.float64) / pymath.log(2) < -126.5  # exp(x) < 2^-126.5
+    assert (out[flushed].view(np.uint32) == 0).all()  # +0, computed from a power +0
+    assert flushed.sum() > SAMPLES // 8
+    subnormal = ~normal & ~flushed
+    assert subnormal.any()
+    ulps = np.abs(out[subnormal].view(np.int32) - expected[subnormal].view(np.int32))
+    assert ulps.max() <= 1
 
 
 def test_exp_scales_with_ldexp_to_the_same_bits(jit, elementwise):
