@@ -23,6 +23,19 @@ loop.for %jt = 0 to NJ step T {                   column tiles (last one: NJ % T
 }
 ```
 
+A tile whose broadcasts would not all fit the registers beside its accumulators issues its
+steps row by row (`contraction_tiles.steps_by_rows`: 6 x 2 vectors on AVX2): the reduction
+body is then one loop over `%jj` per row, each loading the panel (LLVM merges those loads) and
+updating its row, so that each broadcast is used as soon as it is loaded, not held across
+the step:
+
+```
+      reduction: loop.for %k... {
+                   loop.for %jj < T { %acc[0, %jj] += A(it + 0, k) * %pk[%k..., %jj] }
+                   ...
+                   loop.for %jj < T { %acc[R-1, %jj] += A(it + R-1, k) * %pk[%k..., %jj] } }
+```
+
 With a `reduction_block` (`contraction_schedule.reduction_block`: a weights panel whose row
 tiles' strided broadcasts would push it out of L2), the row tiles run over blocks of the
 first reduction loop in turn: the first block's tiles start from the init and store their
@@ -122,7 +135,7 @@ from fusion_compiler.passes.analysis.loop_access import (
 from fusion_compiler.passes.schedule import op_builders
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
-from fusion_compiler.passes.schedule.contraction_tiles import Tile
+from fusion_compiler.passes.schedule.contraction_tiles import Tile, steps_by_rows
 from fusion_compiler.passes.schedule.loop_transforms import (
     enclosing_kernel,
     kernel_index_constant,
@@ -154,8 +167,12 @@ class PackedBuilder:
         vector_width: int,
         cores: int = 1,
         reduction_block: int | None = None,
+        registers: int = 16,
     ):
         self.match = match
+        self.registers = registers
+        """Vector registers of the host: whether a tile's steps go row by row
+        (`contraction_tiles.steps_by_rows`)."""
         self.cores = cores
         self.reduction_block = reduction_block
         """Iterations of the first reduction loop per block (`_blocks`); None: one block."""
@@ -552,21 +569,24 @@ class PackedBuilder:
             inner, ivs = self._flat_reduction_loop(emitter, mapping)
         else:
             inner, ivs = self._reduction_loops(emitter, mapping, rolled=True, block=block)
-        jj_loop = self._loop(inner, 0, padded, 1, "jj")
-        body = Emitter.into(jj_loop)
-        jj = jj_loop.induction_var
-        panel = body.emit(op_builders.load(frame.packed, [*ivs, jj])).results[0]
         skipped = set(self.match.panel_slice) - set(_used_outside(self.match))
         update = [op for op in self.nest.update if op is not self.match.panel and op not in skipped]
-        j_value = body.add(frame.j_base, jj)
-        for row in range(rows):
-            if hoisted is not None:
-                row_values = hoisted[row]
-            else:
-                row_values = self._rows(body, self._row(body, frame, row))
-            point = self._point_at(body, row_values, j_value, mapping)
-            point[self.match.panel.res] = panel
-            self._clone(body, update, point, frame.acc, [self.const(row), jj])
+        by_rows = steps_by_rows(rows, padded // self.width, self.registers)
+        groups = [[row] for row in range(rows)] if by_rows else [list(range(rows))]
+        for group in groups:  # one loop over the columns for all rows, or one per row
+            jj_loop = self._loop(inner, 0, padded, 1, "jj")
+            body = Emitter.into(jj_loop)
+            jj = jj_loop.induction_var
+            panel = body.emit(op_builders.load(frame.packed, [*ivs, jj])).results[0]
+            j_value = body.add(frame.j_base, jj)
+            for row in group:
+                if hoisted is not None:
+                    row_values = hoisted[row]
+                else:
+                    row_values = self._rows(body, self._row(body, frame, row))
+                point = self._point_at(body, row_values, j_value, mapping)
+                point[self.match.panel.res] = panel
+                self._clone(body, update, point, frame.acc, [self.const(row), jj])
 
     def _finish(self, emitter: Emitter, frame, r, jj, mapping) -> None:
         """The accumulator to the output element, then the epilogue on it."""

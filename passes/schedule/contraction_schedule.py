@@ -292,12 +292,20 @@ class TileOptions:
         whose panel depends on the fewest other loops (packed the fewest times), then to the
         cheaper. That plan gives way to one that differs only in its rows (`_same_but_rows`:
         a row of pixels, or all of them collapsed) and costs within `CYCLES_TOLERANCE` of it,
-        when that one's register tile has latency slack and the plan's does not (`_slack`):
-        the model counts 8 accumulators as enough to keep 2 FMA units with 4-cycle latency
-        busy, where any late load stalls them. On a Zen 3 (1 thread, the two plans paired,
-        two runs each) the 3x3 convolutions of 28 x 28 outputs (64-128 channels, and
-        128x56x56 -> 128 stride 2) ran 1.02-1.09x faster collapsed in 3 x 4 vectors than by
-        rows of 28 in 4 x 2; AVX-512 plans (32 registers: larger tiles) do not change.
+        when an eighth or more of the plan's rows are in register tiles without latency
+        slack and less of that one's (`_exposed`, `_slack`): the model counts 8
+        accumulators as enough to keep 2 FMA units with 4-cycle latency busy, where any late
+        load stalls them. On a Zen 3 (1 thread, the two plans paired, two runs each) the 3x3
+        convolutions of 28 x 28 outputs (64-128 channels, and 128x56x56 -> 128 stride 2) ran
+        1.02-1.09x faster collapsed in 3 x 4 vectors than by rows of 28 in 4 x 2; and with
+        remainder tiles counted (a row of 14 in 3 x 4 vectors leaves 2 rows of 4 vectors;
+        one of 28 in 6 x 2, 4 rows of 2), 15 more layers there take the collapsed pixels
+        (with the tiles issued row by row, against the plans before both, one paired run
+        each): the 3x3 layers of 64-192 channels on 14 x 14 pixels and of 96-128 channels
+        to 14 x 14 stride 2 1.01-1.12x faster, the 1x1 layers of 384-480 channels on 14 x 14
+        0.93-1.00x; 128x56x56 -> 128 stride 2 keeps the collapsed plan, which the row of 28
+        in 6 x 2 vectors would have taken (0.90x). AVX-512 plans (32 registers: larger
+        tiles) do not change.
         None when the panel would serve a single row tile (a matrix-vector product:
         packing would only copy it), unless it is read from `weights` (packed once, at load
         time). A panel of `weights` costs no packing per run: priced as packed at every run,
@@ -338,7 +346,7 @@ class TileOptions:
         chosen = min(ties, key=lambda plan: (plan.dependence, plan.cost, plan.order))
         best = min(
             (plan for plan in ties if _same_but_rows(plan, chosen)),
-            key=lambda plan: (not _slack(host, plan.tile), plan.cost, plan.order),
+            key=lambda plan: (_exposed(host, plan), plan.cost, plan.order),
         )
         return best.match, best.tile
 
@@ -358,9 +366,28 @@ class _Plan(NamedTuple):
     tile: Tile
 
 
-def _slack(host: HostModel, tile: Tile) -> bool:
-    """Whether `tile` has more accumulators than FMAs in flight (`FMA_UNITS x FMA_LATENCY`)."""
-    return tile.rows * (tile.cols // host.vector_width) > FMA_UNITS * FMA_LATENCY
+def _slack(host: HostModel, rows: int, vectors: int) -> bool:
+    """Whether a `rows x vectors` tile has more accumulators than FMAs in flight
+    (`FMA_UNITS x FMA_LATENCY`)."""
+    return rows * vectors > FMA_UNITS * FMA_LATENCY
+
+
+def _exposed(host: HostModel, plan: _Plan) -> bool:
+    """Whether at least `EXPOSED_SHARE` of the plan's rows are in register tiles without
+    latency slack (`_slack`): its full tiles, or its remainder tile."""
+    rows, vectors = plan.tile.rows, plan.tile.cols // host.vector_width
+    extent = plan.match.rows_extent
+    rest = extent % rows
+    exposed = (extent - rest) * (not _slack(host, rows, vectors))
+    exposed += rest * (not _slack(host, rest, vectors))
+    return exposed >= EXPOSED_SHARE * extent
+
+
+EXPOSED_SHARE = 0.125
+"""The share of a plan's rows in tiles without latency slack from which it gives way
+(`packed_plan`, `_exposed`): a remainder of 2 rows of 14 (one seventh) counts, the single
+row left of 49 pixels collapsed in tiles of 3 does not (conv3x3 512x14x14 -> 512 stride 2,
+49 collapsed pixels in 3 x 4 vectors, ran 1.2x faster than rows of 7 in 4 x 3 on a Zen 3)."""
 
 
 def _same_but_rows(plan: _Plan, chosen: _Plan) -> bool:
@@ -511,7 +538,9 @@ def _schedule_root(root: ForOp, options: TileOptions) -> bool:
     if plan is not None:
         host = options.host()
         block = reduction_block(host, *plan)
-        PackedBuilder(plan[0], plan[1], host.vector_width, host.cores, block).build()
+        PackedBuilder(
+            plan[0], plan[1], host.vector_width, host.cores, block, host.registers
+        ).build()
         return True
     match = match_contraction(root)
     if match is None:

@@ -13,6 +13,22 @@ vector at a time (seen on AVX-512 and AVX2 code alike), so
 then waits for a store and a reload every step, and the kernel runs at half speed or less
 (measured: 4 x 3 vectors on AVX2, 9 x 3 on AVX-512). Among the tiles that fit, the one with
 the most FMAs per load (`R * V / (R + V)`, `V = T / W`) wins, ties going to the larger tile.
+
+A packed tile with more rows than that can issue its steps row by row instead
+(`steps_by_rows`): the panel's `V` vectors first, then each row's broadcast with its `V`
+FMAs, so that one broadcast lives at a time,
+
+    R * V  accumulators  +  V vectors of the panel  +  1 broadcast   <=   registers,
+
+which the packed schedule gets from LLVM by giving each row a loop over the columns of its
+own (the panel's loads, the same in every row's loop, are one load each: BLAS's micro-kernel
+for AVX2, 6 x 2 vectors). On AVX2 that admits 6 x 2 and 4 x 3 vectors: a tile of fewer
+panel vectors per step reads less of a panel that streams from L2 once per row tile. Such
+tiles compete on hosts without AVX-512 (`HostModel.tiles_by_rows`), where they were
+measured: on a Zen 3 (1 thread; every zoo layer whose plan changed, the two models compiled
+in one process and timed alternately with onnxruntime) the 1x1 layers of 576-992 channels
+on 14 x 14 pixels and 480-832 channels on 13 x 13 and 6 x 6 took 6 x 2 or 4 x 3 vectors
+for 5 x 2 or 3 x 4 and ran up to 1.13x faster (see `steps_by_rows` for the whole run).
 With 32 registers (AVX-512) that is 6 x 4 vectors (24 accumulators, 6 broadcasts, 1 vector of
 B: 6 x 64 floats, the tile of BLIS' f32 micro-kernel for that machine); with 16 (AVX2) it is
 3 x 4 vectors (3 x 32 floats). A dimension shorter than the tile shrinks it (`fit_tile`). The
@@ -67,6 +83,12 @@ class HostModel:
         """Cycles a register tile waits per line its strided broadcasts read from L2
         (`STRIDED_BROADCAST_CYCLES`; 0 with AVX-512's 16 lanes)."""
         return 0.0 if self.vector_width >= AVX512_LANES else STRIDED_BROADCAST_CYCLES
+
+    @property
+    def tiles_by_rows(self) -> bool:
+        """Whether packed tiles that issue their steps row by row compete (`_packed_tiles`,
+        `steps_by_rows`): on hosts without AVX-512, where they were measured."""
+        return self.vector_width < AVX512_LANES
 
     @property
     def l1_sets(self) -> int:
@@ -147,6 +169,27 @@ def _fits(rows: int, vectors: int, registers: int) -> bool:
     """Whether a `rows x vectors` tile and one step's operands fit `registers` as LLVM
     schedules the step (module docstring)."""
     return rows * vectors + rows + 1 <= registers
+
+
+def steps_by_rows(rows: int, vectors: int, registers: int) -> bool:
+    """Whether a packed tile issues its reduction steps row by row (module docstring): where
+    its broadcasts all live at once would not fit `registers` (`_fits`) but its panel's
+    vectors do: `rows * vectors + vectors + 1`.
+
+    Measured on a Zen 3 (AVX2, 1 thread): conv1x1 832x6x6 -> 384 in 6 x 2 vectors, 0.30 ->
+    0.27 ms (onnxruntime 0.26; forced, paired). With such tiles in the model (and the
+    remainder rule of `contraction_schedule.packed_plan`) 141 of `bench/layers.py`'s 229
+    plans change; both models compiled in one process and timed alternately with
+    onnxruntime, 20 samples each, one run: geometric mean 1.023x faster, 51 layers faster
+    by 3% or more (up to 1.13x: 20 of the 23 1x1 layers of 512-1024 channels on 14 x 14
+    pixels 1.03-1.09x, the other three 0.99-1.00x; 832 on 6 x 6 to 160-384 channels
+    1.04-1.08x; the 3x3 ones of 256-512 channels on 12 x 12 to 56 x 56 1.02-1.08x), 6 slower
+    by 3% or more (832x6x6 -> 32 and
+    -> 48 0.86x and 0.94x, a layer of 0.03 ms whose pixels become the panel; 384 and
+    416x14x14 -> 128 0.93x and 0.97x; 3x224x224 -> 64 0.96x; 320x28x28 -> 64 0.97x), none
+    under 0.9 of onnxruntime's speed (two were: 832x6x6 -> 256 and -> 384, now 0.94 and
+    0.93); the same bits everywhere."""
+    return not _fits(rows, vectors, registers) and rows * vectors + vectors + 1 <= registers
 
 
 MAX_ROWS = 12
@@ -308,14 +351,16 @@ def _fastest(candidates: list[tuple[float, float, Tile]]) -> Tile:
 
 
 def _packed_tiles(host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int):
-    """The tiles of a `rows_extent x cols_extent` grid that fit the register file (`_fits`),
-    with no whole vector more than the columns need."""
+    """The tiles of a `rows_extent x cols_extent` grid that fit the register file in either
+    order of their steps (`_fits`, `steps_by_rows`), with no whole vector more than the
+    columns need."""
     tiles = [
         Tile(rows, vectors * host.vector_width)
         for vectors in range(1, max_vectors + 1)
         if (vectors - 1) * host.vector_width < cols_extent
-        for rows in range(1, min(_most_rows(vectors, host.registers), rows_extent) + 1)
+        for rows in range(1, min(MAX_ROWS, rows_extent) + 1)
         if _fits(rows, vectors, host.registers)
+        or (host.tiles_by_rows and steps_by_rows(rows, vectors, host.registers))
     ]
     assert tiles
     return tiles

@@ -215,17 +215,17 @@ def test_the_budget_is_in_megabytes_and_must_be_a_number(monkeypatch):
 
 
 # Two convolutions whose packed weights are blobs (at least `BLOB_MIN_BYTES` each).
-FIRST = RNG.standard_normal((64, 32, 3, 3)).astype(np.float32)
+FIRST = RNG.standard_normal((64, 48, 3, 3)).astype(np.float32)
 SECOND = RNG.standard_normal((64, 64, 3, 3)).astype(np.float32)
 _CONV = "{strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64}"
 
 
 def _large_source(second: np.ndarray) -> str:
     return f"""
-func.func @main(%x: tensor<1x32x8x8xf32>) -> tensor<1x64x8x8xf32> {{
-  %w1 = graph.constant {_dense(FIRST)} : tensor<64x32x3x3xf32>
+func.func @main(%x: tensor<1x48x8x8xf32>) -> tensor<1x64x8x8xf32> {{
+  %w1 = graph.constant {_dense(FIRST)} : tensor<64x48x3x3xf32>
   %w2 = graph.constant {_dense(second)} : tensor<64x64x3x3xf32>
-  %c1 = graph.conv2d %x, %w1 {_CONV} : (tensor<1x32x8x8xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x8x8xf32>
+  %c1 = graph.conv2d %x, %w1 {_CONV} : (tensor<1x48x8x8xf32>, tensor<64x48x3x3xf32>) -> tensor<1x64x8x8xf32>
   %r1 = graph.relu %c1 : tensor<1x64x8x8xf32>
   %c2 = graph.conv2d %r1, %w2 {_CONV} : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x8x8xf32>
   %r2 = graph.relu %c2 : tensor<1x64x8x8xf32>
@@ -234,7 +234,7 @@ func.func @main(%x: tensor<1x32x8x8xf32>) -> tensor<1x64x8x8xf32> {{
 """
 
 
-LARGE_X = RNG.standard_normal((1, 32, 8, 8)).astype(np.float32)
+LARGE_X = RNG.standard_normal((1, 48, 8, 8)).astype(np.float32)
 
 
 def _write_large_model(folder: Path, second: np.ndarray = SECOND) -> Path:
@@ -267,7 +267,7 @@ def test_large_constants_are_blobs_shared_between_entries(tmp_path, cache, monke
     first = _write_large_model(tmp_path / "a")
     want = compile_file(first).run("main", LARGE_X)[0]
     blobs = _blobs(cache)
-    assert len(blobs) == 2  # (the two packed weights)
+    assert len(blobs) == 2  # (the two packed weights: 64 KiB or more whatever the tile width)
     assert all(blob.stat().st_size >= file_cache.BLOB_MIN_BYTES for blob in blobs)
     written = _written(monkeypatch)
     second = _write_large_model(tmp_path / "b")  # the same model in another file: a file miss

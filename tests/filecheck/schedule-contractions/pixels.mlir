@@ -5,7 +5,8 @@
 // copy of the input's pixels (no window: nothing moves with the reduction), the weights are
 // the broadcast rows, and each output row of the tile is stored along the output's contiguous
 // pixels. Vectorising along the 16 output channels instead would leave an R x 16 tile to store
-// transposed (scattered) into NCHW.
+// transposed (scattered) into NCHW. The tile, 4 rows x 3 vectors of 4, issues its steps row
+// by row (16 registers: contraction_tiles.steps_by_rows), a loop over the columns per row.
 
 loop.func @conv1x1(%x: memref<1x8x6x6xf32>, %w: memref<16x8x1x1xf32>, %b: memref<1x16x1x1xf32>) outs(%y: memref<1x16x6x6xf32>) {
   %c0 = arith.constant 0 : index
@@ -45,8 +46,8 @@ loop.func @conv1x1(%x: memref<1x8x6x6xf32>, %w: memref<16x8x1x1xf32>, %b: memref
 // CHECK-NEXT:        %[[W:.*]] = arith.remui %[[P]], %c6 : index
 // CHECK-NEXT:        %[[X:.*]] = memref.load %x[%c0, %{{.*}}, %[[H]], %[[W]]] : memref<1x8x6x6xf32>
 // CHECK-NEXT:        memref.store %[[X]], %[[PANEL]][%{{.*}}, %{{.*}}] : memref<8x12xf32>
-// CHECK:           loop.for %[[IT:.*]] = %c0 to %c15 step %c3 {
-// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<3x12xf32>
+// CHECK:           loop.for %[[IT:.*]] = %c0 to %c16 step %c4 {
+// CHECK-NEXT:        %[[ACC:.*]] = loop.alloc {fusion.private} : memref<4x12xf32>
 // CHECK:               %{{.*}} = memref.load %[[PANEL]][%{{.*}}, %{{.*}}] : memref<8x12xf32>
 // CHECK-NEXT:          %{{.*}} = memref.load %w[%[[IT]], %{{.*}}, %c0, %c0] : memref<16x8x1x1xf32>
 
@@ -150,7 +151,7 @@ loop.func @conv3x3(%x: memref<1x4x6x6xf32>, %w: memref<16x4x3x3xf32>, %b: memref
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NOT:       arith.remui
-// CHECK:           loop.for %{{.*}} = %c0 to %c15 step %c3 {
+// CHECK:           loop.for %{{.*}} = %c0 to %c16 step %c4 {
 
 // -----
 
@@ -325,7 +326,7 @@ loop.func @conv3x3_wide_rows(%in0: memref<1x2x10x10xf32>, %in1: memref<8x2x3x3xf
 }
 
 // CHECK-LABEL: loop.func @conv3x3_wide_rows
-// CHECK:           %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<2x3x3x8xf32>
+// CHECK:           %[[PANEL:.*]] = loop.alloc {fusion.private} : memref<2x3x3x12xf32>
 // CHECK:           loop.for %[[C:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:        loop.for %[[KW:.*]] = %c0 to %c3 step %c1 {
 // CHECK-NEXT:          loop.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %c1 vectorized {
@@ -334,9 +335,9 @@ loop.func @conv3x3_wide_rows(%in0: memref<1x2x10x10xf32>, %in1: memref<8x2x3x3xf
 // CHECK-NEXT:            %[[H0:.*]] = arith.addi %[[ROW:.*]], %c0 : index
 // CHECK-NEXT:            %[[W:.*]] = arith.addi %[[OW]], %[[KW]] : index
 // CHECK-NEXT:            %[[X:.*]] = memref.load %pad[%{{.*}}, %[[C]], %[[H0]], %[[W]]] : memref<1x2x12x12xf32>
-// CHECK-NEXT:            memref.store %[[X]], %[[PANEL]][%[[C]], %c0, %[[KW]], %[[J]]] : memref<2x3x3x8xf32>
+// CHECK-NEXT:            memref.store %[[X]], %[[PANEL]][%[[C]], %c0, %[[KW]], %[[J]]] : memref<2x3x3x12xf32>
 // CHECK-NEXT:            %[[H1:.*]] = arith.addi %[[ROW]], %c1 : index
-// CHECK:                 memref.store %{{.*}}, %[[PANEL]][%[[C]], %c1, %[[KW]], %[[J]]] : memref<2x3x3x8xf32>
+// CHECK:                 memref.store %{{.*}}, %[[PANEL]][%[[C]], %c1, %[[KW]], %[[J]]] : memref<2x3x3x12xf32>
 // CHECK-NEXT:            %[[H2:.*]] = arith.addi %[[ROW]], %c2 : index
-// CHECK:                 memref.store %{{.*}}, %[[PANEL]][%[[C]], %c2, %[[KW]], %[[J]]] : memref<2x3x3x8xf32>
+// CHECK:                 memref.store %{{.*}}, %[[PANEL]][%[[C]], %c2, %[[KW]], %[[J]]] : memref<2x3x3x12xf32>
 // CHECK-NEXT:          }

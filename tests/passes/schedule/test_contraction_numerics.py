@@ -2,10 +2,11 @@
 convolution and matmul shape class: strides, padding, dilation, groups, depthwise, 1x1, the
 7x7 stride-2 stem, matmul and batched matmul with remainders in both tile dimensions.
 
-Each graph is compiled three ways: without any schedule (the reference), with the default
+Each graph is compiled several ways: without any schedule (the reference), with the default
 schedule (tile sizes from this host's model), and with fixed tiles and host facts
 (`schedule-contractions{rows=3 cols=8 vector-width=4 registers=16}` after schedule-kernels'
-other stages), so that remainders and padded column tiles are exercised whatever the host.
+other stages), so that remainders and padded column tiles are exercised whatever the host,
+and with tiles of 6 rows, whose steps go row by row.
 The outputs must be equal bit for bit: each accumulator receives the same FMAs in the same
 order. The small planes (3 x 3, 7 x 7 pixels) collapse their pixel loops into one column
 dimension (an im2col panel) under the fixed tiles or this host's; the stride-1 windows
@@ -27,9 +28,13 @@ FIXED_TILES = (
     "schedule-kernels{contractions=false reorder=false unroll-reductions=0 unroll-jam=0 "
     "loop-kinds=false},schedule-contractions{rows=3 cols=8 vector-width=4 registers=16}"
 )
+ROW_BY_ROW_TILES = FIXED_TILES.replace("rows=3 cols=8", "rows=6 cols=8")
+"""6 x 2 vectors of 4 lanes in 16 registers: each reduction step issued row by row
+(`contraction_tiles.steps_by_rows`), a loop over the columns per row."""
 PIPELINES = {
     "default": f"{FUSION_PIPELINE},schedule-kernels",
     "fixed-tiles": f"{FUSION_PIPELINE},{FIXED_TILES}",
+    "row-by-row-tiles": f"{FUSION_PIPELINE},{ROW_BY_ROW_TILES}",
     "fixed-tiles-unpacked": f"{FUSION_PIPELINE},{FIXED_TILES}".replace(
         "registers=16}", "registers=16 packing=false}"
     ),
@@ -134,6 +139,7 @@ GRAPHS = {
     "conv3x3_s2_weights_small_plane": _conv_of_weights((48, 13, 13), 32, stride=2),
     "conv5x5_weights_small_plane": _conv_of_weights((32, 7, 7), 48, window=5),
     "conv3x3_weights_rows_of_28": _conv_of_weights((64, 28, 28), 64),
+    "conv3x3_weights_rows_of_14": _conv_of_weights((64, 14, 14), 96),
     "matmul_remainders": _matmul((37, 29), (29, 45)),
     "matmul_vector": _matmul((1, 33), (33, 21)),
     "matvec_by_weight": _matvec_by_weight(70, 45),
@@ -179,20 +185,22 @@ def test_a_matrix_vector_product_by_a_weight_is_register_tiled():
     assert any(name.endswith("_prepack") for name in kernels)  # W's panels, packed at load
 
 
-@pytest.mark.parametrize(
-    ("name", "pixels"),
-    [
-        ("conv3x3_weights_small_plane", 49),
-        ("conv3x3_s2_weights_small_plane", 49),
-        ("conv5x5_weights_small_plane", 49),
-    ],
-)
-def test_a_small_plane_of_pixels_collapses_into_the_rows(name, pixels, monkeypatch):
-    """conv3x3 40x7x7 -> 24 of constant weights on an AVX2 host model (8 lanes, 16
+SMALL_PLANES = {
+    "conv3x3_weights_small_plane": _conv_of_weights((40, 7, 7), 32),
+    "conv3x3_s2_weights_small_plane": GRAPHS["conv3x3_s2_weights_small_plane"],
+    "conv5x5_weights_small_plane": _conv_of_weights((32, 7, 7), 32, window=5),
+}
+"""Convolutions to 4 vectors of channels on small planes (`test_a_small_plane_...`)."""
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_PLANES))
+def test_a_small_plane_of_pixels_collapses_into_the_rows(name, monkeypatch):
+    """conv3x3 40x7x7 -> 32 of constant weights on an AVX2 host model (8 lanes, 16
     registers): the weights are the panel and the 49 output pixels its rows, in register
-    tiles crossing the plane's rows (7 rows of 7 would leave a tile of one row each: conv3x3
-    160x7x7 -> 224 ran 1.3x faster collapsed on a Zen 3); the same bits as unscheduled. Also
-    of a stride-2 window and of a 5x5 one."""
+    tiles crossing the plane's rows (7 rows of 7 in tiles of 3 rows would leave a tile of one
+    row each: conv3x3 160x7x7 -> 224 ran 1.3x faster collapsed on a Zen 3); the same bits as
+    unscheduled. Also of a stride-2 window and of a 5x5 one. (To 3 vectors of channels, a
+    row of 7 takes tiles of 4 and 3 rows, issued row by row: no row is left alone.)"""
     from fusion_compiler.passes.schedule import contraction_schedule
     from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 
@@ -207,11 +215,11 @@ def test_a_small_plane_of_pixels_collapses_into_the_rows(name, pixels, monkeypat
     zen3 = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
     monkeypatch.setattr(contraction_schedule, "host_model", lambda: zen3)
     monkeypatch.setattr(contraction_schedule.TileOptions, "packed_plan", spy)
-    text = GRAPHS[name]
+    text = SMALL_PLANES[name]
     inputs = _inputs(text, name)
     (expected,) = _run(text, name, None, inputs)
     (actual,) = _run(text, name, PIPELINES["default"], inputs)
-    assert (pixels, True) in chosen
+    assert (49, True) in chosen
     np.testing.assert_array_equal(actual, expected)
 
 
@@ -220,9 +228,17 @@ def test_a_tile_with_latency_slack_wins_a_tie_of_rows(monkeypatch):
     in 4 x 2-vector tiles (8 accumulators, as many as the FMAs in flight: no slack) and the
     784 pixels collapsed in 3 x 4-vector tiles cost the same by the model; the collapsed
     plan, whose tile has slack, is taken (1.02-1.09x faster on a Zen 3's 28 x 28 layers);
-    the same bits as unscheduled."""
-    from fusion_compiler.passes.schedule import contraction_schedule
+    the same bits as unscheduled. Among tiles of the usual order of steps: with tiles issued
+    row by row the row's plan takes 4 x 3 vectors, which have slack (as fast, measured)."""
+    from fusion_compiler.passes.schedule import (
+        contraction_pack_schedule,
+        contraction_schedule,
+        contraction_tiles,
+    )
     from fusion_compiler.passes.schedule.contraction_tiles import HostModel
+
+    for module in (contraction_tiles, contraction_pack_schedule):
+        monkeypatch.setattr(module, "steps_by_rows", lambda rows, vectors, registers: False)
 
     chosen = []
     plan = contraction_schedule.TileOptions.packed_plan
@@ -246,9 +262,46 @@ def test_a_tile_with_latency_slack_wins_a_tie_of_rows(monkeypatch):
     np.testing.assert_array_equal(actual, expected)
 
     chosen.clear()  # without the rule: the row's plan, the cheaper by a fraction of a percent
-    monkeypatch.setattr(contraction_schedule, "_slack", lambda host, tile: True)
+    monkeypatch.setattr(contraction_schedule, "_exposed", lambda host, plan: False)
     (unruled,) = _run(text, name, PIPELINES["default"], inputs)
     assert chosen == [(28, False, 4, 16)]
+    np.testing.assert_array_equal(unruled, expected)
+
+
+def test_a_plan_whose_remainder_tile_has_no_slack_gives_way(monkeypatch):
+    """conv3x3 64x14x14 -> 96 of constant weights on an AVX2 host model: a row of 14 pixels in
+    3 x 4-vector tiles leaves a tile of 2 rows (8 accumulators: no latency slack) for a
+    seventh of the rows (`contraction_schedule.EXPOSED_SHARE`); the 196 pixels collapsed, in
+    4 x 3-vector tiles (issued row by row), cost as much by the model and are taken (1.04x
+    faster on a Zen 3); the same bits as unscheduled."""
+    from fusion_compiler.passes.schedule import contraction_schedule
+    from fusion_compiler.passes.schedule.contraction_tiles import HostModel
+
+    chosen = []
+    plan = contraction_schedule.TileOptions.packed_plan
+
+    def spy(self, root, tolerance=contraction_schedule.PLAN_TOLERANCE):
+        found = plan(self, root, tolerance)
+        if found:
+            match, tile = found
+            chosen.append((match.rows_extent, match.rows_outer is not None, tile.rows, tile.cols))
+        return found
+
+    zen3 = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
+    monkeypatch.setattr(contraction_schedule, "host_model", lambda: zen3)
+    monkeypatch.setattr(contraction_schedule.TileOptions, "packed_plan", spy)
+    name = "conv3x3_weights_rows_of_14"
+    text = GRAPHS[name]
+    inputs = _inputs(text, name)
+    (expected,) = _run(text, name, None, inputs)
+    (actual,) = _run(text, name, PIPELINES["default"], inputs)
+    assert chosen == [(196, True, 4, 24)]
+    np.testing.assert_array_equal(actual, expected)
+
+    chosen.clear()  # counting only the full tiles' slack: the row's plan
+    monkeypatch.setattr(contraction_schedule, "_exposed", lambda host, plan: False)
+    (unruled,) = _run(text, name, PIPELINES["default"], inputs)
+    assert chosen == [(14, False, 3, 32)]
     np.testing.assert_array_equal(unruled, expected)
 
 
