@@ -366,7 +366,7 @@ class _Plan(NamedTuple):
     tile: Tile
 
 
-def _slack(host: HostModel, rows: int, vectors: int) -> bool:
+def _slack(rows: int, vectors: int) -> bool:
     """Whether a `rows x vectors` tile has more accumulators than FMAs in flight
     (`FMA_UNITS x FMA_LATENCY`)."""
     return rows * vectors > FMA_UNITS * FMA_LATENCY
@@ -378,8 +378,8 @@ def _exposed(host: HostModel, plan: _Plan) -> bool:
     rows, vectors = plan.tile.rows, plan.tile.cols // host.vector_width
     extent = plan.match.rows_extent
     rest = extent % rows
-    exposed = (extent - rest) * (not _slack(host, rows, vectors))
-    exposed += rest * (not _slack(host, rest, vectors))
+    exposed = (extent - rest) * (not _slack(rows, vectors))
+    exposed += rest * (not _slack(rest, vectors))
     return exposed >= EXPOSED_SHARE * extent
 
 

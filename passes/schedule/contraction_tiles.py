@@ -13,6 +13,10 @@ vector at a time (seen on AVX-512 and AVX2 code alike), so
 then waits for a store and a reload every step, and the kernel runs at half speed or less
 (measured: 4 x 3 vectors on AVX2, 9 x 3 on AVX-512). Among the tiles that fit, the one with
 the most FMAs per load (`R * V / (R + V)`, `V = T / W`) wins, ties going to the larger tile.
+With 32 registers (AVX-512) that is 6 x 4 vectors (24 accumulators, 6 broadcasts, 1 vector of
+B: 6 x 64 floats, the tile of BLIS' f32 micro-kernel for that machine); with 16 (AVX2) it is
+3 x 4 vectors (3 x 32 floats). A dimension shorter than the tile shrinks it (`fit_tile`). The
+packed-panel schedule sizes its tile on the whole grid (`packed_tile`).
 
 A packed tile with more rows than that can issue its steps row by row instead
 (`steps_by_rows`): the panel's `V` vectors first, then each row's broadcast with its `V`
@@ -25,14 +29,9 @@ own (the panel's loads, the same in every row's loop, are one load each: BLAS's 
 for AVX2, 6 x 2 vectors). On AVX2 that admits 6 x 2 and 4 x 3 vectors: a tile of fewer
 panel vectors per step reads less of a panel that streams from L2 once per row tile. Such
 tiles compete on hosts without AVX-512 (`HostModel.tiles_by_rows`), where they were
-measured: on a Zen 3 (1 thread; every zoo layer whose plan changed, the two models compiled
-in one process and timed alternately with onnxruntime) the 1x1 layers of 576-992 channels
-on 14 x 14 pixels and 480-832 channels on 13 x 13 and 6 x 6 took 6 x 2 or 4 x 3 vectors
-for 5 x 2 or 3 x 4 and ran up to 1.13x faster (see `steps_by_rows` for the whole run).
-With 32 registers (AVX-512) that is 6 x 4 vectors (24 accumulators, 6 broadcasts, 1 vector of
-B: 6 x 64 floats, the tile of BLIS' f32 micro-kernel for that machine); with 16 (AVX2) it is
-3 x 4 vectors (3 x 32 floats). A dimension shorter than the tile shrinks it (`fit_tile`). The
-packed-panel schedule sizes its tile on the whole grid (`packed_tile`).
+measured: on a Zen 3 the deep 1x1 layers (512-1024 channels on 14 x 14 pixels, 832 on 6 x 6)
+took 6 x 2 or 4 x 3 vectors for 5 x 2 or 3 x 4 and ran 1.03-1.09x faster (`steps_by_rows`
+gives the whole run).
 
 The reduction is cache-blocked (`reduction_block`) so that the `kc x T` panel of `B` that one
 column tile reads for every row tile stays in half the L2 cache, and the `R x kc` rows of `A`
@@ -184,11 +183,10 @@ def steps_by_rows(rows: int, vectors: int, registers: int) -> bool:
     by 3% or more (up to 1.13x: 20 of the 23 1x1 layers of 512-1024 channels on 14 x 14
     pixels 1.03-1.09x, the other three 0.99-1.00x; 832 on 6 x 6 to 160-384 channels
     1.04-1.08x; the 3x3 ones of 256-512 channels on 12 x 12 to 56 x 56 1.02-1.08x), 6 slower
-    by 3% or more (832x6x6 -> 32 and
-    -> 48 0.86x and 0.94x, a layer of 0.03 ms whose pixels become the panel; 384 and
-    416x14x14 -> 128 0.93x and 0.97x; 3x224x224 -> 64 0.96x; 320x28x28 -> 64 0.97x), none
-    under 0.9 of onnxruntime's speed (two were: 832x6x6 -> 256 and -> 384, now 0.94 and
-    0.93); the same bits everywhere."""
+    by 3% or more (832x6x6 -> 32 and -> 48 0.86x and 0.94x, layers of 0.03-0.05 ms whose
+    pixels become the panel; 384 and 416x14x14 -> 128 0.93x and 0.97x; 3x224x224 -> 64
+    0.96x; 320x28x28 -> 64 0.97x), none under 0.9 of onnxruntime's speed (two were: 832x6x6
+    -> 256 and -> 384, now 0.94 and 0.93); the same bits everywhere."""
     return not _fits(rows, vectors, registers) and rows * vectors + vectors + 1 <= registers
 
 
