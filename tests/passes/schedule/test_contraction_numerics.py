@@ -223,57 +223,10 @@ def test_a_small_plane_of_pixels_collapses_into_the_rows(name, monkeypatch):
     np.testing.assert_array_equal(actual, expected)
 
 
-def test_a_tile_with_latency_slack_wins_a_tie_of_rows(monkeypatch):
-    """conv3x3 64x28x28 -> 64 of constant weights on an AVX2 host model: a row of 28 pixels
-    in 4 x 2-vector tiles (8 accumulators, as many as the FMAs in flight: no slack) and the
-    784 pixels collapsed in 3 x 4-vector tiles cost the same by the model; the collapsed
-    plan, whose tile has slack, is taken (1.02-1.09x faster on a Zen 3's 28 x 28 layers);
-    the same bits as unscheduled. Among tiles of the usual order of steps: with tiles issued
-    row by row the row's plan takes 4 x 3 vectors, which have slack (as fast, measured)."""
-    from fusion_compiler.passes.schedule import (
-        contraction_pack_schedule,
-        contraction_schedule,
-        contraction_tiles,
-    )
-    from fusion_compiler.passes.schedule.contraction_tiles import HostModel
-
-    for module in (contraction_tiles, contraction_pack_schedule):
-        monkeypatch.setattr(module, "steps_by_rows", lambda rows, vectors, registers: False)
-
-    chosen = []
-    plan = contraction_schedule.TileOptions.packed_plan
-
-    def spy(self, root, tolerance=contraction_schedule.PLAN_TOLERANCE):
-        found = plan(self, root, tolerance)
-        if found:
-            match, tile = found
-            chosen.append((match.rows_extent, match.rows_outer is not None, tile.rows, tile.cols))
-        return found
-
-    zen3 = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
-    monkeypatch.setattr(contraction_schedule, "host_model", lambda: zen3)
-    monkeypatch.setattr(contraction_schedule.TileOptions, "packed_plan", spy)
-    name = "conv3x3_weights_rows_of_28"
-    text = GRAPHS[name]
-    inputs = _inputs(text, name)
-    (expected,) = _run(text, name, None, inputs)
-    (actual,) = _run(text, name, PIPELINES["default"], inputs)
-    assert chosen == [(784, True, 3, 32)]
-    np.testing.assert_array_equal(actual, expected)
-
-    chosen.clear()  # without the rule: the row's plan, the cheaper by a fraction of a percent
-    monkeypatch.setattr(contraction_schedule, "_exposed", lambda host, plan: False)
-    (unruled,) = _run(text, name, PIPELINES["default"], inputs)
-    assert chosen == [(28, False, 4, 16)]
-    np.testing.assert_array_equal(unruled, expected)
-
-
-def test_a_plan_whose_remainder_tile_has_no_slack_gives_way(monkeypatch):
-    """conv3x3 64x14x14 -> 96 of constant weights on an AVX2 host model: a row of 14 pixels in
-    3 x 4-vector tiles leaves a tile of 2 rows (8 accumulators: no latency slack) for a
-    seventh of the rows (`contraction_schedule.EXPOSED_SHARE`); the 196 pixels collapsed, in
-    4 x 3-vector tiles (issued row by row), cost as much by the model and are taken (1.04x
-    faster on a Zen 3); the same bits as unscheduled."""
+def _plans_with_and_without_the_slack_rule(monkeypatch, name: str):
+    """The plans (rows, collapsed, tile rows, tile columns) `packed_plan` takes for
+    `GRAPHS[name]` on a Zen 3 host model, with its latency-slack rule and with the rule
+    patched away; both builds give the unscheduled kernels' bits."""
     from fusion_compiler.passes.schedule import contraction_schedule
     from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 
@@ -290,19 +243,49 @@ def test_a_plan_whose_remainder_tile_has_no_slack_gives_way(monkeypatch):
     zen3 = HostModel(vector_width=8, registers=16, l1_bytes=32 * 1024, l2_bytes=512 * 1024)
     monkeypatch.setattr(contraction_schedule, "host_model", lambda: zen3)
     monkeypatch.setattr(contraction_schedule.TileOptions, "packed_plan", spy)
-    name = "conv3x3_weights_rows_of_14"
     text = GRAPHS[name]
     inputs = _inputs(text, name)
     (expected,) = _run(text, name, None, inputs)
     (actual,) = _run(text, name, PIPELINES["default"], inputs)
-    assert chosen == [(196, True, 4, 24)]
     np.testing.assert_array_equal(actual, expected)
-
-    chosen.clear()  # counting only the full tiles' slack: the row's plan
+    ruled = list(chosen)
+    chosen.clear()
     monkeypatch.setattr(contraction_schedule, "_exposed", lambda host, plan: False)
     (unruled,) = _run(text, name, PIPELINES["default"], inputs)
-    assert chosen == [(14, False, 3, 32)]
     np.testing.assert_array_equal(unruled, expected)
+    return ruled, chosen
+
+
+def test_a_tile_with_latency_slack_wins_a_tie_of_rows(monkeypatch):
+    """conv3x3 64x28x28 -> 64 of constant weights on an AVX2 host model: a row of 28 pixels
+    in 4 x 2-vector tiles (8 accumulators, as many as the FMAs in flight: no slack) and the
+    784 pixels collapsed in 3 x 4-vector tiles cost the same by the model; the collapsed
+    plan, whose tile has slack, is taken (1.02-1.09x faster on a Zen 3's 28 x 28 layers);
+    without the rule, the row's plan, the cheaper by a fraction of a percent. Among tiles of
+    the usual order of steps: with tiles issued row by row the row's plan takes 4 x 3
+    vectors, which have slack (as fast, measured)."""
+    from fusion_compiler.passes.schedule import contraction_pack_schedule, contraction_tiles
+
+    for module in (contraction_tiles, contraction_pack_schedule):
+        monkeypatch.setattr(module, "steps_by_rows", lambda rows, vectors, registers: False)
+    ruled, unruled = _plans_with_and_without_the_slack_rule(
+        monkeypatch, "conv3x3_weights_rows_of_28"
+    )
+    assert ruled == [(784, True, 3, 32)]
+    assert unruled == [(28, False, 4, 16)]
+
+
+def test_a_plan_whose_remainder_tile_has_no_slack_gives_way(monkeypatch):
+    """conv3x3 64x14x14 -> 96 of constant weights on an AVX2 host model: a row of 14 pixels in
+    3 x 4-vector tiles leaves a tile of 2 rows (8 accumulators: no latency slack) for a
+    seventh of the rows (`contraction_schedule.EXPOSED_SHARE`); the 196 pixels collapsed, in
+    4 x 3-vector tiles (issued row by row), cost as much by the model and are taken (1.04x
+    faster on a Zen 3); without the rule, the row's plan."""
+    ruled, unruled = _plans_with_and_without_the_slack_rule(
+        monkeypatch, "conv3x3_weights_rows_of_14"
+    )
+    assert ruled == [(196, True, 4, 24)]
+    assert unruled == [(14, False, 3, 32)]
 
 
 @pytest.mark.parametrize(
