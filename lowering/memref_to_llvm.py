@@ -85,7 +85,7 @@ from fusion_compiler.lowering.llvm_builders import (
 )
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, memory_type, storage_bytes
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
-from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
+from fusion_compiler.passes.analysis.linear_index import IndexBuilder, LinearForm, linear_form
 
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""
@@ -221,31 +221,9 @@ def window_loads(module: Operation) -> dict[memref.LoadOp, int]:
             for access, form in taps:
                 if form.constant - 1 in constants:  # (what GVN would carry: one step apart)
                     base = LinearForm(form.terms, least)
-                    access.operands = (*access.operands[:-1], _index_value(base, access))
+                    access.operands = (*access.operands[:-1], IndexBuilder(access).form(base))
                     shifts[access] = form.constant - least
     return shifts
-
-
-def _index_value(form: LinearForm, before: Operation) -> SSAValue:
-    """The value of `form` (`index` arithmetic), computed just before `before`."""
-    block = before.parent_block()
-    assert block is not None
-
-    def emit(op: Operation) -> SSAValue:
-        block.insert_op_before(op, before)
-        return op.results[0]
-
-    total: SSAValue | None = None
-    for atom, coefficient in form.terms.items():
-        term = atom
-        if coefficient != 1:
-            term = emit(arith.MuliOp(atom, emit(_index_constant(coefficient))))
-        total = term if total is None else emit(arith.AddiOp(total, term))
-    if total is None:
-        return emit(_index_constant(form.constant))
-    if form.constant:
-        total = emit(arith.AddiOp(total, emit(_index_constant(form.constant))))
-    return total
 
 
 def element_address(

@@ -4,7 +4,7 @@
 integer constants; any other value (an induction variable, a block argument, the result of a
 `divui`, `minsi`, `select`, ...) is an *atom* with coefficient 1. Two values with equal forms
 are equal in every iteration (the converse need not hold, which only makes the users more
-conservative).
+conservative). `IndexBuilder.form` emits a form back as `index` arithmetic.
 
 ```
 %a = arith.addi %jo, %ji          linear_form(%b) = {%jo: 1, %ji: 1} + 3
@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.ir import OpResult, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop.queries import constant_index as constant_index
 
@@ -73,3 +74,36 @@ def linear_form(value: SSAValue, depth: int = 0) -> LinearForm:
             if factor is not None:
                 return linear_form(varying, depth + 1).scaled(factor)
     return LinearForm({value: 1})
+
+
+class IndexBuilder:
+    """Emits index ops before an anchor op."""
+
+    def __init__(self, anchor: Operation):
+        self.anchor = anchor
+
+    def emit(self, op: Operation) -> SSAValue:
+        block = self.anchor.parent_block()
+        assert block is not None
+        block.insert_op_before(op, self.anchor)
+        return op.results[0]
+
+    def const(self, value: int) -> SSAValue:
+        constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+        constant.result.name_hint = f"c{value}"
+        return self.emit(constant)
+
+    def form(self, form: LinearForm) -> SSAValue:
+        """The value of a linear form (its coefficients and constant as `index` constants)."""
+        total: SSAValue | None = None
+        for atom, coefficient in form.terms.items():
+            term = (
+                atom if coefficient == 1 else self.emit(arith.MuliOp(atom, self.const(coefficient)))
+            )
+            total = term if total is None else self.emit(arith.AddiOp(total, term))
+        if total is None:
+            return self.const(form.constant)
+        return self.emit(arith.AddiOp(total, self.const(form.constant))) if form.constant else total
+
+    def quotient(self, value: SSAValue, divisor: int) -> SSAValue:
+        return value if divisor == 1 else self.emit(arith.DivUIOp(value, self.const(divisor)))

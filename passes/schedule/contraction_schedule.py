@@ -387,7 +387,8 @@ EXPOSED_SHARE = 0.125
 """The share of a plan's rows in tiles without latency slack from which it gives way
 (`packed_plan`, `_exposed`): a remainder of 2 rows of 14 (one seventh) counts, the single
 row left of 49 pixels collapsed in tiles of 3 does not (conv3x3 512x14x14 -> 512 stride 2,
-49 collapsed pixels in 3 x 4 vectors, ran 1.2x faster than rows of 7 in 4 x 3 on a Zen 3)."""
+49 collapsed pixels in 3 x 4 vectors, ran 1.2x faster than rows of 7 in 4 x 3 on a Zen 3,
+one paired run)."""
 
 
 def _same_but_rows(plan: _Plan, chosen: _Plan) -> bool:

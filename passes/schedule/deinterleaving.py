@@ -52,7 +52,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, YieldOp
 from fusion_compiler.dialects.loop.queries import constant_index, loop_range
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
-from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
+from fusion_compiler.passes.analysis.linear_index import IndexBuilder, LinearForm, linear_form
 from fusion_compiler.passes.analysis.loop_access import (
     MemoryAccess,
     is_innermost,
@@ -60,7 +60,7 @@ from fusion_compiler.passes.analysis.loop_access import (
 )
 from fusion_compiler.passes.schedule.loop_transforms import alloc_like, index_constant
 from fusion_compiler.passes.schedule.normalize import hoist_constants
-from fusion_compiler.passes.schedule.quotient_folding import IndexBuilder, form_range
+from fusion_compiler.passes.schedule.quotient_folding import form_range
 
 Constant = Callable[[int], SSAValue]
 """An `index` constant of the kernel, by value."""

@@ -26,12 +26,11 @@ so every load and store touches the same element: the same results, bit for bit.
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp
 from fusion_compiler.passes.analysis.ir_walk import region_ops
-from fusion_compiler.passes.analysis.linear_index import LinearForm, linear_form
+from fusion_compiler.passes.analysis.linear_index import IndexBuilder, LinearForm, linear_form
 from fusion_compiler.passes.analysis.loop_access import constant_index, loop_range
 
 Range = tuple[int, int]
@@ -96,39 +95,6 @@ def _split(form: LinearForm, divisor: int) -> tuple[int, LinearForm, LinearForm]
         if bounds is not None and bounds[1] < g:
             return g, LinearForm(high), low
     return None
-
-
-class IndexBuilder:
-    """Emits index ops before an anchor op."""
-
-    def __init__(self, anchor: Operation):
-        self.anchor = anchor
-
-    def emit(self, op: Operation) -> SSAValue:
-        block = self.anchor.parent_block()
-        assert block is not None
-        block.insert_op_before(op, self.anchor)
-        return op.results[0]
-
-    def const(self, value: int) -> SSAValue:
-        constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
-        constant.result.name_hint = f"c{value}"
-        return self.emit(constant)
-
-    def form(self, form: LinearForm) -> SSAValue:
-        """The value of a linear form with non-negative coefficients."""
-        total: SSAValue | None = None
-        for atom, coefficient in form.terms.items():
-            term = (
-                atom if coefficient == 1 else self.emit(arith.MuliOp(atom, self.const(coefficient)))
-            )
-            total = term if total is None else self.emit(arith.AddiOp(total, term))
-        if total is None:
-            return self.const(form.constant)
-        return self.emit(arith.AddiOp(total, self.const(form.constant))) if form.constant else total
-
-    def quotient(self, value: SSAValue, divisor: int) -> SSAValue:
-        return value if divisor == 1 else self.emit(arith.DivUIOp(value, self.const(divisor)))
 
 
 def _folded(op: arith.DivUIOp | arith.RemUIOp) -> SSAValue | None:
