@@ -8,6 +8,7 @@ and never turns it into text.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from typing import IO, cast
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
@@ -77,7 +78,6 @@ class _StructuralHash:
         self.weights = weights
         self.values: dict[SSAValue, int] = {}
         self.blocks: dict[Block, int] = {}
-        self.texts: dict[Attribute, str] = {}
         self.parts: list[str] = []
 
     def of(self, op: Operation) -> str:
@@ -100,10 +100,7 @@ class _StructuralHash:
         if isinstance(attribute, DenseIntOrFPElementsAttr):
             digest = hashlib.sha256(attribute.data.data).hexdigest()
             return f"dense_sha256<{digest}>:{self._attribute(attribute.type)}"
-        text = self.texts.get(attribute)
-        if text is None:
-            text = self.texts[attribute] = str(attribute)
-        return text
+        return _attribute_text(attribute)
 
     def _entries(self, entries: dict[str, Attribute], constant: bool) -> str:
         items = []
@@ -134,3 +131,15 @@ class _StructuralHash:
                 self.parts.append(f"{self._block(block)}({arguments})#{len(block.ops)}")
                 for inner in block.ops:
                     self._op(inner)
+
+
+ATTRIBUTE_TEXTS_KEPT = 1 << 16
+"""The most attribute texts `_attribute_text` keeps. Kernels share most of their attributes
+(types, constants, loop marks), and printing one is most of the cost of hashing an op."""
+
+
+@lru_cache(maxsize=ATTRIBUTE_TEXTS_KEPT)
+def _attribute_text(attribute: Attribute) -> str:
+    """The text of `attribute` (not a dense elements attribute), shared by every hash of this
+    process: equal attributes print alike."""
+    return str(attribute)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import io
 import re
 import sys
 from collections.abc import Sequence
@@ -38,12 +37,12 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint
 
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, is_external_function
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.errors import check_option_range
+from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.passes.analysis.function_graph import (
     FunctionGraph,
     build_function_graph,
@@ -109,19 +108,15 @@ def shorten_name(name: str) -> str:
 
 
 def structural_key(function: func.FuncOp) -> str:
-    """The function's generic text with its name left out: equal keys, identical functions."""
-    clone = function.clone()
-    clone.properties["sym_name"] = StringAttr("_")
-    for op in clone.walk():
-        for result in op.results:
-            result.name_hint = None
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.args:
-                    arg.name_hint = None
-    stream = io.StringIO()
-    Printer(stream=stream, print_generic_format=True).print_op(clone)
-    return stream.getvalue()
+    """A digest of the function's IR with its name left out (`ir_hash.module_hash`: ops,
+    operands, properties, attributes, types; not value names): equal keys, identical
+    functions."""
+    name = function.sym_name
+    function.properties["sym_name"] = StringAttr("_")
+    try:
+        return module_hash(function)
+    finally:
+        function.properties["sym_name"] = name
 
 
 def schedule_units(units: Sequence[tuple[Operation, ...]]) -> list[int]:

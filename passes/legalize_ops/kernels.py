@@ -87,12 +87,13 @@ def _roles(op: Operation) -> list[str]:
 
 def kernel_key(op: Operation) -> Hashable:
     """Ops with equal keys compute the same function of their operands (same class, operand and
-    result types and properties), so they share one kernel."""
+    result types and properties), so they share one kernel. (xDSL attributes are equal when
+    they print the same: floats compare by their bits.)"""
     return (
         type(op),
-        tuple(str(operand.type) for operand in op.operands),
-        tuple(str(result.type) for result in op.results),
-        tuple((name, str(value)) for name, value in sorted(op.properties.items())),
+        tuple(operand.type for operand in op.operands),
+        tuple(result.type for result in op.results),
+        tuple(sorted(op.properties.items(), key=lambda item: item[0])),
     )
 
 

@@ -72,3 +72,26 @@ def test_lowered_modules_hash_as_their_prints_do():
         module_hash(low) == module_hash(other)
     )
     assert np.all([len(module_hash(m)) == 64 for m in (low, other)])
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(("0.0", "f32"), ("-0.0", "f32")), (("1", "i32"), ("1", "i64"))],
+    ids=["signed zeros", "integer types"],
+)
+def test_attributes_that_print_apart_hash_apart_in_one_process(first, second):
+    """Attribute texts are shared by every hash of the process (keyed by the attribute):
+    attributes that print differently must not share one, whichever is hashed first."""
+
+    def module(value: str, type_: str):
+        return _parse(
+            "func.func @f() -> " + type_ + " {\n"
+            f"  %c = arith.constant {value} : {type_}\n"
+            f"  func.return %c : {type_}\n"
+            "}\n"
+        )
+
+    a, b = module(*first), module(*second)
+    assert printed_module_hash(a) != printed_module_hash(b)
+    hashes = [module_hash(a), module_hash(b), module_hash(a), module_hash(b)]
+    assert hashes[0] == hashes[2] != hashes[1] == hashes[3]
