@@ -63,6 +63,7 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
 from fusion_compiler.dialects.graph.preconditions import require_legalized
+from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
 from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.in_place import InPlaceConcats, in_place_concats
@@ -176,6 +177,8 @@ def in_place_kernels(module: ModuleOp) -> set[str]:
     never runs, so they are neither scheduled (`kernel_pass.schedulable_kernels`, the
     schedule memo) nor compiled: lower-graph erases them."""
     kernels = _kernels(module)
+    if not any(CONCAT_AXIS_ATTR in kernel.attributes for kernel in kernels.values()):
+        return set()  # (only concat kernels are written in place; every scheduling pass asks)
     dropped: set[str] = set()
     launched: set[str] = set()
     for function in graph_functions(module):
