@@ -62,10 +62,12 @@ WEIGHTS_MAGIC_1 = b"fusion-compiler weights 1\n"
 
 BLOB_ALIGNMENT = 64
 
-EXTERNAL_MIN_BYTES = 512
-"""Constants of at least this many bytes (128 f32 elements) go to the weights file; smaller
-ones stay inline. A batch norm's vectors are mostly smaller than 4 KiB, and as text they made
-2.0 of the 2.1 MB of densenet121's `.mlir` (its parse: 0.53 -> 0.49 s)."""
+EXTERNAL_MIN_BYTES = 64
+"""Constants of at least this many bytes (16 f32 elements, the size from which MLIR's printer
+elides elements) go to the weights file; smaller ones (shapes, scalars) stay inline. Elements
+parse slowly as text: with 4 KiB, the batch norms' vectors made 2.0 of the 2.1 MB of
+densenet121's `.mlir`, and inception_v2's 162 vectors of 32 to 96 elements half of its
+parse."""
 
 
 def _builtin_resources() -> OpAsmDialectInterface:

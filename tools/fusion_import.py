@@ -4,7 +4,7 @@
 
 prints `func.func @main` in the custom syntax of the graph dialect (initializers become
 `graph.constant`s; uniform ones print as splats such as `dense<0.02>`). With `-o OUT.mlir`,
-constants of 512 bytes or more are written to `OUT.weights` beside it, raw, and the IR refers to
+constants of 64 bytes or more are written to `OUT.weights` beside it, raw, and the IR refers to
 them as `dense_resource<name>` (`fusion_compiler.dialects.resources`): the IR stays small and
 parses fast; `--inline-weights` keeps them in the text. A problem with the
 model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with status 1.

@@ -37,12 +37,23 @@ def test_prints_a_module_that_parses_and_runs(conv_model, tmp_path, capsys):
     assert main([str(conv_model), "-o", str(out), "--input-shape", "x=2x3x8x8"]) == 0
     text = out.read_text()
     assert "func.func @main(%x: tensor<2x3x8x8xf32>) -> tensor<2x4x8x8xf32>" in text
+    assert (tmp_path / "conv.weights").exists()  # (the conv's 108 weights are not inline)
     module = parse_source(make_context(), text, str(out))
     module.verify()
     (y,) = evaluate(module, "main", [np.ones((2, 3, 8, 8), np.float32)])
     assert y.shape == (2, 4, 8, 8)
-    assert main([str(conv_model), "--input-shape", "x=2x3x8x8"]) == 0
-    assert capsys.readouterr().out == text
+    inline = tmp_path / "inline.mlir"
+    shape = ["--input-shape", "x=2x3x8x8"]
+    assert main([str(conv_model), "-o", str(inline), "--inline-weights", *shape]) == 0
+    assert not (tmp_path / "inline.weights").exists()
+    (same,) = evaluate(
+        parse_source(make_context(), inline.read_text(), str(inline)),
+        "main",
+        [np.ones((2, 3, 8, 8), np.float32)],
+    )
+    np.testing.assert_array_equal(same, y)
+    assert main([str(conv_model), *shape]) == 0
+    assert capsys.readouterr().out == inline.read_text()
 
 
 def test_dynamic_dimension_stays_dynamic(conv_model, capsys):
@@ -128,7 +139,8 @@ def test_an_interrupted_import_leaves_no_partial_output(conv_model, tmp_path, mo
         raise KeyboardInterrupt
 
     monkeypatch.setattr(fusion_import, "_print_module", interrupted)
-    assert main([str(conv_model), "--input-shape", "x=1x3x8x8", "-o", str(out)]) == 130
+    arguments = [str(conv_model), "--input-shape", "x=1x3x8x8", "--inline-weights", "-o", str(out)]
+    assert main(arguments) == 130
     assert out.read_text() == "the previous import\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["conv.onnx", "model.mlir"]
 

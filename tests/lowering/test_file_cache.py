@@ -15,7 +15,7 @@ from fusion_compiler import api
 from fusion_compiler.dialects import diagnostics
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
-from fusion_compiler.dialects.resources import externalize_constants
+from fusion_compiler.dialects.resources import WeightsFile, externalize_constants
 from fusion_compiler.driver import compile_file
 from fusion_compiler.lowering import compile_cache, file_cache
 from fusion_compiler.tools import fusion_run
@@ -100,8 +100,11 @@ def test_new_weights_in_the_weights_file_are_a_miss(tmp_path, cache):
     path = _write_model(tmp_path / "m")
     before = _result(compile_file(path))
     weights = tmp_path / "m" / "model.weights"
+    with WeightsFile(weights) as opened:
+        offset, size = opened.index["w"]
     data = bytearray(weights.read_bytes())
-    data[-4:] = np.float32(5.0).tobytes()  # the last element of the conv's weights, same tag
+    last = offset + size - 4
+    data[last : last + 4] = np.float32(5.0).tobytes()  # the conv's last weight, same tag
     weights.write_bytes(bytes(data))
     changed = compile_file(path)
     assert changed.from_cache  # the native code does not depend on the weights: a model hit
