@@ -61,7 +61,7 @@ LLVM to unroll it."""
 
 SCALAR_HEADER = "scalar_header"
 """The header name of a lowered loop marked `SCALAR_LOOP_ATTR`: `apply_loop_hints` forbids
-LLVM to vectorise it."""
+LLVM to vectorise or unroll it."""
 
 F32_BITS = 32
 
@@ -333,22 +333,31 @@ def _back_edges(function: ir.Function, is_header) -> list[ir.instructions.Branch
 
 
 def apply_loop_hints(module: ir.Module) -> int:
-    """Puts `llvm.loop.unroll.disable` on the back edge of every `rolled_header` loop and
-    `llvm.loop.vectorize.enable` false on that of every `scalar_header` loop; returns how many
-    loops were marked."""
-    hints = {
-        ROLLED_HEADER: ["llvm.loop.unroll.disable"],
-        SCALAR_HEADER: ["llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)],
-    }
+    """Puts the `LOOP_HINTS` of each kind of loop on its back edge (`rolled_header`: no
+    unrolling; `scalar_header`: no vectorising, no unrolling); returns how many loops were
+    marked."""
     marked = 0
-    for header, hint in hints.items():
+    for header, hints in LOOP_HINTS.items():
         metadata: list[ir.values.MDValue] = []  # (made once, on the first loop so named)
         for function in module.functions:
             for edge in _back_edges(function, _named(header)):
-                metadata = metadata or [module.add_metadata(hint)]
+                metadata = metadata or [module.add_metadata(list(hint)) for hint in hints]
                 edge.set_metadata("llvm.loop", _LoopId(module, metadata))
                 marked += 1
     return marked
+
+
+_UNROLL_DISABLE = ("llvm.loop.unroll.disable",)
+
+LOOP_HINTS: dict[str, tuple[tuple, ...]] = {
+    ROLLED_HEADER: (_UNROLL_DISABLE,),
+    SCALAR_HEADER: (("llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)), _UNROLL_DISABLE),
+}
+"""The `llvm.loop` properties `apply_loop_hints` gives the back edge of each kind of loop. A
+`scalar_header` loop (a register tile's store, column by column, into rows of the output:
+`SCALAR_LOOP_ATTR`) runs once per tile, after its reduction: LLVM unrolled it anyway (resnet50's
+3x3 convolutions: 2538 instructions rather than 1190 after O3, 0.55 s of optimisation rather
+than 0.16 s for the slowest), so it is kept rolled too."""
 
 
 def _named(header: str) -> Callable[[ir.Block], bool]:
