@@ -63,8 +63,8 @@ WEIGHTS_MAGIC_1 = b"fusion-compiler weights 1\n"
 BLOB_ALIGNMENT = 64
 
 EXTERNAL_MIN_BYTES = 64
-"""Constants of at least this many bytes (16 f32 elements, the size from which MLIR's printer
-elides elements) go to the weights file; smaller ones (shapes, scalars) stay inline. Elements
+"""Constants of at least this many bytes (16 f32 elements) go to the weights file; smaller ones
+(shapes, scalars) stay inline. Elements
 parse slowly as text: with 4 KiB, the batch norms' vectors made 2.0 of the 2.1 MB of
 densenet121's `.mlir`, and inception_v2's 162 vectors of 32 to 96 elements half of its
 parse."""

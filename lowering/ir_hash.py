@@ -11,7 +11,7 @@ import hashlib
 from functools import lru_cache
 from typing import IO, cast
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
@@ -60,6 +60,17 @@ def module_hash(module: Operation, *, weights: bool = True) -> str:
     types). About five times faster than printing the module into the hash
     (`_ConstantHashingPrinter`, which `printed_module_hash` keeps as the reference)."""
     return _StructuralHash(weights).of(module)
+
+
+def renamed_hash(op: Operation, name: str) -> str:
+    """`module_hash` of a symbol op (a function or kernel) as if its `sym_name` were `name`
+    (its own is put back): the same body under another name hashes alike."""
+    own = op.properties["sym_name"]
+    op.properties["sym_name"] = StringAttr(name)
+    try:
+        return module_hash(op)
+    finally:
+        op.properties["sym_name"] = own
 
 
 def printed_module_hash(module: Operation, *, weights: bool = True) -> str:

@@ -57,7 +57,7 @@ from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR, UNIT_DIGEST_ATTR
-from fusion_compiler.lowering.ir_hash import module_hash
+from fusion_compiler.lowering.ir_hash import renamed_hash
 from fusion_compiler.lowering.lower_graph import in_place_kernels
 from fusion_compiler.lowering.native_units import base_name
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
@@ -141,12 +141,7 @@ def memo_key(kernel: loop.FuncOp, constants: set[int], schedule: str) -> str:
     """The digest of what scheduling `kernel` depends on, but the host (the cache key adds
     it): its IR under its base name, the inputs every launch passes a constant for, and the
     schedule-kernels spec."""
-    name = kernel.sym_name
-    kernel.sym_name = StringAttr(base_name(name.data))
-    try:
-        content = module_hash(kernel)
-    finally:
-        kernel.sym_name = name
+    content = renamed_hash(kernel, base_name(kernel.sym_name.data))
     text = "\0".join([MEMO_FORMAT, content, ",".join(map(str, sorted(constants))), schedule])
     return hashlib.sha256(text.encode()).hexdigest()
 

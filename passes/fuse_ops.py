@@ -42,7 +42,7 @@ from xdsl.rewriter import InsertPoint
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, is_external_function
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.errors import check_option_range
-from fusion_compiler.lowering.ir_hash import module_hash
+from fusion_compiler.lowering.ir_hash import renamed_hash
 from fusion_compiler.passes.analysis.function_graph import (
     FunctionGraph,
     build_function_graph,
@@ -108,15 +108,10 @@ def shorten_name(name: str) -> str:
 
 
 def structural_key(function: func.FuncOp) -> str:
-    """A digest of the function's IR with its name left out (`ir_hash.module_hash`: ops,
+    """A digest of the function's IR with its name left out (`ir_hash.renamed_hash`: ops,
     operands, properties, attributes, types; not value names): equal keys, identical
     functions."""
-    name = function.sym_name
-    function.properties["sym_name"] = StringAttr("_")
-    try:
-        return module_hash(function)
-    finally:
-        function.properties["sym_name"] = name
+    return renamed_hash(function, "_")
 
 
 def schedule_units(units: Sequence[tuple[Operation, ...]]) -> list[int]:

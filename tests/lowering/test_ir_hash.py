@@ -9,7 +9,7 @@ import pytest
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, lower_to_entries
-from fusion_compiler.lowering.ir_hash import module_hash, printed_module_hash
+from fusion_compiler.lowering.ir_hash import module_hash, printed_module_hash, renamed_hash
 
 SOURCE = """
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>) -> tensor<4x3xf32> {
@@ -95,3 +95,14 @@ def test_attributes_that_print_apart_hash_apart_in_one_process(first, second):
     assert printed_module_hash(a) != printed_module_hash(b)
     hashes = [module_hash(a), module_hash(b), module_hash(a), module_hash(b)]
     assert hashes[0] == hashes[2] != hashes[1] == hashes[3]
+
+
+def test_a_renamed_hash_leaves_the_name_out_and_puts_it_back():
+    (main,) = _parse(SOURCE).ops
+    (other,) = _parse(VARIANTS["a name"]).ops
+    assert module_hash(main) != module_hash(other)
+    assert renamed_hash(main, "_") == renamed_hash(other, "_")
+    assert renamed_hash(main, "_") != renamed_hash(main, "other")
+    assert (main.sym_name.data, other.sym_name.data) == ("main", "other")
+    (changed,) = _parse(VARIANTS["an op"]).ops
+    assert renamed_hash(changed, "_") != renamed_hash(main, "_")
