@@ -63,14 +63,22 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR, AllocOp, ForOp, FuncOp, YieldOp
-from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR
+from fusion_compiler.dialects.loop import (
+    REGISTER_TILED_ATTR,
+    AllocOp,
+    ForOp,
+    FuncOp,
+    LoopKind,
+    YieldOp,
+)
+from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, ROLLED_LOOP_ATTR
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import enclosing_loops, loop_range, trip_count
@@ -277,6 +285,7 @@ def _emit_fill(prepack: FuncOp, fill: _Fill, mapping: dict, packed: SSAValue) ->
     emitter = Emitter(prepack.body.block, terminator)
     anchor = terminator
     prefix = []
+    nest: list[Operation] = []
     for loop in fill.loops:
         lb, _, step = loop_range(loop)  # type: ignore[misc]
         new = ForOp(
@@ -286,6 +295,7 @@ def _emit_fill(prepack: FuncOp, fill: _Fill, mapping: dict, packed: SSAValue) ->
         )
         new.induction_var.name_hint = "t"
         emitter.emit(new)
+        nest.append(new)
         emitter = Emitter.into(new)
         value: SSAValue = new.induction_var
         if step != 1:
@@ -297,12 +307,24 @@ def _emit_fill(prepack: FuncOp, fill: _Fill, mapping: dict, packed: SSAValue) ->
     for op in fill.hoisted:
         emitter.emit(op.clone(value_mapper=mapping))
     copy = emitter.emit(fill.root.clone(value_mapper=mapping))
+    _keep_rolled(nest[0] if nest else copy)
     for store in [op for op in walk_ops(copy) if isinstance(op, memref.StoreOp)]:
         if store.memref is fill.alloc.result:
             new_store = memref.StoreOp.get(store.value, packed, [*prefix, *store.indices])
             store.parent_block().insert_op_before(new_store, store)  # type: ignore[union-attr]
             store.detach()
             store.erase()
+
+
+def _keep_rolled(nest: Operation) -> None:
+    """Marks the loops of a packing nest that are not vector loops for LLVM not to unroll
+    (`ROLLED_LOOP_ATTR`; vector loops get hints of their own: `lowering/vector_loops.py`).
+    The nest runs once, when the model is loaded: unrolled, a 5 x 5 window's loops made
+    LLVM copy the vectorised gather inside them 25 times, for compile time and nothing
+    else."""
+    for op in walk_ops(nest):
+        if isinstance(op, ForOp) and op.loop_kind != LoopKind.VECTORIZED:
+            op.attributes[ROLLED_LOOP_ATTR] = UnitAttr()
 
 
 def _read_packed(fill: _Fill, packed: SSAValue) -> None:

@@ -69,12 +69,17 @@ func.func @main(%x: tensor<5x6xf32>, %v: tensor<6x18xf32>) -> (tensor<5x18xf32>,
 // CHECK:         loop.return
 
 // The packing kernel: the remainder's panel (zeros in its padding lanes), then every column
-// tile's panel, at tile %t of the packed buffer.
+// tile's panel, at tile %t of the packed buffer. It runs once, at load time: its loops that
+// are not vector loops are marked for LLVM not to unroll them.
 // CHECK:       loop.func @mm_prepack(%b: memref<6x18xf32>) outs(%[[P0:.*]]: memref<6x4xf32>, %[[P1:.*]]: memref<2x6x8xf32>) {
-// CHECK:           %[[Y:.*]] = memref.load %b[%{{.*}}, %{{.*}}] : memref<6x18xf32>
+// CHECK:         loop.for %{{.*}} = %{{.*}} to %c6 step %{{.*}} attributes {fusion.rolled} {
+// CHECK-NEXT:      loop.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} vectorized {
+// CHECK-NEXT:        arith.addi
+// CHECK-NEXT:        %[[Y:.*]] = memref.load %b[%{{.*}}, %{{.*}}] : memref<6x18xf32>
 // CHECK-NEXT:      memref.store %[[Y]], %[[P0]][%{{.*}}, %{{.*}}] : memref<6x4xf32>
-// CHECK:           memref.store %zero, %[[P0]]
-// CHECK:         loop.for %[[TT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           loop.for %{{.*}} = %{{.*}} to %c4 step %{{.*}} attributes {fusion.rolled} {
+// CHECK-NEXT:        memref.store %zero, %[[P0]]
+// CHECK:         loop.for %[[TT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} attributes {fusion.rolled} {
 // CHECK-NEXT:      %[[BASE:.*]] = arith.muli %[[TT]], %{{.*}} : index
 // CHECK:               %[[COL:.*]] = arith.addi %[[BASE]], %{{.*}} : index
 // CHECK-NEXT:          %[[Y1:.*]] = memref.load %b[%{{.*}}, %[[COL]]] : memref<6x18xf32>
