@@ -23,6 +23,9 @@ When the weights are the panel, the row loop may likewise be two adjacent spatia
 collapsed (`rows_outer`: the output's rows and pixels, `oh * OW + ow`), so that a small plane
 makes one dimension of register tiles (49 rows of 7 x 7 pixels, tiles of 5 crossing the
 plane's rows) instead of a row of 7 per iteration of `oh` whose last tile holds one pixel.
+A candidate whose rows' broadcasts are strided (the input pixels of a weights panel) comes
+twice: as it is, and with its broadcasts packed once per launch (`packs_broadcasts`,
+`contraction_pack_schedule`).
 `TileOptions.packed_plan` chooses among the candidates by the tile model (`contraction_tiles`:
 the grid of register tiles, the packing, the stores); within a tolerance of the cheapest, the
 one whose panel depends on the fewest other spatial loops wins (packed once per column tile,
@@ -32,7 +35,7 @@ not once per such iteration).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from xdsl.dialects import memref
@@ -81,6 +84,29 @@ class PackedContraction:
     (`rows_outer * extent(rows) + rows`: a convolution's output rows and pixels when its
     weights are the panel, so that 7 x 7 pixels make 49 rows of register tiles, not 7 rows
     of 7), or None."""
+    packs_broadcasts: bool = False
+    """Whether the strided broadcasts (`broadcast`) of the full row tiles are packed, once per
+    launch and before the column tiles, into a buffer that holds each tile's rows side by
+    side per reduction step (`contraction_pack_schedule`): the register tiles then read
+    them in one sequential stream instead of a line per step and row."""
+
+    @property
+    def broadcast(self) -> memref.LoadOp | None:
+        """The update's load that the rows broadcast, when it is the only load besides the
+        panel's and the accumulator's and its subscripts depend on nothing but the row and
+        reduction loops: what `packs_broadcasts` packs."""
+        loads = [
+            access
+            for access in memory_accesses(self.nest.update)
+            if access is not self.panel and not self.is_accumulator(access)
+        ]
+        if len(loads) != 1 or not isinstance(loads[0], memref.LoadOp):
+            return None
+        allowed = {*self.row_loops, *self.nest.reduction}
+        others = [loop for loop in self.nest.spatial if loop not in allowed]
+        if any(depends_on(i, loop.induction_var) for i in loads[0].indices for loop in others):
+            return None
+        return loads[0]
 
     @property
     def row_loops(self) -> tuple[ForOp, ...]:
@@ -193,6 +219,31 @@ class PackedContraction:
             if found is None or steps // run > found.lines:
                 found = StridedBroadcast(steps // run, run, size)
         return found
+
+    @property
+    def broadcast_slice(self) -> tuple[Operation, ...] | None:
+        """`broadcast` after the update's pure ops that compute its subscripts, in order, if
+        they read nothing from inside the nest but each other and the row and reduction
+        loops' induction variables (so a copy of them computes the broadcast anywhere those
+        are given); else None."""
+        load = self.broadcast
+        if load is None:
+            return None
+        ops = _slice(self.nest.update, list(load.indices))
+        if ops is None:
+            return None
+        ops.append(load)
+        ivs = {loop.induction_var for loop in (*self.row_loops, *self.nest.reduction)}
+        root = self.nest.spatial[0]
+        for op in ops:
+            for operand in op.operands:
+                owner = operand.owner
+                if operand in ivs or (isinstance(owner, Operation) and owner in ops):
+                    continue
+                definer = owner if isinstance(owner, Operation) else owner.parent_op()
+                if definer is not None and (definer is root or root.is_ancestor(definer)):
+                    return None
+        return tuple(ops)
 
     def is_accumulator(self, op: Operation) -> bool:
         """Whether `op` loads or stores the accumulator element."""
@@ -310,11 +361,27 @@ def packed_candidates(root: ForOp) -> list[PackedContraction]:
         panel_slice = _slice(nest.update, list(panel.indices))
         if rows is None or panel_slice is None:
             continue
-        found.append(PackedContraction(nest, rows, cols, panel, tuple(panel_slice)))
+        matches = [PackedContraction(nest, rows, cols, panel, tuple(panel_slice))]
         outer = _outer_row_loop(nest, cols, panel, rows)
         if outer is not None:
-            found.append(PackedContraction(nest, rows, cols, panel, tuple(panel_slice), outer))
+            matches.append(PackedContraction(nest, rows, cols, panel, tuple(panel_slice), outer))
+        for match in matches:
+            found.append(match)
+            if _broadcasts_packable(match):
+                found.append(replace(match, packs_broadcasts=True))
     return found
+
+
+def _broadcasts_packable(match: PackedContraction) -> bool:
+    """Whether `match` may pack its broadcasts (`PackedContraction.packs_broadcasts`): they
+    are strided, one load (`broadcast_slice`) computed from the row and reduction loops
+    alone, the rows count from 0 by 1, and the reduction is not flattened."""
+    return (
+        match.strided_broadcast is not None
+        and match.broadcast_slice is not None
+        and not match.flat_reduction
+        and all(_counts_from_zero(loop) for loop in match.row_loops)
+    )
 
 
 def _outer_row_loop(

@@ -83,6 +83,32 @@ The stores of such a tile run along the output's contiguous pixels; with the out
 as columns an NCHW tile is stored transposed, a scatter per vector (on 16x55x55 -> 64, 3x3:
 13% of the layer's time).
 
+When the weights are the panel, a tile's broadcasts are the input pixels of its rows,
+`x[c, oh, ow]` for a 1x1 convolution: one channel plane apart per step, so each step of each
+tile reads a line of its own, and over a deep reduction (512 to 1024 channels) more lines than
+L1 holds, again for every column tile. Where the match allows it
+(`PackedContraction.packs_broadcasts`: one broadcast load, computed from the rows and the
+reduction alone), they are packed once per launch, before the column tiles, into
+`%broadcasts[tile, k..., r]`: the rows of each full row tile side by side for each step, which
+the tiles then read as one sequential stream (the remainder tile reads its rows where they
+are):
+
+```
+loop.for %bt = 0 to NI / R { loop.for %k... { loop.for %r = 0 to R {      (parallel)
+  %broadcasts[%bt, %k..., %r] = A(%bt * R + %r, %k...) } } }
+loop.for %jt ... { ... loop.for %it ... {
+  %t = %it / R
+  reduction: ... %acc[r, %jj] += %broadcasts[%t, %k..., r] * %pk[%k..., %jj] ... } }
+```
+
+Measured on a Zen 3 (1 thread, both plans compiled in one process and timed alternately
+with onnxruntime, two runs): the 28 layers of `bench/layers.py` whose plans change (1x1
+layers of 512-1024 channels on 7 x 7 pixels and 832 on 6 x 6, a 3x3 one of 192 channels on
+6 x 6) took 0.91-0.98x the time in the second run (0.91-1.03x in the first, two layers
+slower); on 2 threads (one run), seven of them 0.88-0.98x. The contraction lays the 7 x 7 pixels along
+the output channels' vectors with no lane to spare, where vectorising along the 49 pixels
+pads them to 56.
+
 Parallelism: at most one loop on each path through the emitted nests is marked `parallel`, chosen
 among the loops over tiles and spatial iterations (`parallel_tile_loops`): the outermost
 whose iterations divide evenly enough among the host's cores. The static schedule gives
@@ -185,6 +211,8 @@ class PackedBuilder:
         self.rows_inner = is_unit_stride(self.nest.accumulator, match.rows.induction_var)
         self.element = self.nest.accumulator.value.type
         self._kernel: FuncOp | None = None
+        self.packed_broadcasts: SSAValue | None = None
+        """The buffer of the full row tiles' packed broadcasts (`_pack_broadcasts`), if any."""
 
     def const(self, value: int) -> SSAValue:
         """An `index` constant at the top of the kernel (found once: the root the nest is
@@ -198,6 +226,8 @@ class PackedBuilder:
         parent = root.parent_block()
         assert parent is not None
         extent = self.match.cols_extent
+        if self.match.packs_broadcasts:
+            self._pack_broadcasts(Emitter(parent, root))
         self._split_range(Emitter(parent, root), 0, extent, self.tile.cols, "jt", self._column)
         for loop in parallel_tile_loops(self.tops, self.cores):
             loop.kind = LoopKindAttr(LoopKind.PARALLEL)
@@ -228,6 +258,36 @@ class PackedBuilder:
             inner(Emitter.into(tiles), tiles.induction_var, size, *args)
         if (ub - lb) % size:
             inner(emitter, self.const(lb + main), (ub - lb) % size, *args)
+
+    # --- packed broadcasts ---------------------------------------------------------------------
+
+    def _pack_broadcasts(self, emitter: Emitter) -> None:
+        """The broadcasts of every full row tile, `[tile, k..., r]` (`PackedContraction.
+        packs_broadcasts`): the rows of one tile side by side for each reduction step, so that
+        its register tiles read one sequential stream. Filled once, before the column tiles;
+        the remainder tile reads its rows where they are."""
+        rows = self.tile.rows
+        tiles = self.match.rows_extent // rows
+        ops = self.match.broadcast_slice
+        if not tiles or ops is None:
+            return
+        steps = [_extent(loop) for loop in self.nest.reduction]
+        buffer_type = MemRefType(self.element, [tiles, *steps, rows])
+        alloc = emitter.emit(AllocOp(buffer_type))
+        buffer = alloc.results[0]
+        buffer.name_hint = "broadcasts"
+        tile = self._loop(emitter, 0, tiles, 1, "bt", top=True)
+        mapping: dict[SSAValue, SSAValue] = {}
+        inner, ivs = self._reduction_loops(Emitter.into(tile), mapping)
+        r = self._loop(inner, 0, rows, 1, "r")
+        body = Emitter.into(r)
+        first = body.emit(arith.MuliOp(tile.induction_var, self.const(rows))).results[0]
+        mapping.update(self._rows(body, body.add(first, r.induction_var)))
+        for op in ops:
+            body.emit(op.clone(value_mapper=mapping))
+        value = mapping[ops[-1].results[0]]
+        body.emit(op_builders.store(value, buffer, [tile.induction_var, *ivs, r.induction_var]))
+        self.packed_broadcasts = buffer
 
     # --- one column tile ----------------------------------------------------------------------
 
@@ -561,8 +621,12 @@ class PackedBuilder:
         self, emitter: Emitter, frame, rows: int, padded: int, mapping, block: _Block
     ) -> None:
         mapping = dict(mapping)
+        packed = self.packed_broadcasts if rows == self.tile.rows else None
+        broadcast = self.match.broadcast
         hoisted = None
-        if self.match.rows_outer is not None:  # their divisions once a tile, not once a step
+        if packed is not None and broadcast is not None:  # (its subscripts: dead code)
+            tile_index = emitter.emit(arith.DivUIOp(frame.i_base, self.const(rows))).results[0]
+        elif self.match.rows_outer is not None:  # their divisions once a tile, not once a step
             hoisted = [self._rows(emitter, self._row(emitter, frame, row)) for row in range(rows)]
         if self.match.flat_reduction:
             assert block.lb is None, "a flat reduction is not blocked"
@@ -571,6 +635,8 @@ class PackedBuilder:
             inner, ivs = self._reduction_loops(emitter, mapping, rolled=True, block=block)
         skipped = set(self.match.panel_slice) - set(_used_outside(self.match))
         update = [op for op in self.nest.update if op is not self.match.panel and op not in skipped]
+        if packed is not None and broadcast is not None:
+            update = [op for op in update if op is not broadcast]
         by_rows = steps_by_rows(rows, padded // self.width, self.registers)
         groups = [[row] for row in range(rows)] if by_rows else [list(range(rows))]
         for group in groups:  # one loop over the columns for all rows, or one per row
@@ -586,6 +652,9 @@ class PackedBuilder:
                     row_values = self._rows(body, self._row(body, frame, row))
                 point = self._point_at(body, row_values, j_value, mapping)
                 point[self.match.panel.res] = panel
+                if packed is not None and broadcast is not None:
+                    at = [tile_index, *ivs, self.const(row)]
+                    point[broadcast.res] = body.emit(op_builders.load(packed, at)).results[0]
                 self._clone(body, update, point, frame.acc, [self.const(row), jj])
 
     def _finish(self, emitter: Emitter, frame, r, jj, mapping) -> None:

@@ -317,6 +317,10 @@ class TileOptions:
         plans = []
         for match in packed_candidates(root):
             rows_extent, cols_extent = match.rows_extent, match.cols_extent
+            steps = _iterations(match.nest.reduction)
+            packed_bytes = rows_extent * steps * F32_BYTES
+            if match.packs_broadcasts and packed_bytes > PACKED_BROADCASTS_L2_SHARE * host.l2_bytes:
+                continue
             column = match.cols[-1].induction_var
             shape = PackedShape(
                 rows_extent,
@@ -329,6 +333,8 @@ class TileOptions:
                 element_stride(match.nest.accumulator, column) or 0,
                 **_broadcast_fields(match),
             )
+            if match.packs_broadcasts:
+                shape = replace(shape, broadcast_lines=0, packed_broadcasts=rows_extent * steps)
             tile = self.packed_tile_for(match, shape)
             reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
             if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):
@@ -418,6 +424,14 @@ time; those priced 3-4.4% below, 0.95x (128x56x56 -> 256) but 1.02-1.04x (64x13x
 tie by the model, decided for the panel packed once per column tile): 0.96-0.97x."""
 
 
+PACKED_BROADCASTS_L2_SHARE = 0.5
+"""The largest buffer of packed broadcasts (`PackedContraction.packs_broadcasts`), as a share
+of L2: it is read again for every column tile. Without the limit, 13 more of
+`bench/layers.py`'s shapes would pack theirs on a Zen 3 (3x3 layers of 192-512 channels, whose
+buffers are im2cols of 0.34-1.8 MB, and 2048x7x7 -> 512, 0.4 MB): 9 of them ran 1.03-1.07x
+slower so, the others 0.96-1.00x the time (1 thread, paired, one run)."""
+
+
 def _broadcast_fields(match: PackedContraction) -> dict[str, int]:
     """The `PackedShape` fields of `match`'s strided broadcasts (none: contiguous)."""
     strided = match.strided_broadcast
@@ -476,7 +490,7 @@ def reduction_block(host: HostModel, match: PackedContraction, tile: Tile) -> in
     1.05-1.11x (0.84-0.90 -> 0.91-0.95, four runs), the other layers blocked (3x3 of 192 to
     512 channels) 0.96-1.00x the time. The 3x3 layers of 128 to 160 channels, whose broadcasts
     fit L1, ran 0.99-1.04x the time blocked: they are not."""
-    if host.strided_broadcast_cycles == 0:
+    if host.strided_broadcast_cycles == 0 or match.packs_broadcasts:
         return None
     strided = match.strided_broadcast
     if strided is None or match.flat_reduction or not broadcasts_overflow_l1(host, strided.lines):

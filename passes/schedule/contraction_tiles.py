@@ -428,6 +428,9 @@ class PackedShape:
     broadcast_steps_per_line: int = 1
     broadcast_bytes: int = 0
     """The size of the buffer those broadcasts read."""
+    packed_broadcasts: int = 0
+    """The broadcast elements packed once per launch (`PackedContraction.packs_broadcasts`:
+    then the tiles' broadcasts read the packed buffer sequentially and wait for nothing)."""
 
 
 def _store_misses(host: HostModel, cols: int, stride: int) -> float:
@@ -499,8 +502,8 @@ def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape) -> float:
 def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     """Estimated cycles of the whole contraction: the grid of register tiles (`_grid_cycles`)
     over every reduction step and repeat, with the waits of strided broadcasts
-    (`_broadcast_wait`), packing every panel element (columns padded to whole vectors), and
-    storing every output element (a vector store along the output's contiguous dimension, or
+    (`_broadcast_wait`), packing every panel element (columns padded to whole vectors) and
+    every packed broadcast element, and storing every output element (a vector store along the output's contiguous dimension, or
     a scatter; a scatter whose lines conflict in L1 misses)."""
     vectors = -(-tile.cols // host.vector_width)
     grid = _grid_cycles(host, tile.rows, vectors, shape.rows, shape.cols)
@@ -514,4 +517,13 @@ def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
         misses = _store_misses(host, tile.cols, shape.output_stride)
         store = SCATTERED_STORE_CYCLES + misses * MISSED_STORE_CYCLES
     stores = shape.rows * shape.cols * shape.repeats * store
+    packing += shape.packed_broadcasts * BROADCAST_PACK_CYCLES
     return grid * shape.steps * shape.repeats + packing + stores
+
+
+BROADCAST_PACK_CYCLES = 0.5
+"""Cycles to pack one broadcast element (`PackedShape.packed_broadcasts`): for each reduction
+step, a copy of a tile's rows, contiguous along them (between `CONTIGUOUS_PACK_CYCLES`' vector
+copy and `PACK_CYCLES`' gather: a few elements per line). Not fitted: with it the model packs
+the broadcasts of 28 of `bench/layers.py`'s shapes on a Zen 3, all measured faster
+(`contraction_pack_schedule`)."""
