@@ -105,9 +105,9 @@ Measured on a Zen 3 (1 thread, both plans compiled in one process and timed alte
 with onnxruntime, two runs): the 28 layers of `bench/layers.py` whose plans change (1x1
 layers of 512-1024 channels on 7 x 7 pixels and 832 on 6 x 6, a 3x3 one of 192 channels on
 6 x 6) took 0.91-0.98x the time in the second run (0.91-1.03x in the first, two layers
-slower); on 2 threads (one run), seven of them 0.88-0.98x. The contraction lays the 7 x 7 pixels along
-the output channels' vectors with no lane to spare, where vectorising along the 49 pixels
-pads them to 56.
+slower); on 2 threads (one run), seven of them 0.88-0.98x. The weights' plan lays the 7 x 7
+pixels' products along the output channels' vectors with no lane to spare, where the pixels'
+plan pads the 49 pixels to 56 lanes; the strided broadcasts were what it lost by.
 
 Parallelism: at most one loop on each path through the emitted nests is marked `parallel`, chosen
 among the loops over tiles and spatial iterations (`parallel_tile_loops`): the outermost

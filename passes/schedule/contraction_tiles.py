@@ -503,8 +503,9 @@ def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     """Estimated cycles of the whole contraction: the grid of register tiles (`_grid_cycles`)
     over every reduction step and repeat, with the waits of strided broadcasts
     (`_broadcast_wait`), packing every panel element (columns padded to whole vectors) and
-    every packed broadcast element, and storing every output element (a vector store along the output's contiguous dimension, or
-    a scatter; a scatter whose lines conflict in L1 misses)."""
+    every packed broadcast element, and storing every output element (a vector store along
+    the output's contiguous dimension, or a scatter; a scatter whose lines conflict in L1
+    misses)."""
     vectors = -(-tile.cols // host.vector_width)
     grid = _grid_cycles(host, tile.rows, vectors, shape.rows, shape.cols)
     grid += _broadcast_wait(host, tile, shape)
@@ -525,5 +526,5 @@ BROADCAST_PACK_CYCLES = 0.5
 """Cycles to pack one broadcast element (`PackedShape.packed_broadcasts`): for each reduction
 step, a copy of a tile's rows, contiguous along them (between `CONTIGUOUS_PACK_CYCLES`' vector
 copy and `PACK_CYCLES`' gather: a few elements per line). Not fitted: with it the model packs
-the broadcasts of 28 of `bench/layers.py`'s shapes on a Zen 3, all measured faster
-(`contraction_pack_schedule`)."""
+the broadcasts of 28 of `bench/layers.py`'s shapes on a Zen 3, 26 and 28 of them measured
+faster in two runs (`contraction_pack_schedule`)."""
