@@ -213,6 +213,8 @@ class PackedBuilder:
         self._kernel: FuncOp | None = None
         self.packed_broadcasts: SSAValue | None = None
         """The buffer of the full row tiles' packed broadcasts (`_pack_broadcasts`), if any."""
+        self.broadcast = match.broadcast if match.packs_broadcasts else None
+        """The load that buffer replaces in the full tiles' updates (found once per nest)."""
 
     def const(self, value: int) -> SSAValue:
         """An `index` constant at the top of the kernel (found once: the root the nest is
@@ -622,7 +624,7 @@ class PackedBuilder:
     ) -> None:
         mapping = dict(mapping)
         packed = self.packed_broadcasts if rows == self.tile.rows else None
-        broadcast = self.match.broadcast
+        broadcast = self.broadcast
         hoisted = None
         if packed is not None and broadcast is not None:  # (its subscripts: dead code)
             tile_index = emitter.emit(arith.DivUIOp(frame.i_base, self.const(rows))).results[0]
