@@ -133,14 +133,15 @@ def _gep_properties(raw_indices: tuple[int, ...], element_type: Attribute) -> di
 
 
 def element_pointer(
-    pointer: SSAValue, subscripts: Sequence[SSAValue], element_type: Attribute
+    pointer: SSAValue, subscripts: Sequence[SSAValue | int], element_type: Attribute
 ) -> llvm.GEPOp:
-    """`llvm.getelementptr inbounds %pointer[%subscripts...] : element_type`, every subscript
-    an `i64` value."""
+    """`llvm.getelementptr inbounds %pointer[subscripts...] : element_type`, each subscript an
+    `i64` value or a constant (an int that fits in 32 bits)."""
+    raw = tuple(s if isinstance(s, int) else llvm.GEP_USE_SSA_VAL for s in subscripts)
     return llvm.GEPOp.create(
-        operands=[pointer, *subscripts],
+        operands=[pointer, *(s for s in subscripts if not isinstance(s, int))],
         result_types=[POINTER],
-        properties=_gep_properties((llvm.GEP_USE_SSA_VAL,) * len(subscripts), element_type),
+        properties=_gep_properties(raw, element_type),
     )
 
 

@@ -46,7 +46,7 @@ Memref values that are still needed as memrefs meet their pointers through
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from math import prod
@@ -71,7 +71,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import LoopKind
-from fusion_compiler.dialects.loop.queries import digit_runs
+from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
 from fusion_compiler.lowering.llvm_builders import (
     bitcast,
     call_function,
@@ -125,15 +125,19 @@ def _index_constant(value: int) -> arith.ConstantOp:
 
 
 def linearize(
-    indices: tuple[SSAValue, ...], buffer_type: MemRefType
+    indices: Sequence[SSAValue | int], buffer_type: MemRefType
 ) -> tuple[list[Operation], SSAValue]:
-    """The element offset `sum(index_d * stride_d) + offset`, as `index` arithmetic."""
+    """The element offset `sum(index_d * stride_d) + offset`, as `index` arithmetic (a constant
+    index, given as an int, joins the offset)."""
     strides, offset = static_layout(buffer_type)
     nsw = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
     ops: list[Operation] = []
     terms: list[SSAValue] = []
     for index, stride in zip(indices, strides, strict=True):
         if stride == 0:
+            continue
+        if isinstance(index, int):
+            offset += index * stride
             continue
         if stride == 1:
             terms.append(index)
@@ -156,7 +160,7 @@ def linearize(
 
 def undo_delinearization(
     indices: tuple[SSAValue, ...], buffer_type: MemRefType
-) -> tuple[list[Operation], tuple[SSAValue, ...]]:
+) -> tuple[SSAValue | int, ...]:
     """`indices` with every run of subscripts that are the digits of one value `e` over their
     dimensions (`(e / n, e % n)` over a row of `n`; `(e / 9, e / 3 % 3, e % 3)` over 3 x 3,
     each stride the next one times its size; `queries.digit_runs`) replaced by
@@ -164,16 +168,14 @@ def undo_delinearization(
     addressed as one affine term. A loop nest collapsed over several dimensions (the pixels of
     a 1x1 convolution, `p = h * W + w`; the window of a 3x3 one, `k = (c * 3 + kh) * 3 + kw`;
     an elementwise nest, collapse-nests) then reads and writes consecutive elements where LLVM
-    would otherwise see gathers, scatters and divisions."""
+    would otherwise see gathers, scatters and divisions. The zeros are ints: constant
+    subscripts of the address."""
     strides, _ = static_layout(buffer_type)
-    result = list(indices)
-    ops: list[Operation] = []
+    result: list[SSAValue | int] = list(indices)
     for first, last, value in digit_runs(indices, buffer_type.get_shape(), strides):
-        zero = _index_constant(0)
-        ops.append(zero)
-        result[first:last] = [zero.result] * (last - first)
+        result[first:last] = [0] * (last - first)
         result[last] = value
-    return ops, tuple(result)
+    return tuple(result)
 
 
 def row_major(buffer_type: MemRefType) -> bool:
@@ -235,27 +237,36 @@ def element_address(
     (a window load: then `indices` are those of the element `shift` steps before)."""
     buffer_type = buffer.type
     assert isinstance(buffer_type, MemRefType)
-    zeros, indices = undo_delinearization(indices, buffer_type)
+    subscripts = undo_delinearization(indices, buffer_type)
     pointer_ops, pointer = converted(buffer, POINTER)
-    ops = [*zeros, *pointer_ops]
+    ops = [*pointer_ops]
     element = memory_type(buffer_type.element_type)  # i1 elements are bytes
     if shift:
         strides, _ = static_layout(buffer_type)
         shifted = offset_pointer(pointer, shift * strides[-1], element)
         ops.append(shifted)
         pointer = shifted.result
-    if len(indices) > 1 and row_major(buffer_type):
-        subscripts = []
-        for index in indices:
+    if len(subscripts) > 1 and row_major(buffer_type):
+        operands: list[SSAValue | int] = []
+        for index in subscripts:
+            if not isinstance(index, int) and (value := constant_index(index)) is not None:
+                index = value
+            if isinstance(index, int) and abs(index) < 2**31:  # (an i32 constant of the GEP)
+                operands.append(index)
+                continue
+            if isinstance(index, int):
+                index = _index_constant(index)
+                ops.append(index)
+                index = index.result
             cast_ops, subscript = converted(index, i64)
             ops += cast_ops
-            subscripts.append(subscript)
-        address = element_pointer(pointer, subscripts, _rows(buffer_type.get_shape()[1:], element))
+            operands.append(subscript)
+        address = element_pointer(pointer, operands, _rows(buffer_type.get_shape()[1:], element))
         # (xDSL's translation types a GEP's result as a pointer to its source type; the
         # no-op cast makes it the opaque pointer that loads and stores expect)
         opaque = bitcast(address.result, POINTER)
         return [*ops, address, opaque], opaque.result
-    offset_ops, offset = linearize(indices, buffer_type)
+    offset_ops, offset = linearize(subscripts, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)
     address = element_pointer(pointer, [offset64.result], element)
     return [*ops, *offset_ops, offset64, address], address.result

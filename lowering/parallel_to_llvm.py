@@ -70,7 +70,7 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
-from fusion_compiler.dialects.loop.queries import parallel_work
+from fusion_compiler.dialects.loop.queries import loop_range, parallel_work, trip_count
 from fusion_compiler.lowering.llvm_builders import (
     call,
     call_function,
@@ -189,35 +189,37 @@ def _index(value: int) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
 
-def _chunk_start(thread: SSAValue, quotient: SSAValue, remainder: SSAValue) -> list[Operation]:
-    """`thread * quotient + min(thread, remainder)`: where `thread`'s iterations start."""
-    scaled = arith.MuliOp(thread, quotient)
-    extra = arith.MinSIOp(thread, remainder)
-    return [scaled, extra, arith.AddiOp(scaled, extra)]
-
-
 def thread_chunk(
-    thread: SSAValue, threads: SSAValue, lb: SSAValue, ub: SSAValue, step: SSAValue
+    thread: SSAValue, threads: SSAValue, loop_op: loop.ForOp, lb: SSAValue, step: SSAValue
 ) -> tuple[list[Operation], SSAValue, SSAValue]:
-    """The bounds `[lo, hi)` of `thread`'s contiguous share of `lb to ub step step`, as
-    `index` arithmetic (see the module docstring)."""
-    zero, one = _index(0), _index(1)
-    span = arith.SubiOp(ub, lb)
-    trips = arith.CeilDivSIOp(span, step)
-    count = arith.MaxSIOp(trips, zero)
-    quotient = arith.DivSIOp(count, threads)
-    remainder = arith.RemSIOp(count, threads)
-    next_thread = arith.AddiOp(thread, one)
-    begin = _chunk_start(thread, quotient.result, remainder.result)
-    end = _chunk_start(next_thread.result, quotient.result, remainder.result)
-    ops: list[Operation] = [zero, one, span, trips, count, quotient, remainder, next_thread]
-    bounds: list[SSAValue] = []
-    for first in (begin, end):
-        offset = arith.MuliOp(first[-1].results[0], step)
-        bound = arith.AddiOp(lb, offset)
-        ops += [*first, offset, bound]
-        bounds.append(bound.result)
-    return ops, bounds[0], bounds[1]
+    """The bounds `[lo, hi)` of `thread`'s contiguous share of the iterations of `loop_op`,
+    whose bounds are constants (`should_outline`), as `index` arithmetic on its `lb` and
+    `step` (see the module docstring): the trip count is a constant, and a zero `lb` or a unit
+    `step` takes no arithmetic. (LLVM would fold it all the same, but each op made here is one
+    more to build, lower and translate.)"""
+    ops: list[Operation] = []
+
+    def emitted(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    bounds, trips = loop_range(loop_op), trip_count(loop_op)
+    assert bounds is not None and trips is not None
+    first, _, stride = bounds
+    count = emitted(_index(trips))
+    quotient = emitted(arith.DivSIOp(count, threads))
+    remainder = emitted(arith.RemSIOp(count, threads))
+    next_thread = emitted(arith.AddiOp(thread, emitted(_index(1))))
+    limits: list[SSAValue] = []
+    for which in (thread, next_thread):  # thread * quotient + min(thread, remainder)
+        scaled = emitted(arith.MuliOp(which, quotient))
+        start = emitted(arith.AddiOp(scaled, emitted(arith.MinSIOp(which, remainder))))
+        if stride != 1:
+            start = emitted(arith.MuliOp(start, step))
+        if first != 0:
+            start = emitted(arith.AddiOp(lb, start))
+        limits.append(start)
+    return ops, limits[0], limits[1]
 
 
 def _thread_index(rewriter: PatternRewriter, anchor: Operation, name: str) -> list[Operation]:
@@ -288,8 +290,8 @@ def _body_function(
     mapping |= dict(zip(constants, (c.results[0] for c in clones), strict=True))
     thread = _thread_index(rewriter, loop_op, THREAD_NUM)
     threads = _thread_index(rewriter, loop_op, NUM_THREADS)
-    lb, ub, step = (mapping[v] for v in (loop_op.lb, loop_op.ub, loop_op.step))
-    chunk, lo, hi = thread_chunk(thread[-1].results[0], threads[-1].results[0], lb, ub, step)
+    lb, step = mapping[loop_op.lb], mapping[loop_op.step]
+    chunk, lo, hi = thread_chunk(thread[-1].results[0], threads[-1].results[0], loop_op, lb, step)
     serial = loop.ForOp(lo, hi, step, rewriter.move_region_contents_to_new_regions(loop_op.body))
     # (one walk, not one scan of every use per captured value)
     for inner in region_ops(serial.body):

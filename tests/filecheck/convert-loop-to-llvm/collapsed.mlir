@@ -3,8 +3,8 @@
 // Two subscripts that split one index into a row and a column, `(p / 6, p % 6)` over a row of
 // 6, address the same element as `(0, p)`: the pair is replaced, so LLVM sees one affine
 // access, contiguous in `p` (a collapsed pixel loop of a 1x1 convolution would otherwise be
-// vectorised with gathers and scatters). The division and remainder are left dead, for LLVM
-// to delete.
+// vectorised with gathers and scatters). The zeros are constant subscripts of the address; the
+// division and remainder, left unused, are erased before they are lowered.
 
 loop.func @pixels(%x: memref<2x6x6xf32>) outs(%y: memref<2x36xf32>) {
   %c0 = arith.constant 0 : index
@@ -26,8 +26,9 @@ loop.func @pixels(%x: memref<2x6x6xf32>) outs(%y: memref<2x36xf32>) {
 // CHECK-LABEL: llvm.func @pixels(
 // CHECK:         ^{{.*}}(%{{.*}}: i64):
 // CHECK:         ^{{.*}}(%[[P:.*]]: i64):
-// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
-// CHECK-NEXT:    llvm.getelementptr inbounds %x[%{{.*}}, %[[ZERO]], %[[P]]] : (!llvm.ptr, i64, i64, i64) -> !llvm.ptr, !llvm.array<6 x !llvm.array<6 x f32>>
+// CHECK-NOT:     llvm.udiv
+// CHECK-NOT:     llvm.urem
+// CHECK:         llvm.getelementptr inbounds %x[%{{.*}}, 0, %[[P]]] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<6 x !llvm.array<6 x f32>>
 
 // Three digits of one index over a 3 x 3 window, `(k / 9, k / 3 % 3, k % 3)`, address the same
 // element as `(0, 0, k)`: a flattened reduction over a convolution's channels and window.
@@ -52,10 +53,11 @@ loop.func @window(%w: memref<4x5x3x3xf32>) outs(%y: memref<4x45xf32>) {
 }
 
 // CHECK-LABEL: llvm.func @window(
-// CHECK:         llvm.urem
-// CHECK:         llvm.urem %[[K:.*]], %{{.*}} : i64
-// CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
-// CHECK-NEXT:    llvm.getelementptr inbounds %{{.*}}[%{{[^,]*}}, %[[ZERO]], %[[ZERO]], %[[K]]] : (!llvm.ptr, i64, i64, i64, i64) -> !llvm.ptr, !llvm.array<5 x !llvm.array<3 x !llvm.array<3 x f32>>>
+// CHECK:         ^{{.*}}(%{{.*}}: i64):
+// CHECK:         ^{{.*}}(%[[K:.*]]: i64):
+// CHECK-NOT:     llvm.udiv
+// CHECK-NOT:     llvm.urem
+// CHECK:         llvm.getelementptr inbounds %{{.*}}[%{{[^,]*}}, 0, 0, %[[K]]] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<5 x !llvm.array<3 x !llvm.array<3 x f32>>>
 
 // Over a row of 7 the pair is not the same element as `(0, p)`: the subscripts stay.
 loop.func @not_a_row(%x: memref<2x6x7xf32>) outs(%y: memref<2x36xf32>) {
@@ -75,7 +77,7 @@ loop.func @not_a_row(%x: memref<2x6x7xf32>) outs(%y: memref<2x36xf32>) {
 // CHECK-LABEL: llvm.func @not_a_row(
 // CHECK:         %[[H:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT:    %[[W:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
-// CHECK-NEXT:    llvm.getelementptr inbounds %{{.*}}[%{{.*}}, %[[H]], %[[W]]] : (!llvm.ptr, i64, i64, i64) -> !llvm.ptr, !llvm.array<6 x !llvm.array<7 x f32>>
+// CHECK-NEXT:    llvm.getelementptr inbounds %{{.*}}[1, %[[H]], %[[W]]] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<6 x !llvm.array<7 x f32>>
 
 // A most significant digit with a remainder may wrap (`p` runs past 36 here): the subscripts
 // stay.

@@ -7,8 +7,9 @@
 // and GOMP_parallel runs the trampoline @scale_par0 on a team of @__fusion_num_threads
 // threads. The trampoline loads the slots and calls @scale_par0_body, whose buffer
 // arguments are noalias like the kernel's; the body clones the constants, computes the
-// thread's chunk [lo, hi) of the rows from omp_get_thread_num / omp_get_num_threads, and
-// runs the loop serially on it.
+// thread's chunk [lo, hi) of the rows from omp_get_thread_num / omp_get_num_threads (the
+// trip count a constant; no arithmetic for the lower bound 0 and the step 1), and runs the
+// loop serially on it.
 loop.func @scale(%a: memref<128x256xf32>, %s: memref<1xf32>) outs(%c: memref<128x256xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -57,18 +58,25 @@ loop.func @scale(%a: memref<128x256xf32>, %s: memref<1xf32>) outs(%c: memref<128
 
 // CHECK-LABEL: llvm.func internal @scale_par0_body(
 // CHECK-SAME:      %[[BA:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.nocapture}, %[[BK:[^:]*]]: f32, %[[BC:[^:]*]]: !llvm.ptr {llvm.noalias, llvm.nocapture}) {
-// CHECK-DAG:     %[[ROWS:.*]] = llvm.mlir.constant(128) : i64
 // CHECK-DAG:     %[[COLS:.*]] = llvm.mlir.constant(256) : i64
 // CHECK:         %[[TID32:.*]] = llvm.call @omp_get_thread_num() : () -> i32
 // CHECK-NEXT:    %[[TID:.*]] = llvm.sext %[[TID32]] : i32 to i64
 // CHECK-NEXT:    %[[NT32:.*]] = llvm.call @omp_get_num_threads() : () -> i32
 // CHECK-NEXT:    %[[NT:.*]] = llvm.sext %[[NT32]] : i32 to i64
-// CHECK:         %[[Q:.*]] = llvm.sdiv %{{.*}}, %[[NT]] : i64
-// CHECK-NEXT:    %[[R:.*]] = llvm.srem %{{.*}}, %[[NT]] : i64
-// CHECK:         %{{.*}} = llvm.call_intrinsic "llvm.smin.i64"(%[[TID]], %[[R]]) : (i64, i64) -> i64
-// CHECK:         llvm.br ^[[HEADER:.*]](%[[LO:.*]] : i64)
+// CHECK-NEXT:    %[[TRIPS:.*]] = llvm.mlir.constant(128) : i64
+// CHECK-NEXT:    %[[Q:.*]] = llvm.sdiv %[[TRIPS]], %[[NT]] : i64
+// CHECK-NEXT:    %[[R:.*]] = llvm.srem %[[TRIPS]], %[[NT]] : i64
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[NEXT:.*]] = llvm.add %[[TID]], %[[ONE]] : i64
+// CHECK-NEXT:    %[[SCALED:.*]] = llvm.mul %[[TID]], %[[Q]] : i64
+// CHECK-NEXT:    %[[EXTRA:.*]] = llvm.call_intrinsic "llvm.smin.i64"(%[[TID]], %[[R]]) : (i64, i64) -> i64
+// CHECK-NEXT:    %[[LO:.*]] = llvm.add %[[SCALED]], %[[EXTRA]] : i64
+// CHECK-NEXT:    %[[NEXT_SCALED:.*]] = llvm.mul %[[NEXT]], %[[Q]] : i64
+// CHECK-NEXT:    %[[NEXT_EXTRA:.*]] = llvm.call_intrinsic "llvm.smin.i64"(%[[NEXT]], %[[R]]) : (i64, i64) -> i64
+// CHECK-NEXT:    %[[HI:.*]] = llvm.add %[[NEXT_SCALED]], %[[NEXT_EXTRA]] : i64
+// CHECK-NEXT:    llvm.br ^[[HEADER:.*]](%[[LO]] : i64)
 // CHECK-NEXT:  ^[[HEADER]](%[[I:.*]]: i64):
-// CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %[[I]], %[[HI:.*]] : i64
+// CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %[[I]], %[[HI]] : i64
 // CHECK:         llvm.fmul %{{.*}}, %[[BK]] : f32
 // CHECK:         llvm.getelementptr inbounds %[[BC]][%{{.*}}, %{{.*}}] : (!llvm.ptr, i64, i64) -> !llvm.ptr, !llvm.array<256 x f32>
 // CHECK:         llvm.return
