@@ -187,7 +187,7 @@ class ConvertLoopToLLVMPass(ModulePass):
     of each function is in `math_to_llvm`. Multiply-adds marked `contract` become
     `llvm.intr.fma` (`contraction`), and LLVM contracts nothing else.
 
-    Follow-up: `xdsl.backend.llvm.convert_module` (`-t llvm`), or `fusion_compiler.lowering.jit`.
+    Follow-up: `llvm_text.module_text` (`-t llvm`), or `fusion_compiler.lowering.jit`.
 
     Options:
     - `approximate-math` (default true): expand f32 exp/log/tanh/erf into vectorisable

@@ -2,10 +2,10 @@
 
 `compile_unit(module)`:
 
-    xdsl.backend.llvm.convert_module  →  512-bit vectors for functions with math expansions
-    (`widen_vectors`)  →  `vectorized` loops forced to vector code, `fusion.rolled` ones kept
-    rolled and `fusion.scalar` ones scalar (`vector_loops.apply_loop_hints`)
-    →  the team size declared, not defined (`threading_runtime.declare_runtime_globals`)
+    LLVM IR text (`llvm_text.module_text`), with: 512-bit vectors for functions with math
+    expansions (`widen_vectors`), `vectorized` loops forced to vector code, `fusion.rolled`
+    ones kept rolled and `fusion.scalar` ones scalar (`vector_loops`), the team size declared,
+    not defined (`threading_runtime.RUNTIME_GLOBALS`)
     →  llvmlite.binding.parse_assembly  →  verify
     →  triple and data layout of a TargetMachine for the target (`jit.CodegenTarget.host`)
     →  new pass manager, PipelineTuningOptions(speed_level=3)  →  object code
@@ -20,8 +20,6 @@ from __future__ import annotations
 import time
 
 import llvmlite.binding as llvm
-import llvmlite.ir as ir
-from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import ModuleOp
 
@@ -33,10 +31,10 @@ from fusion_compiler.lowering.jit import (
     host_target_machine,
     kernel_signatures,
 )
+from fusion_compiler.lowering.llvm_text import module_text
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.threading_runtime import (
-    apply_linkages,
-    declare_runtime_globals,
+    RUNTIME_GLOBALS,
     link_serial_runtime,
     openmp_available,
     uses_openmp,
@@ -70,9 +68,10 @@ def _is_wide(op: llvm_dialect.FuncOp, target: CodegenTarget) -> bool:
     )
 
 
-def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget) -> None:
-    """On AVX-512 targets, lets LLVM vectorise the functions holding an f32 expansion
-    (`EXPANDED_MATH_ATTR`) or full-width register tiles (`WIDE_VECTORS_ATTR`) 512 bits wide.
+def widen_vectors(module: ModuleOp, target: CodegenTarget) -> dict[str, tuple[str, ...]]:
+    """On AVX-512 targets, the function attributes (`WIDE_VECTOR_ATTRIBUTES`) that let LLVM
+    vectorise the functions holding an f32 expansion (`EXPANDED_MATH_ATTR`) or full-width
+    register tiles (`WIDE_VECTORS_ATTR`) 512 bits wide, by function name.
 
     LLVM's tuning for AVX-512 CPUs prefers 256-bit vectors, and every other function keeps
     that: code bound by memory or by reductions gains nothing from wider vectors (layer_norm
@@ -84,11 +83,11 @@ def widen_vectors(module: ModuleOp, ir_module: ir.Module, target: CodegenTarget)
     processes). Per element, the results are the same whatever the vector width (nothing is
     reassociated).
     """
-    for op in module.ops:
-        if isinstance(op, llvm_dialect.FuncOp) and _is_wide(op, target):
-            attributes = ir_module.get_global(op.sym_name.data).attributes
-            for attribute in WIDE_VECTOR_ATTRIBUTES:
-                set.add(attributes, attribute)  # llvmlite's add knows no string attributes
+    return {
+        op.sym_name.data: WIDE_VECTOR_ATTRIBUTES
+        for op in module.ops
+        if isinstance(op, llvm_dialect.FuncOp) and _is_wide(op, target)
+    }
 
 
 def _vector_lanes_by_function(module: ModuleOp, target: CodegenTarget) -> dict[str, int]:
@@ -133,20 +132,21 @@ def optimized_llvm_module(
     _check_lowered(module)
     clock = _StageClock(timings)
     data_layout = str(target_machine.target_data)
-    ir_module = convert_module(
-        module, fallback_target_triple=target_machine.triple, data_layout=data_layout
-    )
-    apply_linkages(module, ir_module)
-    widen_vectors(module, ir_module, target)
-    force_vector_loops(
-        ir_module,
+    loops = force_vector_loops(
+        module,
         _vector_lanes_by_function(module, target),
         vector_lanes(target.features),
         mask_registers=target.has_avx512,
     )
-    apply_loop_hints(ir_module)
-    declare_runtime_globals(ir_module)
-    llvm_module = llvm.parse_assembly(str(ir_module))
+    text = module_text(
+        module,
+        triple=target_machine.triple,
+        data_layout=data_layout,
+        loop_properties=loops | apply_loop_hints(module),
+        function_attributes=widen_vectors(module, target),
+        declared_globals=RUNTIME_GLOBALS,
+    )
+    llvm_module = llvm.parse_assembly(text)
     if uses_openmp(llvm_module) and not openmp_available():
         link_serial_runtime(llvm_module)
     llvm_module.verify()

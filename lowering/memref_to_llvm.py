@@ -73,7 +73,6 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import LoopKind
 from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
 from fusion_compiler.lowering.llvm_builders import (
-    bitcast,
     call_function,
     constant,
     converted,
@@ -262,10 +261,7 @@ def element_address(
             ops += cast_ops
             operands.append(subscript)
         address = element_pointer(pointer, operands, _rows(buffer_type.get_shape()[1:], element))
-        # (xDSL's translation types a GEP's result as a pointer to its source type; the
-        # no-op cast makes it the opaque pointer that loads and stores expect)
-        opaque = bitcast(address.result, POINTER)
-        return [*ops, address, opaque], opaque.result
+        return [*ops, address], address.result
     offset_ops, offset = linearize(subscripts, buffer_type)
     offset64 = arith.IndexCastOp(offset, i64)
     address = element_pointer(pointer, [offset64.result], element)

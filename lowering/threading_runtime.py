@@ -17,9 +17,7 @@ The team size is the module's global `@__fusion_num_threads` (0 = OpenMP's defau
 `OMP_NUM_THREADS` or every core). A new `JitModule` sets it from the `FUSION_NUM_THREADS`
 environment variable (`default_num_threads`), and `JitModule.set_num_threads` changes it.
 
-Also here: `apply_linkages`, which completes xDSL 0.75's translation to llvmlite (it drops
-`llvm.func` linkages, and gives a global defined with `external` linkage a spelling LLVM
-rejects), and `check_threading`, which tells a cached module compiled for the other runtime.
+Also here: `check_threading`, which tells a cached module compiled for the other runtime.
 """
 
 from __future__ import annotations
@@ -30,9 +28,6 @@ import os
 from functools import cache
 
 import llvmlite.binding as llvm
-import llvmlite.ir as ir
-from xdsl.dialects import llvm as llvm_dialect
-from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.errors import ArgumentError
 from fusion_compiler.lowering.parallel_to_llvm import (
@@ -127,22 +122,6 @@ def link_serial_runtime(module: llvm.ModuleRef) -> None:
         module.get_function(name).linkage = llvm.Linkage.internal
 
 
-def apply_linkages(module: ModuleOp, ir_module: ir.Module) -> None:
-    """Gives the llvmlite translation of `module` the linkages xDSL 0.75 leaves out: each
-    defined `llvm.func`'s own (xDSL makes every function external), and the default spelling
-    for globals defined with `external` linkage (`@g = external global i32 0` does not parse)."""
-    for op in module.ops:
-        if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks:
-            linkage = op.linkage.linkage.data
-            ir_module.get_global(op.sym_name.data).linkage = (
-                "" if linkage == "external" else linkage
-            )
-        elif isinstance(op, llvm_dialect.GlobalOp) and op.value is not None:
-            variable = ir_module.get_global(op.sym_name.data)
-            if variable.linkage == "external":
-                variable.linkage = ""
-
-
 _chosen_num_threads: int | None = None
 """The team size `set_default_num_threads` chose (None: `FUSION_NUM_THREADS` decides)."""
 
@@ -190,16 +169,12 @@ def num_threads_address(engine: llvm.ExecutionEngine) -> int:
 
 RUNTIME_GLOBALS_IR = f"@{NUM_THREADS_GLOBAL} = global i32 0\n"
 """The one definition of the team size: every compiled unit only declares it
-(`declare_runtime_globals`), and the engine links this in once (`jit.JitModule`)."""
+(`RUNTIME_GLOBALS`), and the engine links this in once (`jit.JitModule`)."""
 
 
-def declare_runtime_globals(ir_module: ir.Module) -> None:
-    """Turns the unit's definition of `@__fusion_num_threads` (if any) into a declaration,
-    so that units compiled apart link into one engine with one team size."""
-    variable = ir_module.globals.get(NUM_THREADS_GLOBAL)
-    if isinstance(variable, ir.GlobalVariable):
-        variable.initializer = None
-        variable.linkage = "external"
+RUNTIME_GLOBALS = frozenset({NUM_THREADS_GLOBAL})
+"""The globals every unit declares rather than defines (`llvm_text.module_text`), so that units
+compiled apart link into one engine with one team size."""
 
 
 def declares_num_threads(llvm_ir: str) -> bool:

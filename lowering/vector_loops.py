@@ -36,15 +36,21 @@ lane count is the target's preferred vector register width over 32 bits: 256-bit
 AVX-512 hosts (LLVM's preference there), 512-bit in functions with math expansions on
 AVX-512 hosts (`llvm_codegen.widen_vectors`), 128-bit with SSE only.
 
-xDSL's `llvm` dialect cannot carry loop metadata into llvmlite (its `llvm.br` has no
-`loop_annotation`), hence the block name as the carrier.
+The loops are found in the `llvm` dialect module before it is printed: `force_vector_loops`
+and `apply_loop_hints` return the properties of each back edge, which `llvm_text` writes as
+its `llvm.loop` metadata. The lowering names a loop's header block after its kind, since
+xDSL's `llvm.br` carries no loop annotation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-import llvmlite.ir as ir
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, IntegerType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from fusion_compiler.lowering.llvm_text import LoopProperties, LoopProperty, successor_edges
 
 VECTOR_HEADER = "vector_header"
 """The name of the header block of a lowered `vectorized` loop (llvmlite suffixes `.1`, ...
@@ -82,34 +88,16 @@ def vector_lanes(features: str, wide: bool = False) -> int:
     return target_vector_bits(features, wide) // F32_BITS
 
 
-class _LoopId(ir.values.MDValue):
-    """A distinct, self-referential loop ID node: `distinct !{!N, properties...}`."""
-
-    def __init__(self, module: ir.Module, properties: list[ir.values.MDValue]):
-        super().__init__(module, [], name=str(len(module.metadata)))
-        self.operands = (self, *properties)
-
-    def descr(self, buf):
-        buf.append("distinct ")
-        super().descr(buf)
-
-    def __eq__(self, other):
-        return self is other
-
-    def __hash__(self):
-        return id(self)
+def _header_name(block: Block) -> str:
+    """A block's name as the lowering gave it."""
+    return block.name_hint or ""
 
 
-def _header_name(block: ir.Block) -> str:
-    """A block's name as the lowering gave it (llvmlite suffixes `.1`, `.2`, ... to repeats)."""
-    return block.name.split(".")[0]
-
-
-def _is_vector_header(block: ir.Block) -> bool:
+def _is_vector_header(block: Block) -> bool:
     return _header_name(block) in (VECTOR_HEADER, STRIDED_VECTOR_HEADER)
 
 
-def _is_strided(header: ir.Block) -> bool:
+def _is_strided(header: Block) -> bool:
     return _header_name(header) == STRIDED_VECTOR_HEADER
 
 
@@ -144,37 +132,63 @@ instruction on AVX-512 only; elsewhere LLVM calls libm for each lane, which is w
 expansion takes it only there: convert-loop-to-llvm's `ldexp` option.)"""
 
 
-def _calls_scalar_only_function(blocks: list[ir.Block]) -> bool:
+def _callee(op: Operation) -> str | None:
+    if isinstance(op, llvm.CallOp) and op.callee is not None:
+        return op.callee.string_value()
+    if isinstance(op, llvm.CallIntrinsicOp):
+        return op.intrin.data
+    return None
+
+
+def _calls_scalar_only_function(blocks: Sequence[Block]) -> bool:
     for block in blocks:
-        for instruction in block.instructions:
-            if not isinstance(instruction, ir.instructions.CallInstr):
+        for op in block.ops:
+            name = _callee(op)
+            if name is None:
                 continue
-            name = instruction.callee.name
             if not name.startswith("llvm.") or name.split(".")[1] not in VECTOR_INTRINSICS:
                 return True
     return False
 
 
-def _constant(value: ir.Value) -> int | None:
-    return value.constant if isinstance(value, ir.Constant) else None
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, llvm.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
-def static_trip_count(header: ir.Block, latch: ir.Block) -> int | None:
+Incomings = dict[Block, list[tuple[SSAValue, Block]]]
+"""The value each predecessor passes to a block's first argument (its induction variable, for
+a loop header), in the order of the blocks."""
+
+
+def _incomings(blocks: Sequence[Block]) -> Incomings:
+    incomings: Incomings = {}
+    for block in blocks:
+        for successor, arguments in successor_edges(block.last_op):
+            if arguments:
+                incomings.setdefault(successor, []).append((arguments[0], block))
+    return incomings
+
+
+def static_trip_count(header: Block, latch: Block, incomings: Incomings) -> int | None:
     """The iterations of the loop with this header and latch, when its bounds and step are
-    constants: the header starts with the induction variable's phi and compares it with the
-    upper bound, and the value coming from the latch adds the step (`loop_to_llvm`)."""
-    phi, compare = header.instructions[0], header.instructions[1]
-    if not isinstance(phi, ir.instructions.PhiInstr):
+    constants: the header's one argument is the induction variable, its first op compares it
+    with the upper bound, and the value coming from the latch adds the step (`loop_to_llvm`)."""
+    compare = next((op for op in header.ops if not isinstance(op, llvm.ConstantOp)), None)
+    if len(header.args) != 1 or not isinstance(compare, llvm.ICmpOp):
         return None
-    lower = [_constant(value) for value, block in phi.incomings if block is not latch]
-    nexts = [value for value, block in phi.incomings if block is latch]
-    upper = _constant(compare.operands[1])
+    phi = header.args[0]
+    lower = [_constant(value) for value, block in incomings.get(header, ()) if block is not latch]
+    nexts = [value for value, block in incomings.get(header, ()) if block is latch]
+    upper = _constant(compare.rhs)
     if len(lower) != 1 or lower[0] is None or upper is None or len(nexts) != 1:
         return None
-    increment = nexts[0]
-    if getattr(increment, "opname", None) != "add" or increment.operands[0] is not phi:
+    increment = nexts[0].owner
+    if not isinstance(increment, llvm.AddOp) or increment.lhs is not phi:
         return None
-    step = _constant(increment.operands[1])
+    step = _constant(increment.rhs)
     if step is None or step <= 0:
         return None
     return max(0, -(-(upper - lower[0]) // step))
@@ -206,29 +220,28 @@ def _forced_lanes(lanes: int, fewest: int, trip_count: int | None) -> int | None
     return lanes if lanes <= trip_count else None
 
 
-def vector_loops(
-    function: ir.Function,
-) -> list[tuple[ir.instructions.Branch, int | None, bool]]:
+def vector_loops(function: llvm.FuncOp) -> list[tuple[llvm.BrOp, int | None, bool]]:
     """The back edge, static trip count and maskability (`_maskable`) of each vector loop of
     `function` that calls no scalar-only function.
 
     A back edge is a branch to a vector loop header from a block laid out after it: the
     lowering lays a loop out as pre-header, header, body blocks, latch (`loop_to_llvm`)."""
-    blocks = list(function.blocks)
+    blocks = list(function.body.blocks)
+    position = {block: index for index, block in enumerate(blocks)}
+    incomings: Incomings | None = None
     loops = []
     for index, block in enumerate(blocks):
-        terminator = block.terminator
-        if not isinstance(terminator, ir.instructions.Branch) or isinstance(
-            terminator, ir.instructions.ConditionalBranch
-        ):
+        terminator = block.last_op
+        if not isinstance(terminator, llvm.BrOp):
             continue
-        header = terminator.operands[0]
-        if not _is_vector_header(header) or header not in blocks[:index]:
+        header = terminator.successor
+        if not _is_vector_header(header) or position[header] >= index:
             continue
-        body = blocks[blocks.index(header) : index + 1]
+        body = blocks[position[header] : index + 1]
         if not _calls_scalar_only_function(body):
+            incomings = incomings if incomings is not None else _incomings(blocks)
             maskable = not _is_strided(header) and _maskable(body)
-            loops.append((terminator, static_trip_count(header, block), maskable))
+            loops.append((terminator, static_trip_count(header, block, incomings), maskable))
     return loops
 
 
@@ -242,58 +255,54 @@ squeezenet's 3x3 stride-2 max pooling to 13 x 13 pixels on a Zen 5, 0.28 -> 0.15
 the mask)."""
 
 
-def _maskable(blocks: list[ir.Block]) -> bool:
+def _maskable(blocks: Sequence[Block]) -> bool:
     """Whether every load and store of the loop has 32- or 64-bit elements, which AVX and
     AVX-512 load and store under a mask (narrower integers have no masked moves on AVX2)."""
     for block in blocks:
-        for instruction in block.instructions:
-            if isinstance(instruction, ir.instructions.LoadInstr):
-                typ = instruction.type
-            elif isinstance(instruction, ir.instructions.StoreInstr):
-                typ = instruction.operands[0].type
+        for op in block.ops:
+            if isinstance(op, llvm.LoadOp):
+                type_ = op.dereferenced_value.type
+            elif isinstance(op, llvm.StoreOp):
+                type_ = op.value.type
             else:
                 continue
-            wide_int = isinstance(typ, ir.IntType) and typ.width in (32, 64)
-            if not (wide_int or isinstance(typ, ir.FloatType | ir.DoubleType)):
+            wide_int = isinstance(type_, IntegerType) and type_.width.data in (32, 64)
+            if not (wide_int or isinstance(type_, Float32Type | Float64Type)):
                 return False
     return True
 
 
-def _loop_properties(
-    module: ir.Module, lanes: int, masked: bool = False
-) -> list[ir.values.MDValue]:
+def _loop_properties(lanes: int, masked: bool = False) -> LoopProperties:
     """Vectorise `lanes` wide; `masked`: the iterations left over by whole vectors run as one
     vector iteration under a mask (`llvm.loop.vectorize.predicate.enable`) instead of a
     scalar remainder loop; no full unrolling before (LLVM's full unroller runs before the
     vectoriser and would turn a short loop into straight-line scalar code); the vector loop
     and its remainder may be unrolled again (`followup_all` replaces the original
     properties)."""
-    flag = ir.Constant(ir.IntType(1), 1)
-    mask = [module.add_metadata(["llvm.loop.vectorize.predicate.enable", flag])] if masked else []
-    return [
+    mask = (("llvm.loop.vectorize.predicate.enable", True),) if masked else ()
+    return (
         *mask,
-        module.add_metadata(["llvm.loop.vectorize.enable", flag]),
-        module.add_metadata(["llvm.loop.vectorize.width", ir.Constant(ir.IntType(32), lanes)]),
-        module.add_metadata(["llvm.loop.unroll.disable"]),
-        module.add_metadata(
-            ["llvm.loop.vectorize.followup_all", module.add_metadata(["llvm.loop.isvectorized"])]
-        ),
-    ]
+        ("llvm.loop.vectorize.enable", True),
+        ("llvm.loop.vectorize.width", lanes),
+        _UNROLL_DISABLE,
+        ("llvm.loop.vectorize.followup_all", (("llvm.loop.isvectorized",),)),
+    )
 
 
 def force_vector_loops(
-    module: ir.Module, lanes_of: dict[str, int], fewest_lanes: int, mask_registers: bool = True
-) -> int:
-    """Attaches the forcing metadata to every back edge of a `vectorized` loop, with the lane
-    count `lanes_of[function name]` (down to `fewest_lanes` for a shorter loop; a loop
-    shorter still is left to LLVM); returns how many loops were marked. `mask_registers`:
-    whether the target has them (AVX-512), on which a loop of unknown trip count runs under a
-    mask (module docstring)."""
-    properties: dict[tuple[int, bool], list[ir.values.MDValue]] = {}
-    marked = 0
-    for function in module.functions:
+    module: ModuleOp, lanes_of: dict[str, int], fewest_lanes: int, mask_registers: bool = True
+) -> dict[Operation, LoopProperties]:
+    """The forcing metadata of the back edge of every `vectorized` loop, with the lane count
+    `lanes_of[function name]` (down to `fewest_lanes` for a shorter loop; a loop shorter
+    still is left to LLVM), for `llvm_text` to attach. `mask_registers`: whether the target
+    has them (AVX-512), on which a loop of unknown trip count runs under a mask (module
+    docstring)."""
+    marked: dict[Operation, LoopProperties] = {}
+    for function in module.ops:
+        if not isinstance(function, llvm.FuncOp):
+            continue
         for edge, trip_count, maskable in vector_loops(function):
-            full = lanes_of[function.name]
+            full = lanes_of[function.sym_name.data]
             if maskable and trip_count and full // 2 < trip_count < full:
                 lanes: int | None = full  # one masked iteration
             else:
@@ -310,48 +319,41 @@ def force_vector_loops(
                     and trip_count < MASKED_TRIPS * lanes
                 )
             )
-            if (lanes, masked) not in properties:
-                properties[lanes, masked] = _loop_properties(module, lanes, masked)
-            edge.set_metadata("llvm.loop", _LoopId(module, properties[lanes, masked]))
-            marked += 1
+            marked[edge] = _loop_properties(lanes, masked)
     return marked
 
 
-def _back_edges(function: ir.Function, is_header) -> list[ir.instructions.Branch]:
+def _back_edges(function: llvm.FuncOp, is_header: Callable[[Block], bool]) -> list[llvm.BrOp]:
     """The unconditional branches to a block `is_header` accepts from a block laid out after it."""
-    blocks = list(function.blocks)
+    blocks = list(function.body.blocks)
+    position = {block: index for index, block in enumerate(blocks)}
     edges = []
     for index, block in enumerate(blocks):
-        terminator = block.terminator
-        if isinstance(terminator, ir.instructions.Branch) and not isinstance(
-            terminator, ir.instructions.ConditionalBranch
-        ):
-            header = terminator.operands[0]
-            if is_header(header) and header in blocks[:index]:
+        terminator = block.last_op
+        if isinstance(terminator, llvm.BrOp):
+            header = terminator.successor
+            if is_header(header) and position[header] < index:
                 edges.append(terminator)
     return edges
 
 
-def apply_loop_hints(module: ir.Module) -> int:
-    """Puts the `LOOP_HINTS` of each kind of loop on its back edge (`rolled_header`: no
-    unrolling; `scalar_header`: no vectorising, no unrolling); returns how many loops were
-    marked."""
-    marked = 0
+def apply_loop_hints(module: ModuleOp) -> dict[Operation, LoopProperties]:
+    """The `LOOP_HINTS` of each kind of loop for its back edge (`rolled_header`: no unrolling;
+    `scalar_header`: no vectorising, no unrolling), for `llvm_text` to attach."""
+    marked: dict[Operation, LoopProperties] = {}
     for header, hints in LOOP_HINTS.items():
-        metadata: list[ir.values.MDValue] = []  # (made once, on the first loop so named)
-        for function in module.functions:
-            for edge in _back_edges(function, _named(header)):
-                metadata = metadata or [module.add_metadata(list(hint)) for hint in hints]
-                edge.set_metadata("llvm.loop", _LoopId(module, metadata))
-                marked += 1
+        for function in module.ops:
+            if isinstance(function, llvm.FuncOp):
+                for edge in _back_edges(function, _named(header)):
+                    marked[edge] = hints
     return marked
 
 
-_UNROLL_DISABLE = ("llvm.loop.unroll.disable",)
+_UNROLL_DISABLE: LoopProperty = ("llvm.loop.unroll.disable",)
 
-LOOP_HINTS: dict[str, tuple[tuple, ...]] = {
+LOOP_HINTS: dict[str, LoopProperties] = {
     ROLLED_HEADER: (_UNROLL_DISABLE,),
-    SCALAR_HEADER: (("llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)), _UNROLL_DISABLE),
+    SCALAR_HEADER: (("llvm.loop.vectorize.enable", False), _UNROLL_DISABLE),
 }
 """The `llvm.loop` properties `apply_loop_hints` gives the back edge of each kind of loop. A
 `scalar_header` loop (a register tile's store, column by column, into rows of the output:
@@ -360,6 +362,6 @@ LOOP_HINTS: dict[str, tuple[tuple, ...]] = {
 than 0.16 s for the slowest), so it is kept rolled too."""
 
 
-def _named(header: str) -> Callable[[ir.Block], bool]:
+def _named(header: str) -> Callable[[Block], bool]:
     """Whether a block is a loop header of that name."""
     return lambda block: _header_name(block) == header

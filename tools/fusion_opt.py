@@ -25,6 +25,7 @@ from fusion_compiler.dialects.diagnostics import CompileError, parse_source, ver
 from fusion_compiler.driver import DEFAULT_PIPELINE, NATIVE_PIPELINE, PASSES, PassManager
 from fusion_compiler.errors import FusionError
 from fusion_compiler.instruments import PassTimer, PrintIRAfterPass
+from fusion_compiler.lowering.llvm_text import LLVMTextTarget
 from fusion_compiler.tools.errors import format_error, run_without_traceback
 from fusion_compiler.tools.output_files import AtomicOutput
 
@@ -53,6 +54,10 @@ class FusionOptMain(xDSLOptMain):
         super().register_all_passes()
         for name, factory in PASSES.items():
             self.register_pass(name, factory)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        self.available_targets["llvm"] = lambda: LLVMTextTarget  # (no llvmlite objects)
 
     def setup_pipeline(self):
         instruments = []

@@ -6,15 +6,14 @@ import gc
 import re
 
 import llvmlite.binding as llvm
-import llvmlite.ir as ir
 import numpy as np
 import pytest
-from xdsl.backend.llvm.convert import convert_module
 from xdsl.parser import Parser
 
 from fusion_compiler.lowering import KernelCallError, compile_llvm_module
 from fusion_compiler.lowering.jit import CodegenTarget
 from fusion_compiler.lowering.llvm_codegen import optimized_llvm_module
+from fusion_compiler.lowering.llvm_text import module_text
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.vector_loops import force_vector_loops, vector_lanes
 
@@ -44,10 +43,6 @@ def _arrays(count: int) -> list[np.ndarray]:
     return [np.ones(ADD_SHAPE, np.float32) for _ in range(count)]
 
 
-def _translate(module) -> ir.Module:
-    return convert_module(module, fallback_target_triple=llvm.get_process_triple())
-
-
 def _optimised_for(lower, text: str, target: CodegenTarget) -> llvm.ModuleRef:
     return optimized_llvm_module(lower(text), target, target.machine())
 
@@ -63,15 +58,16 @@ def test_vectorized_loops_carry_the_forcing_metadata(lower, elementwise):
     """The guarantee itself: each `vectorized` loop's back edge asks LLVM for vectors of the
     target's lane count (and no full unrolling first); serial loops are left to LLVM."""
     module = lower(elementwise("add", ADD_SHAPE, 2, ADD_BODY, inner_kind="vectorized"))
-    ir_module = _translate(module)
-    assert force_vector_loops(ir_module, {"add": 8}, 8) == 1
-    text = str(ir_module)
+    loops = force_vector_loops(module, {"add": 8}, 8)
+    assert len(loops) == 1
+    text = module_text(module, loop_properties=loops)
     assert re.search(r"br label %\"?vector_header\"?, !llvm\.loop !\d+", text)
-    assert '!"llvm.loop.vectorize.enable", i1 1 }' in text
-    assert '!"llvm.loop.vectorize.width", i32 8 }' in text
-    assert '!"llvm.loop.unroll.disable" }' in text
-    serial = _translate(lower(elementwise("add", ADD_SHAPE, 2, ADD_BODY)))
-    assert force_vector_loops(serial, {"add": 8}, 8) == 0
+    assert '!"llvm.loop.vectorize.enable", i1 true}' in text
+    assert '!"llvm.loop.vectorize.width", i32 8}' in text
+    assert '!"llvm.loop.unroll.disable"}' in text
+    llvm.parse_assembly(text).verify()
+    serial = lower(elementwise("add", ADD_SHAPE, 2, ADD_BODY))
+    assert force_vector_loops(serial, {"add": 8}, 8) == {}
 
 
 @pytest.mark.parametrize(("target", "lanes", "register"), OTHER_HOSTS)
@@ -197,7 +193,7 @@ def test_loops_shorter_than_a_vector_are_not_forced(lower, elementwise, columns,
     """LLVM cannot vectorise a loop of fewer iterations than lanes: forcing it would only
     make LLVM warn on stderr."""
     text = elementwise("add", (7, columns), 2, ADD_BODY, inner_kind="vectorized")
-    assert force_vector_loops(_translate(lower(text)), {"add": 16}, 8) == marked
+    assert len(force_vector_loops(lower(text), {"add": 16}, 8)) == marked
 
 
 def test_loops_calling_scalar_functions_are_not_forced(lower, elementwise):
@@ -205,7 +201,7 @@ def test_loops_calling_scalar_functions_are_not_forced(lower, elementwise):
     not warn that the requested vectorisation failed."""
     text = elementwise("erf", (64,), 1, "%r = math.erf %x0 : f32", inner_kind="vectorized")
     module = lower(text, approximate_math=False)
-    assert force_vector_loops(_translate(module), {"erf": 8}, 8) == 0
+    assert force_vector_loops(module, {"erf": 8}, 8) == {}
 
 
 def test_lane_counts():

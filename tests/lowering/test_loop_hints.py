@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import re
 
-import llvmlite.binding as llvm
-from xdsl.backend.llvm.convert import convert_module
-
 from fusion_compiler.dialects.loop.attributes import (
     ROLLED_LOOP_ATTR,
     SCALAR_LOOP_ATTR,
@@ -19,6 +16,7 @@ from fusion_compiler.dialects.loop.attributes import (
 from fusion_compiler.lowering import vector_loops
 from fusion_compiler.lowering.jit import CodegenTarget
 from fusion_compiler.lowering.llvm_codegen import optimized_llvm_module
+from fusion_compiler.lowering.llvm_text import module_text
 from fusion_compiler.lowering.vector_loops import apply_loop_hints
 
 KERNEL = """
@@ -60,9 +58,10 @@ def _loop_hints(text: str, header: str) -> list[str]:
 
 def test_rolled_loops_are_not_unrolled_by_llvm(lower):
     module = lower(KERNEL, threads=False)
-    ir_module = convert_module(module, fallback_target_triple=llvm.get_process_triple())
-    assert apply_loop_hints(ir_module) == 1
-    assert _loop_hints(str(ir_module), "rolled_header") == ['!"llvm.loop.unroll.disable"']
+    hints = apply_loop_hints(module)
+    assert len(hints) == 1
+    text = module_text(module, loop_properties=hints)
+    assert _loop_hints(text, "rolled_header") == ['!"llvm.loop.unroll.disable"']
     assert f"attributes {{{ROLLED_LOOP_ATTR}}}" in KERNEL
 
 
@@ -87,10 +86,10 @@ of the tile is a run of the output (schedule-contractions' finish loop when `row
 
 def test_scalar_loops_are_not_vectorised_into_scatters(lower):
     module = lower(TILE_STORE, threads=False)
-    ir_module = convert_module(module, fallback_target_triple=llvm.get_process_triple())
-    assert apply_loop_hints(ir_module) == 1
-    hints = _loop_hints(str(ir_module), "scalar_header")
-    assert hints == ['!"llvm.loop.vectorize.enable", i1 0', '!"llvm.loop.unroll.disable"']
+    marked = apply_loop_hints(module)
+    assert len(marked) == 1
+    hints = _loop_hints(module_text(module, loop_properties=marked), "scalar_header")
+    assert hints == ['!"llvm.loop.vectorize.enable", i1 false', '!"llvm.loop.unroll.disable"']
     assert f"attributes {{{SCALAR_LOOP_ATTR}}}" in TILE_STORE
     target = CodegenTarget("skylake-avx512", "+avx,+avx2,+fma,+avx512f")  # it has scatters
     machine = target.machine()

@@ -235,6 +235,20 @@ def test_missing_input_file():
     assert "/nonexistent/input.mlir" in result.stderr
 
 
+def test_llvm_target_prints_ir_that_llvm_parses():
+    """`-t llvm` prints with `llvm_text`, as the JIT compiles (without the host's loop hints)."""
+    import llvmlite.binding as llvm
+
+    from fusion_compiler.driver import DEFAULT_PIPELINE, NATIVE_PIPELINE
+
+    pipeline = ",".join([DEFAULT_PIPELINE, *NATIVE_PIPELINE])
+    result = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-p", pipeline, "-t", "llvm")
+    assert result.returncode == 0, result.stderr
+    assert 'define void @"fused_matmul_add_gelu' in result.stdout
+    assert "!llvm.loop" not in result.stdout
+    llvm.parse_assembly(result.stdout).verify()
+
+
 def test_llvm_target_on_unlowered_ir_names_the_passes_it_needs():
     result = fusion_opt(str(EXAMPLES / "ffn.mlir"), "-t", "llvm")
     assert result.returncode == 1
