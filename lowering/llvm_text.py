@@ -71,7 +71,11 @@ def type_text(type_: Attribute) -> str:
 _TYPE_TEXT: dict[Attribute, str] = {}
 
 
-_FLOAT_TYPES = {Float16Type: "half", Float32Type: "float", Float64Type: "double"}
+_FLOAT_TYPES: dict[type[Attribute], str] = {
+    Float16Type: "half",
+    Float32Type: "float",
+    Float64Type: "double",
+}
 
 
 def _type_text(type_: Attribute) -> str:
@@ -237,7 +241,8 @@ class _Printer:
     # -- module
 
     def module(self, module: ModuleOp) -> list[str]:
-        globals_, functions = [], []
+        globals_: list[llvm.GlobalOp] = []
+        functions: list[llvm.FuncOp] = []
         for op in module.ops:
             if isinstance(op, llvm.GlobalOp):
                 globals_.append(op)
@@ -245,7 +250,7 @@ class _Printer:
                 functions.append(op)
             else:
                 raise LLVMTextError(f"'{op.name}' at the top level is not translated")
-        self.defined = {op.sym_name.data for op in (*globals_, *functions)}
+        self.defined = {g.sym_name.data for g in globals_} | {f.sym_name.data for f in functions}
         lines = [self.global_(op) for op in globals_]
         for op in functions:
             lines += self.func(op)
@@ -574,7 +579,7 @@ def _inline(p: _Printer, op: Operation) -> None:
     return None
 
 
-_HANDLERS: dict[type[Operation], Callable[[_Printer, Operation], str | None]] = {
+_HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
     **{
         cls: _binary(opcode)
         for cls, opcode in (
@@ -631,7 +636,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Printer, Operation], str | None]] = 
     llvm.AddressOfOp: _inline,
     llvm.ZeroOp: _inline,
     llvm.UndefOp: _inline,
-}  # type: ignore[dict-item]
+}
 
 
 def module_text(

@@ -254,9 +254,9 @@ def element_address(
                 operands.append(index)
                 continue
             if isinstance(index, int):
-                index = _index_constant(index)
-                ops.append(index)
-                index = index.result
+                constant_op = _index_constant(index)
+                ops.append(constant_op)
+                index = constant_op.result
             cast_ops, subscript = converted(index, i64)
             ops += cast_ops
             operands.append(subscript)
