@@ -53,7 +53,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from fusion_compiler.lowering.llvm_text import LoopProperties, LoopProperty, successor_edges
 
 VECTOR_HEADER = "vector_header"
-"""The name of the header block of a lowered `vectorized` loop (llvmlite suffixes `.1`, ...
+"""The name of the header block of a lowered `vectorized` loop (`llvm_text` suffixes `.1`, ...
 to repeated names)."""
 
 STRIDED_VECTOR_HEADER = "strided_vector_header"
