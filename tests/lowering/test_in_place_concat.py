@@ -123,3 +123,53 @@ def test_an_edited_model_replays_its_concats(tmp_path, monkeypatch):
     inputs = _inputs(edited)
     (expected,) = evaluate(edited, "main", inputs)
     np.testing.assert_allclose(model.run("main", *inputs)[0], expected, rtol=1e-5, atol=1e-6)
+
+
+NEG_CAT = """
+loop.func @neg(%a: memref<1x2x8xf32>) outs(%b: memref<1x2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  loop.for %i = %c0 to %c2 step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      %0 = memref.load %a[%c0, %i, %j] : memref<1x2x8xf32>
+      %1 = arith.negf %0 : f32
+      memref.store %1, %b[%c0, %i, %j] : memref<1x2x8xf32>
+    }
+  }
+  loop.return
+}
+loop.func @cat(%a: memref<1x2x8xf32>, %b: memref<1x2x8xf32>) outs(%c: memref<1x4x8xf32>) attributes {fusion.concat_axis = 1 : i64} {
+  loop.return
+}
+func.func @main(%x: tensor<1x2x8xf32>) -> tensor<1x4x8xf32> {
+  %a = graph.call_loop @neg(%x) : (tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %b = graph.call_loop @neg(%a) : (tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %c = graph.call_loop @cat(%a, %b) : (tensor<1x2x8xf32>, tensor<1x2x8xf32>) -> tensor<1x4x8xf32>
+  func.return %c : tensor<1x4x8xf32>
+}
+"""
+"""A concat of two intermediates, which lower-graph writes in place (its body is not read)."""
+
+
+def test_the_in_place_answer_is_kept_until_a_launch_changes(monkeypatch):
+    """Every scheduling pass asks `in_place_kernels`: the module keeps the answer, and a
+    changed launch (here the concat's operand replaced by the graph's argument, which has a
+    buffer of its own) makes it computed again, and different."""
+    from fusion_compiler.lowering import lower_graph
+
+    module = parse(NEG_CAT)
+    computed = []
+    entries = lower_graph._entries
+    monkeypatch.setattr(lower_graph, "_entries", lambda f: computed.append(f) or entries(f))
+    assert lower_graph.in_place_kernels(module) == {"cat"}
+    assert lower_graph.in_place_kernels(module) == {"cat"}
+    assert len(computed) == 1
+    main = next(
+        op for op in module.ops if getattr(op, "sym_name", None) and op.sym_name.data == "main"
+    )
+    launches = [op for op in main.body.block.ops if op.name == "graph.call_loop"]
+    launches[2].operands = (main.body.block.args[0], launches[2].operands[1])
+    assert lower_graph.in_place_kernels(module) == set()
+    assert len(computed) == 2
