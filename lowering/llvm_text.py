@@ -12,8 +12,10 @@ each): xDSL's translation took 1.17 s of CPU (0.78 s building llvmlite's objects
 printing them), this printer 0.46 s; the machine code LLVM makes of each unit is the same.
 
 `module_text(module, ...)` is what `llvm_codegen` parses and `fusion-opt -t llvm` prints (the
-latter without loop metadata, which depends on the host). An op it does not know raises
-`LLVMTextError` naming it.
+latter without loop metadata, which depends on the host). Besides what the lowering makes, it
+translates the other ops xDSL's translation knew (intrinsic ops, vector and aggregate ops,
+masked stores, inline assembly), naming each intrinsic mangled by its types as LLVM does. An
+op it does not know raises `LLVMTextError` naming it.
 
 Values are named `%vN` (function arguments `%aN`), blocks by their name hints made unique
 (`loop_header`, `loop_header.1`, ...), constants are written in place, and floats in LLVM's
@@ -522,30 +524,102 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
 def _call_intrinsic(p: _Printer, op: llvm.CallIntrinsicOp) -> str:
     if op.op_bundle_operands or op.op_bundle_sizes:
         raise LLVMTextError("llvm.call_intrinsic with operand bundles is not translated")
-    if any(op.fastmathFlags.data):
-        raise LLVMTextError("llvm.call_intrinsic with fast-math flags is not translated")
     name = op.intrin.data
     result = type_text(op.ress.type) if op.ress is not None else "void"
     p.declare_intrinsic(name, result, op.args)
-    text = f"call {result} @{_quoted(name)}({', '.join(p.typed(a) for a in op.args)})"
+    arguments = ", ".join(p.typed(a) for a in op.args)
+    text = f"call{_fast_math(op)} {result} @{_quoted(name)}({arguments})"
     return (p.result(op) if op.ress is not None else "  ") + text
 
 
-def _fma(p: _Printer, op: llvm.FMAOp) -> str:
-    if any(op.fastmathFlags.data):
-        raise LLVMTextError("llvm.intr.fma with fast-math flags is not translated")
-    type_ = op.res.type
-    element = type_.element_type if isinstance(type_, VectorType) else type_
-    suffix = {Float32Type: "f32", Float64Type: "f64"}.get(type(element))
-    if suffix is None:
-        raise LLVMTextError(f"llvm.intr.fma of {type_} is not translated")
+def intrinsic_suffix(type_: Attribute) -> str:
+    """The mangling of an overloaded intrinsic's type: `f32`, `v8f32`, `i64`, `p0`."""
     if isinstance(type_, VectorType):
-        suffix = f"v{type_.get_shape()[0]}{suffix}"
-    name = f"llvm.fma.{suffix}"
-    result = type_text(type_)
-    p.declare_intrinsic(name, result, (op.a, op.b, op.c))
-    arguments = ", ".join(p.typed(v) for v in (op.a, op.b, op.c))
-    return f"{p.result(op)}call {result} @{_quoted(name)}({arguments})"
+        return f"v{type_.get_shape()[0]}{intrinsic_suffix(type_.element_type)}"
+    if isinstance(type_, Float16Type | Float32Type | Float64Type):
+        return f"f{type_.bitwidth}"
+    if isinstance(type_, IntegerType):
+        return f"i{type_.width.data}"
+    if isinstance(type_, llvm.LLVMPointerType):
+        space = type_.addr_space
+        return f"p{space.data if isinstance(space, IntAttr) else 0}"
+    raise LLVMTextError(f"no intrinsic is overloaded on {type_}")
+
+
+def _fast_math(op: Operation) -> str:
+    flags = op.properties.get("fastmathFlags")
+    return _flags([f.value for f in flags.data]) if isinstance(flags, llvm.FastMathAttr) else ""
+
+
+def _intrinsic_call(
+    p: _Printer,
+    op: Operation,
+    name: str,
+    arguments: Sequence[SSAValue],
+    overloads: Sequence[Attribute],
+) -> str:
+    """A call of the intrinsic `name` mangled by `overloads`, declared once per module; its
+    result, if any, is `op`'s."""
+    mangled = ".".join([name, *(intrinsic_suffix(t) for t in overloads)])
+    result = type_text(op.results[0].type) if op.results else "void"
+    p.declare_intrinsic(mangled, result, arguments)
+    values = ", ".join(p.typed(a) for a in arguments)
+    text = f"call{_fast_math(op)} {result} @{_quoted(mangled)}({values})"
+    return (p.result(op) if op.results else "  ") + text
+
+
+def _overloaded(name: str) -> Callable[[_Printer, Operation], str]:
+    """An intrinsic overloaded on its result's type (`llvm.sqrt.f32`, `llvm.pow.v8f32`)."""
+    return lambda p, op: _intrinsic_call(p, op, name, op.operands, [op.results[0].type])
+
+
+def _vector_reduce(name: str) -> Callable[[_Printer, Operation], str]:
+    """A reduction intrinsic, overloaded on its vector's type."""
+    return lambda p, op: _intrinsic_call(p, op, name, op.operands, [op.operands[1].type])
+
+
+def _fma(p: _Printer, op: llvm.FMAOp) -> str:
+    return _intrinsic_call(p, op, "llvm.fma", [op.a, op.b, op.c], [op.res.type])
+
+
+def _masked_store(p: _Printer, op: llvm.MaskedStoreOp) -> str:
+    name = f"llvm.masked.store.{intrinsic_suffix(op.value.type)}.{intrinsic_suffix(op.data.type)}"
+    types = [type_text(op.value.type), type_text(op.data.type), "i32", type_text(op.mask.type)]
+    if name not in p.intrinsics:
+        p.intrinsics[name] = f"declare void @{_quoted(name)}({', '.join(types)})"
+    alignment = f"i32 {op.alignment.value.data}"
+    values = ", ".join([p.typed(op.value), p.typed(op.data), alignment, p.typed(op.mask)])
+    return f"  call void @{_quoted(name)}({values})"
+
+
+def _extract_value(p: _Printer, op: llvm.ExtractValueOp) -> str:
+    positions = ", ".join(str(i) for i in op.position.iter_values())
+    return f"{p.result(op)}extractvalue {p.typed(op.container)}, {positions}"
+
+
+def _insert_value(p: _Printer, op: llvm.InsertValueOp) -> str:
+    positions = ", ".join(str(i) for i in op.position.iter_values())
+    return f"{p.result(op)}insertvalue {p.typed(op.container)}, {p.typed(op.value)}, {positions}"
+
+
+def _insert_element(p: _Printer, op: llvm.InsertElementOp) -> str:
+    vector, value, index = p.typed(op.vector), p.typed(op.value), p.typed(op.index)
+    return f"{p.result(op)}insertelement {vector}, {value}, {index}"
+
+
+def _shuffle_vector(p: _Printer, op: llvm.ShuffleVectorOp) -> str:
+    lanes = [f"i32 {i}" if i >= 0 else "i32 poison" for i in op.mask.iter_values()]
+    mask = f"<{len(lanes)} x i32> <{', '.join(lanes)}>"
+    return f"{p.result(op)}shufflevector {p.typed(op.v1)}, {p.typed(op.v2)}, {mask}"
+
+
+def _inline_asm(p: _Printer, op: llvm.InlineAsmOp) -> str:
+    result = type_text(op.res.type) if op.res is not None else "void"
+    side = " sideeffect" if op.has_side_effects is not None else ""
+    arguments = ", ".join(p.typed(a) for a in op.operands_)
+    asm, constraints = _quoted(op.asm_string.data), _quoted(op.constraints.data)
+    text = f"call {result} asm{side} {asm}, {constraints}({arguments})"
+    return (p.result(op) if op.res is not None else "  ") + text
 
 
 def _return(p: _Printer, op: llvm.ReturnOp) -> str:
@@ -617,6 +691,38 @@ _HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
             (llvm.SIToFPOp, "sitofp"),
         )
     },
+    **{
+        cls: _overloaded(name)
+        for cls, name in (
+            (llvm.FAbsOp, "llvm.fabs"),
+            (llvm.FExpOp, "llvm.exp"),
+            (llvm.FExp2Op, "llvm.exp2"),
+            (llvm.FLogOp, "llvm.log"),
+            (llvm.FLog2Op, "llvm.log2"),
+            (llvm.FSqrtOp, "llvm.sqrt"),
+            (llvm.FSinOp, "llvm.sin"),
+            (llvm.FCosOp, "llvm.cos"),
+            (llvm.FCeilOp, "llvm.ceil"),
+            (llvm.FFloorOp, "llvm.floor"),
+        )
+    },
+    **{
+        cls: _overloaded(name)
+        for cls, name in (
+            (llvm.FPowOp, "llvm.pow"),
+            (llvm.VectorFMaxOp, "llvm.maxnum"),
+            (llvm.VectorFMinOp, "llvm.minnum"),
+            (llvm.FCopySignOp, "llvm.copysign"),
+        )
+    },
+    llvm.VectorReduceFAddOp: _vector_reduce("llvm.vector.reduce.fadd"),
+    llvm.VectorReduceFMulOp: _vector_reduce("llvm.vector.reduce.fmul"),
+    llvm.MaskedStoreOp: _masked_store,
+    llvm.ExtractValueOp: _extract_value,
+    llvm.InsertValueOp: _insert_value,
+    llvm.InsertElementOp: _insert_element,
+    llvm.ShuffleVectorOp: _shuffle_vector,
+    llvm.InlineAsmOp: _inline_asm,
     llvm.ICmpOp: _icmp,
     llvm.FCmpOp: _fcmp,
     llvm.SelectOp: _select,
