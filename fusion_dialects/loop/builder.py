@@ -32,10 +32,9 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from xdsl.dialects import arith, math, memref
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     FloatAttr,
-    IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -47,6 +46,7 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.loop import op_builders
 from fusion_compiler.dialects.loop.attributes import EXP_NO_OVERFLOW_ATTR
 from fusion_compiler.dialects.shape_rules import Shape
 
@@ -206,7 +206,7 @@ class KernelBuilder:
     def index(self, value: int) -> SSAValue:
         """The `index` constant `value` (one op per kernel)."""
         if value not in self._index_constants:
-            constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+            constant = op_builders.index_constant(value)
             self._index_constants[value] = self._emit_in_prologue(constant, f"c{value}")
         return self._index_constants[value]
 
@@ -251,10 +251,10 @@ class KernelBuilder:
         return op.results[0]
 
     def load(self, buffer: SSAValue, indices: Indices) -> SSAValue:
-        return self.emit(memref.LoadOp.get(buffer, list(indices))).results[0]
+        return self.emit(op_builders.load(buffer, list(indices))).results[0]
 
     def store(self, value: SSAValue, buffer: SSAValue, indices: Indices) -> None:
-        self.emit(memref.StoreOp.get(value, buffer, list(indices)))
+        self.emit(op_builders.store(value, buffer, list(indices)))
 
     def load_broadcast(self, buffer: SSAValue, target: Shape, indices: Indices) -> SSAValue:
         """Load the element of `buffer` that numpy-broadcasts to `target[indices]`."""
@@ -338,7 +338,9 @@ class KernelBuilder:
         saved = self._point
         ivs: list[SSAValue] = []
         for extent in extents:
-            for_op = loop.ForOp(self.index(0), self.index(extent), self.index(1))
+            for_op = op_builders.for_loop(
+                self.index(0), self.index(extent), self.index(1), loop.LoopKind.SERIAL
+            )
             self.emit(for_op)
             for_op.induction_var.name_hint = hint
             ivs.append(for_op.induction_var)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from xdsl.ir import Block, Operation, SSAValue
 
 from fusion_compiler.dialects.loop import ForOp, LoopKind, YieldOp
-from fusion_compiler.passes.schedule.op_builders import add_index, for_loop
+from fusion_compiler.dialects.loop.op_builders import add_index, for_loop
 
 
 @dataclass

@@ -144,7 +144,14 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, MemRefType, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
-from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop import (
+    AllocOp,
+    ForOp,
+    FuncOp,
+    LoopKind,
+    LoopKindAttr,
+    op_builders,
+)
 from fusion_compiler.dialects.loop.attributes import (
     PRIVATE_BUFFER_ATTR,
     ROLLED_LOOP_ATTR,
@@ -158,7 +165,6 @@ from fusion_compiler.passes.analysis.loop_access import (
     loop_range,
     trip_count,
 )
-from fusion_compiler.passes.schedule import op_builders
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_pack_match import PackedContraction
 from fusion_compiler.passes.schedule.contraction_tiles import Tile, steps_by_rows

@@ -1,4 +1,5 @@
-"""The ops the contraction schedules make by the thousand, made without the generic constructor.
+"""The loop-level ops made by the thousand (by legalize-ops' kernel builder and the contraction
+schedules), made without the generic constructor.
 
 An IRDL op's constructor (`IRDLOperation.__init__`) sorts its arguments into operand,
 result, property and region definitions and checks them against the op's definition: 18-40
@@ -8,6 +9,7 @@ us an op, most of the time it takes to make one. `Operation.create` takes them a
 default properties shared (attributes are immutable values): the same ops, the same IR.
 
 - `for_loop(lb, ub, step, kind)`: `ForOp(lb, ub, step, kind=kind)`;
+- `index_constant(value)`: `arith.ConstantOp(IntegerAttr(value, IndexType()))`;
 - `add_index(a, b)`: `arith.AddiOp(a, b)`;
 - `load(buffer, indices)`: `memref.LoadOp.get(buffer, indices)`;
 - `store(value, buffer, indices)`: `memref.StoreOp.get(value, buffer, indices)`.
@@ -18,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, Region, SSAValue
 
-from fusion_compiler.dialects.loop import ForOp, LoopKind, LoopKindAttr, YieldOp
+from fusion_compiler.dialects.loop.attributes import LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop.loops import ForOp, YieldOp
 
 _KINDS = {kind: LoopKindAttr(kind) for kind in LoopKind}
 _NO_OVERFLOW = arith.IntegerOverflowAttr("none")  # (AddiOp's default)
@@ -31,6 +34,16 @@ def for_loop(lb: SSAValue, ub: SSAValue, step: SSAValue, kind: LoopKind) -> ForO
     """`ForOp(lb, ub, step, kind=kind)`: a loop with an empty body."""
     body = Region(Block([YieldOp.create()], arg_types=[IndexType()]))
     return ForOp.create(operands=[lb, ub, step], properties={"kind": _KINDS[kind]}, regions=[body])
+
+
+_INDEX = IndexType()
+
+
+def index_constant(value: int) -> arith.ConstantOp:
+    """`arith.ConstantOp(IntegerAttr(value, IndexType()))`."""
+    return arith.ConstantOp.create(
+        result_types=[_INDEX], properties={"value": IntegerAttr(value, _INDEX)}
+    )
 
 
 def add_index(lhs: SSAValue, rhs: SSAValue) -> arith.AddiOp:

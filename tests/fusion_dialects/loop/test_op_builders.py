@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, MemRefType, f32
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, f32
 from xdsl.ir import Block, Operation
 
-from fusion_compiler.dialects.loop import ForOp, LoopKind
-from fusion_compiler.passes.schedule import op_builders
+from fusion_compiler.dialects.loop import ForOp, LoopKind, op_builders
 
 
 def _values():
@@ -34,6 +33,11 @@ def test_for_loop_is_the_constructors(kind):
 
 def test_add_load_store_are_the_constructors():
     _, (i, j, _, buffer, value) = _values()
+    for constant in (0, 7, -3):
+        _same(
+            op_builders.index_constant(constant),
+            arith.ConstantOp(IntegerAttr(constant, IndexType())),
+        )
     _same(op_builders.add_index(i, j), arith.AddiOp(i, j))
     _same(op_builders.load(buffer, [i, j]), memref.LoadOp.get(buffer, [i, j]))
     _same(op_builders.store(value, buffer, [i, j]), memref.StoreOp.get(value, buffer, [i, j]))
