@@ -20,7 +20,8 @@ fused kernels, and kernels no longer called are removed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -78,19 +79,37 @@ def _kernel_of(call: CallLoopOp) -> loop.FuncOp:
     return kernel
 
 
-def inline_kernel(kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp) -> None:
-    """Append a copy of `kernel`'s body to `fused`, its arguments bound to `buffers`."""
-    mapping: dict[SSAValue, SSAValue] = dict(zip(kernel.body.block.args, buffers, strict=True))
+def inline_kernel(
+    kernel: loop.FuncOp, buffers: list[SSAValue], fused: loop.FuncOp, move: bool = False
+) -> None:
+    """Append a copy of `kernel`'s body to `fused`, its arguments bound to `buffers`; with
+    `move`, the body itself (for a kernel nothing else calls: a copy costs as much as making
+    the ops anew, and the kernel is erased once fused)."""
     terminator = fused.body.block.last_op
     assert terminator is not None
-    for op in kernel.body.block.ops:
+    body = kernel.body.block
+    if move:
+        for arg, buffer in zip(body.args, buffers, strict=True):
+            for use in list(arg.uses):  # (not `replace_all_uses_with`: it moves name hints)
+                use.operation.operands[use.index] = buffer
+        for op in list(body.ops):
+            if not isinstance(op, loop.ReturnOp):
+                op.detach()
+                fused.body.block.insert_op_before(op, terminator)
+        return
+    mapping: dict[SSAValue, SSAValue] = dict(zip(body.args, buffers, strict=True))
+    for op in body.ops:
         if isinstance(op, loop.ReturnOp):
             continue
         fused.body.block.insert_op_before(op.clone(value_mapper=mapping), terminator)
 
 
-def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
-    """The `loop.func` that computes the primitive function `function`."""
+def build_fused_kernel(
+    function: func.FuncOp, called_once: Container[str] = frozenset()
+) -> loop.FuncOp:
+    """The `loop.func` that computes the primitive function `function`; the bodies of the
+    kernels in `called_once` (called by this function's call of them alone) are moved into it,
+    the others copied."""
     calls, ret = _member_calls(function)
     input_types = [tensor_buffer_type(t) for t in function.function_type.inputs.data]
     output_types = [tensor_buffer_type(t) for t in function.function_type.outputs.data]
@@ -118,7 +137,8 @@ def build_fused_kernel(function: func.FuncOp) -> loop.FuncOp:
             if result not in buffer_of:
                 buffer_of[result] = _local_buffer(fused, result)
         buffers = [buffer_of[v] for v in (*call.inputs, *call.outputs)]
-        inline_kernel(_kernel_of(call), buffers, fused)
+        callee = call.callee.string_value()
+        inline_kernel(_kernel_of(call), buffers, fused, move=callee in called_once)
     return fused
 
 
@@ -148,14 +168,18 @@ def _local_buffer(fused: loop.FuncOp, value: SSAValue) -> SSAValue:
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
 class FusePrimitiveFunction(RewritePattern):
-    """Replace a primitive `func.func` by the fused `loop.func` of the same name."""
+    """Replace a primitive `func.func` by the fused `loop.func` of the same name; the kernels
+    of `called_once` are moved into it rather than copied (`build_fused_kernel`)."""
+
+    called_once: Container[str] = frozenset()
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
         if not is_primitive(op):
             return
-        rewriter.replace(op, build_fused_kernel(op), [])
+        rewriter.replace(op, build_fused_kernel(op, self.called_once), [])
 
 
 class CallFusedKernel(RewritePattern):
@@ -205,7 +229,11 @@ class FuseTIRPass(ModulePass):
         require_legalized(op, "legalize-ops,annotate-pattern,fuse-ops")
         # Each pattern once over the graph's ops, in order: what xDSL's walker without
         # recursion does, less the thousands of kernel ops it would queue and skip.
-        _rewrite_each(op, FusePrimitiveFunction())
+        calls = Counter(
+            call.callee.string_value() for call in _graph_ops(op) if isinstance(call, CallLoopOp)
+        )
+        called_once = frozenset(name for name, count in calls.items() if count == 1)
+        _rewrite_each(op, FusePrimitiveFunction(called_once))
         _rewrite_each(op, CallFusedKernel())
         remove_unused_kernels(op)
 
