@@ -33,7 +33,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -290,6 +289,9 @@ class FuseOpsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_legalized(op, "legalize-ops,annotate-pattern")
         table = FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})
-        PatternRewriteWalker(
-            FuseFunction(self, table), apply_recursively=False, walk_regions_first=False
-        ).rewrite_module(op)
+        # Each top-level function once, in order (the functions it outlines are primitive,
+        # which it skips): what xDSL's walker without recursion does, less the thousands of
+        # kernel ops it would queue and skip (densenet121: 10,309 ops for 1 function).
+        pattern = FuseFunction(self, table)
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+            pattern.match_and_rewrite(function, PatternRewriter(function))
