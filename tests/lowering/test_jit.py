@@ -242,6 +242,18 @@ def test_expansion_kernels_are_vectorised_512_bits_wide(jit, elementwise, add_mo
     assert "prefer-vector-width" not in add_module.llvm_ir
 
 
+def test_an_avx512_target_gets_the_wide_vectors_attributes_on_any_host(lower, elementwise):
+    """The attributes `widen_vectors` gives (printed by `llvm_text`) reach LLVM whatever the
+    host: code generated, not run, for an AVX-512 CPU."""
+    target = CodegenTarget("skylake-avx512", "+avx,+avx2,+fma,+avx512f")
+    machine = target.machine()
+    kernel = elementwise("tanh", (4096,), 1, "%r = math.tanh %x0 : f32", inner_kind="vectorized")
+    optimised = optimized_llvm_module(lower(kernel), target, machine)
+    attributes = _function_attributes(str(optimised), "tanh")
+    assert '"prefer-vector-width"="512"' in attributes and "noinline" in attributes
+    assert re.search(r"\bvfmadd\w+ps\b[^\n]*%zmm", machine.emit_assembly(optimised))
+
+
 def test_expansions_mark_their_function(lower, elementwise):
     """Only a function holding an expansion is marked (not one calling libm, nor one without
     math)."""
