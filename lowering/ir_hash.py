@@ -90,6 +90,11 @@ class _StructuralHash:
         self.values: dict[SSAValue, int] = {}
         self.blocks: dict[Block, int] = {}
         self.parts: list[str] = []
+        self.texts: dict[int, tuple[Attribute, str]] = {}
+        """Each attribute object's text, by identity (an op's types and properties are mostly
+        objects it shares with other ops of the module: looked up by identity, not by the
+        attribute's hash, which xDSL recomputes through its parameters each time); the
+        attribute is held, so its identity is not reused while the hash runs."""
 
     def of(self, op: Operation) -> str:
         self._op(op)
@@ -108,10 +113,16 @@ class _StructuralHash:
         return f"^{number}"
 
     def _attribute(self, attribute: Attribute) -> str:
+        known = self.texts.get(id(attribute))
+        if known is not None:
+            return known[1]
         if isinstance(attribute, DenseIntOrFPElementsAttr):
             digest = hashlib.sha256(attribute.data.data).hexdigest()
-            return f"dense_sha256<{digest}>:{self._attribute(attribute.type)}"
-        return _attribute_text(attribute)
+            text = f"dense_sha256<{digest}>:{self._attribute(attribute.type)}"
+        else:
+            text = _attribute_text(attribute)
+        self.texts[id(attribute)] = (attribute, text)
+        return text
 
     def _entries(self, entries: dict[str, Attribute], constant: bool) -> str:
         items = []

@@ -191,12 +191,22 @@ def _dense_memrefs(text: str) -> list[Attribute] | None:
         return []
     types: list[Attribute] = []
     for part in text.split(", "):
-        match = _DENSE_MEMREF.fullmatch(part)
-        if match is None:
+        memref_type = _dense_memref(part)
+        if memref_type is None:
             return None
-        shape = [int(size) for size in match.group(1).split("x")[:-1]]
-        types.append(MemRefType(_ELEMENT_TYPES[match.group(2)], shape))
+        types.append(memref_type)
     return types
+
+
+@cache
+def _dense_memref(text: str) -> Attribute | None:
+    """The dense static memref type `text` spells, or None (made once per process: xDSL takes
+    50 us to make one, and a model's kernels share their buffer types)."""
+    match = _DENSE_MEMREF.fullmatch(text)
+    if match is None:
+        return None
+    shape = [int(size) for size in match.group(1).split("x")[:-1]]
+    return MemRefType(_ELEMENT_TYPES[match.group(2)], shape)
 
 
 @cache
