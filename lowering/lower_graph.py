@@ -53,7 +53,6 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -454,9 +453,11 @@ class LowerGraphPass(ModulePass):
         require_legalized(op, "the fusion pipeline (legalize-ops,...,fuse-tir)")
         lower_external_calls(op)
         never_launched = in_place_kernels(op)
-        PatternRewriteWalker(
-            LowerGraphFunction(op, self.profile), apply_recursively=False, walk_regions_first=False
-        ).rewrite_module(op)
+        # Each top-level function once, in order: what xDSL's walker without recursion does,
+        # less the kernels' ops it would queue and skip.
+        pattern = LowerGraphFunction(op, self.profile)
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+            pattern.match_and_rewrite(function, PatternRewriter(function))
         entries = [f for f in op.ops if BOUND_CONSTANTS_ATTR in f.attributes]
         called = {
             call.callee.string_value()
