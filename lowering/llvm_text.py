@@ -356,17 +356,17 @@ class _Printer:
     def result(self, op: Operation) -> str:
         return f"  {self.function.values[op.results[0]]} = "
 
-    def declare_intrinsic(self, name: str, result: str, arguments: Sequence[SSAValue]) -> None:
+    def declare_intrinsic(self, name: str, result: str, parameters: Sequence[str]) -> None:
+        """Declares the intrinsic `name` (parameter types as text) once per module."""
         if name not in self.intrinsics and name not in self.defined:
-            types = ", ".join(type_text(a.type) for a in arguments)
-            self.intrinsics[name] = f"declare {result} @{_quoted(name)}({types})"
+            self.intrinsics[name] = f"declare {result} @{_quoted(name)}({', '.join(parameters)})"
 
     def loop_metadata(self, properties: LoopProperties) -> str:
-        """The reference of a new distinct loop ID node holding `properties`."""
-        own = f"!{len(self.metadata)}"
-        self.metadata.append("")  # (its slot: the node is written once its properties are)
+        """The reference of a new distinct loop ID node (first operand: itself) holding
+        `properties`."""
         refs = [self.property_node(p) for p in properties]
-        self.metadata[int(own[1:])] = f"{own} = distinct !{{{', '.join([own, *refs])}}}"
+        own = f"!{len(self.metadata)}"
+        self.metadata.append(f"{own} = distinct !{{{', '.join([own, *refs])}}}")
         return own
 
     def property_node(self, property_: LoopProperty) -> str:
@@ -392,12 +392,18 @@ class _Printer:
 def _block_labels(blocks: Sequence[Block]) -> dict[Block, str]:
     """Each block's name hint, made unique in its function (`loop_header`, `loop_header.1`)."""
     labels: dict[Block, str] = {}
-    used: dict[str, int] = {}
+    taken: set[str] = set()
+    repeats: dict[str, int] = {}
     for block in blocks:
         hint = block.name_hint or "block"
-        seen = used.get(hint)
-        used[hint] = 0 if seen is None else seen + 1
-        labels[block] = _quoted(hint if seen is None else f"{hint}.{seen + 1}")
+        repeat = repeats.get(hint, 0)
+        label = f"{hint}.{repeat}" if repeat else hint
+        while label in taken:  # (a hint that is another's label with its suffix)
+            repeat += 1
+            label = f"{hint}.{repeat}"
+        repeats[hint] = repeat + 1
+        taken.add(label)
+        labels[block] = _quoted(label)
     return labels
 
 
@@ -503,12 +509,11 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
         raise LLVMTextError("indirect llvm.call is not translated")
     returned = op.returned
     result = type_text(returned.type) if returned is not None else "void"
-    words = []
-    if returned is not None and isinstance(
+    float_result = returned is not None and isinstance(
         returned.type.element_type if isinstance(returned.type, VectorType) else returned.type,
         Float16Type | Float32Type | Float64Type,
-    ):
-        words = [f.value for f in op.fastmathFlags.data]
+    )
+    fast_math = _fast_math(op) if float_result else ""  # (as xDSL: on float results only)
     callee_type = op.var_callee_type  # (a variadic callee's type is spelled out)
     if callee_type is not None:
         assert isinstance(callee_type, llvm.LLVMFunctionType)
@@ -517,7 +522,7 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
     tail = "tail " if op.TailCallKind.data != "none" else ""
     arguments = ", ".join(p.typed(a) for a in op.args)
     callee = "@" + _quoted(op.callee.string_value())
-    text = f"{tail}call{_flags(words)} {op.CConv.cconv_name} {result} {callee}({arguments})"
+    text = f"{tail}call{fast_math} {op.CConv.cconv_name} {result} {callee}({arguments})"
     return (p.result(op) if returned is not None else "  ") + text
 
 
@@ -526,7 +531,7 @@ def _call_intrinsic(p: _Printer, op: llvm.CallIntrinsicOp) -> str:
         raise LLVMTextError("llvm.call_intrinsic with operand bundles is not translated")
     name = op.intrin.data
     result = type_text(op.ress.type) if op.ress is not None else "void"
-    p.declare_intrinsic(name, result, op.args)
+    p.declare_intrinsic(name, result, [type_text(a.type) for a in op.args])
     arguments = ", ".join(p.typed(a) for a in op.args)
     text = f"call{_fast_math(op)} {result} @{_quoted(name)}({arguments})"
     return (p.result(op) if op.ress is not None else "  ") + text
@@ -562,7 +567,7 @@ def _intrinsic_call(
     result, if any, is `op`'s."""
     mangled = ".".join([name, *(intrinsic_suffix(t) for t in overloads)])
     result = type_text(op.results[0].type) if op.results else "void"
-    p.declare_intrinsic(mangled, result, arguments)
+    p.declare_intrinsic(mangled, result, [type_text(a.type) for a in arguments])
     values = ", ".join(p.typed(a) for a in arguments)
     text = f"call{_fast_math(op)} {result} @{_quoted(mangled)}({values})"
     return (p.result(op) if op.results else "  ") + text
@@ -585,8 +590,7 @@ def _fma(p: _Printer, op: llvm.FMAOp) -> str:
 def _masked_store(p: _Printer, op: llvm.MaskedStoreOp) -> str:
     name = f"llvm.masked.store.{intrinsic_suffix(op.value.type)}.{intrinsic_suffix(op.data.type)}"
     types = [type_text(op.value.type), type_text(op.data.type), "i32", type_text(op.mask.type)]
-    if name not in p.intrinsics:
-        p.intrinsics[name] = f"declare void @{_quoted(name)}({', '.join(types)})"
+    p.declare_intrinsic(name, "void", types)
     alignment = f"i32 {op.alignment.value.data}"
     values = ", ".join([p.typed(op.value), p.typed(op.data), alignment, p.typed(op.mask)])
     return f"  call void @{_quoted(name)}({values})"
@@ -704,11 +708,6 @@ _HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
             (llvm.FCosOp, "llvm.cos"),
             (llvm.FCeilOp, "llvm.ceil"),
             (llvm.FFloorOp, "llvm.floor"),
-        )
-    },
-    **{
-        cls: _overloaded(name)
-        for cls, name in (
             (llvm.FPowOp, "llvm.pow"),
             (llvm.VectorFMaxOp, "llvm.maxnum"),
             (llvm.VectorFMinOp, "llvm.minnum"),

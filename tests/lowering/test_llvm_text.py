@@ -113,10 +113,19 @@ def test_loop_metadata_sits_on_the_back_edges_given(module):
     properties = (("llvm.loop.unroll.disable",), ("llvm.loop.vectorize.width", 8))
     text = module_text(module, loop_properties={back_edge: properties})
     _parsed(text)
-    assert 'br label %"loop", !llvm.loop !0' in text
-    assert "!0 = distinct !{!0, !1, !2}" in text
-    assert '!1 = !{!"llvm.loop.unroll.disable"}' in text
-    assert '!2 = !{!"llvm.loop.vectorize.width", i32 8}' in text
+    assert 'br label %"loop", !llvm.loop !2' in text
+    assert "!2 = distinct !{!2, !0, !1}" in text
+    assert '!0 = !{!"llvm.loop.unroll.disable"}' in text
+    assert '!1 = !{!"llvm.loop.vectorize.width", i32 8}' in text
+
+
+def test_block_labels_are_unique_whatever_the_hints():
+    from fusion_compiler.lowering.llvm_text import _block_labels
+
+    blocks = [Block() for _ in range(4)]
+    for block, hint in zip(blocks, ["loop", "loop", "loop.1", None], strict=True):
+        block.name_hint = hint
+    assert list(_block_labels(blocks).values()) == ['"loop"', '"loop.1"', '"loop.1.1"', '"block"']
 
 
 def test_the_text_is_the_same_in_every_run(module, ctx):
