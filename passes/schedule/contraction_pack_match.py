@@ -53,6 +53,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     same_subscripts,
 )
 from fusion_compiler.passes.schedule.contraction_match import Nest, is_pure, match_nest
+from fusion_compiler.passes.schedule.contraction_tiles import CACHE_LINE_BYTES
 
 
 class StridedBroadcast(NamedTuple):
@@ -60,10 +61,33 @@ class StridedBroadcast(NamedTuple):
     (`PackedContraction.strided_broadcast`)."""
 
     lines: int
-    """The cache lines one register tile's broadcasts read over the whole reduction."""
+    """The runs of steps one register tile's broadcasts read over the whole reduction, a
+    cache line each as the tile model counts them (one row of the tile's)."""
     steps_per_line: int
     buffer_bytes: int
     """The size of the buffer they read."""
+    row_stride: int | None = None
+    """Elements between the reads of consecutive rows of a tile (a convolution's stride
+    along the output row), when the rows are one loop and their reads one known stride
+    apart; else None."""
+    run_pitch: int = 0
+    """Elements between the first reads of consecutive runs of steps (a row of the input
+    apart, for a window's `kh`; a channel plane, for a 1x1 convolution's `c`)."""
+    element_bytes: int = 4
+
+    def tile_lines(self, rows: int) -> int:
+        """The cache lines a tile of `rows` rows reads over the whole reduction: `lines` (one
+        per run of steps) where runs may share lines or the rows' stride is not known;
+        where the runs are a line or more apart, each run's span, from its first row's
+        first element to its last row's last one (`(rows - 1) * row_stride +
+        steps_per_line` elements), touches `1 + (span - element) / line` lines on average
+        over its alignments: 5 rows at stride 2 under a 5-wide window span 52 bytes, 1.75
+        lines."""
+        if self.row_stride is None or self.run_pitch * self.element_bytes < CACHE_LINE_BYTES:
+            return self.lines
+        span = ((rows - 1) * self.row_stride + self.steps_per_line) * self.element_bytes
+        per_run = 1 + (span - self.element_bytes) / CACHE_LINE_BYTES
+        return math.ceil(self.lines * per_run)
 
 
 @dataclass(frozen=True)
@@ -215,9 +239,16 @@ class PackedContraction:
             run = _extent(reduction[-1]) if strides[-1] == 1 else 1
             buffer_type = access.memref.type
             assert isinstance(buffer_type, MemRefType)
-            size = buffer_type.element_type.size * math.prod(buffer_type.get_shape())
+            element = buffer_type.element_type.size
+            size = element * math.prod(buffer_type.get_shape())
+            row_stride = None
+            if self.rows_outer is None:
+                row_stride = element_stride(access, self.rows.induction_var)
+            pitch = strides[-2] if run > 1 and len(strides) > 1 else strides[-1]
             if found is None or steps // run > found.lines:
-                found = StridedBroadcast(steps // run, run, size)
+                found = StridedBroadcast(
+                    steps // run, run, size, row_stride, abs(pitch or 0), element
+                )
         return found
 
     @property

@@ -475,7 +475,8 @@ def reduction_block(host: HostModel, match: PackedContraction, tile: Tile) -> in
     """Iterations of the first reduction loop per block of the reduction (None: one block).
     The row tiles of a column tile read its whole panel in turn, each between its strided
     broadcasts (`PackedContraction.strided_broadcast`: lines of a channel plane each). Where
-    one tile's broadcast lines overflow L1 (`broadcasts_overflow_l1`) and the panel fills
+    one tile's broadcast lines (`StridedBroadcast.tile_lines`: the lines its rows' reads
+    span) overflow L1 (`broadcasts_overflow_l1`) and the panel fills
     more than `REDUCTION_BLOCK_L2_SHARE` of L2, the panel comes back from L3 at every row
     tile. The reduction is then split in blocks of its first loop (a convolution's input
     channels) whose panel fits that share, and the row tiles run over each block in turn,
@@ -489,11 +490,16 @@ def reduction_block(host: HostModel, match: PackedContraction, tile: Tile) -> in
     1.25-1.33x faster (onnxruntime / ours 0.69-0.71 -> 0.89-0.93), 256x14x14 -> 256 stride 2
     1.05-1.11x (0.84-0.90 -> 0.91-0.95, four runs), the other layers blocked (3x3 of 192 to
     512 channels) 0.96-1.00x the time. The 3x3 layers of 128 to 160 channels, whose broadcasts
-    fit L1, ran 0.99-1.04x the time blocked: they are not."""
+    fit L1, ran 0.99-1.04x the time blocked: they are not. Counting the lines a tile's rows
+    span rather than one per run of steps blocks one more layer there: zfnet512's conv5x5
+    96x54x54 -> 256 stride 2 (5 rows of stride 2 span 1.75 lines per run: 840 lines, not
+    480), in blocks of 48 channels, 1.06-1.09x faster (three paired runs in one process)."""
     if host.strided_broadcast_cycles == 0 or match.packs_broadcasts:
         return None
     strided = match.strided_broadcast
-    if strided is None or match.flat_reduction or not broadcasts_overflow_l1(host, strided.lines):
+    if strided is None or match.flat_reduction:
+        return None
+    if not broadcasts_overflow_l1(host, strided.tile_lines(tile.rows)):
         return None
     panel = _iterations(match.nest.reduction) * tile.cols * F32_BYTES
     blocks = math.ceil(panel / (host.l2_bytes * REDUCTION_BLOCK_L2_SHARE))

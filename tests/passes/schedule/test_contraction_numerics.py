@@ -319,6 +319,39 @@ def test_a_reduction_whose_panel_outgrows_l2_is_blocked(l2_kib, block, monkeypat
     np.testing.assert_array_equal(actual, expected)
 
 
+@pytest.mark.parametrize(("l1_bytes", "block"), [(4608, None), (3072, 2)])
+def test_the_lines_a_tiles_rows_span_decide_the_blocking(l1_bytes, block, monkeypatch):
+    """conv5x5 8x20x20 -> 16 stride 2 of constant weights on AVX2 host models of 16 KiB of
+    L2: the weights are the panel, a row of 10 output pixels the rows, in 5 x 2-vector
+    tiles. Each of the 40 runs of 5 steps (`c`, `kh`) of a tile reads 5 rows 2 apart under a
+    5-wide window, 13 elements: 1.75 lines on average, 70 in all
+    (`StridedBroadcast.tile_lines`). With 48 lines of L1 they overflow it, which one line per
+    run (40) would not, and the panel (200 steps x 16 columns, past a quarter of L2) is read
+    in blocks of 2 channels; with 72 lines, one block. The same bits as unscheduled either
+    way. (zfnet512's conv5x5 96x54x54 -> 256 stride 2 ran 1.06-1.09x faster blocked on a
+    Zen 3.)"""
+    from fusion_compiler.passes.schedule import contraction_schedule
+    from fusion_compiler.passes.schedule.contraction_tiles import HostModel
+
+    blocks = []
+    choose = contraction_schedule.reduction_block
+
+    def spy(host, match, tile):
+        blocks.append((choose(host, match, tile), match.strided_broadcast.tile_lines(tile.rows)))
+        return blocks[-1][0]
+
+    host = HostModel(vector_width=8, registers=16, l1_bytes=l1_bytes, l2_bytes=16 * 1024)
+    monkeypatch.setattr(contraction_schedule, "host_model", lambda: host)
+    monkeypatch.setattr(contraction_schedule, "reduction_block", spy)
+    name = "conv5x5_s2_weights_rows"
+    text = _conv_of_weights((8, 20, 20), 16, window=5, stride=2)
+    inputs = _inputs(text, name)
+    (expected,) = _run(text, name, None, inputs)
+    (actual,) = _run(text, name, PIPELINES["default"], inputs)
+    assert blocks == [(block, 70)]
+    np.testing.assert_array_equal(actual, expected)
+
+
 def test_the_strided_broadcasts_of_a_deep_small_plane_are_packed(monkeypatch):
     """conv1x1 512x7x7 -> 64 of constant weights on a Zen 3 host model: the weights are the
     panel and the 49 pixels the rows, whose broadcasts read a new line of the input at each
