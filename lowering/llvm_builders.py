@@ -51,8 +51,15 @@ def converted(value: SSAValue, target_type: Attribute) -> tuple[list[Operation],
         source = owner.inputs[0]
         if source.type == target_type:
             return [], source
-    cast_op = UnrealizedConversionCastOp.create(operands=[value], result_types=[target_type])
+    cast_op = conversion_cast(value, target_type)
     return [cast_op], cast_op.results[0]
+
+
+def conversion_cast(value: SSAValue, target_type: Attribute) -> UnrealizedConversionCastOp:
+    """`builtin.unrealized_conversion_cast %value : ... to target_type`, made without xDSL's
+    generic builder (`UnrealizedConversionCastOp.get` checks its operands against the op's
+    definition: four times the cost, and the lowering makes thousands of casts)."""
+    return UnrealizedConversionCastOp.create(operands=[value], result_types=[target_type])
 
 
 def reconcile_casts(module: Operation) -> None:

@@ -37,7 +37,6 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     MemRefType,
     UnitAttr,
-    UnrealizedConversionCastOp,
     i64,
 )
 from xdsl.ir import Block
@@ -52,6 +51,7 @@ from fusion_compiler.lowering.llvm_builders import (
     branch,
     call,
     conditional_branch,
+    conversion_cast,
     icmp,
 )
 from fusion_compiler.lowering.llvm_types import POINTER, memory_type
@@ -83,7 +83,7 @@ class LowerFuncPattern(RewritePattern):
             buffer_type = arg.type
             new_arg = rewriter.replace_value_with_new_type(arg, pointer)
             # Ops not converted yet still see a memref; the casts are reconciled at the end.
-            cast = UnrealizedConversionCastOp.get([new_arg], [buffer_type])
+            cast = conversion_cast(new_arg, buffer_type)
             rewriter.insert(cast, InsertPoint.at_start(entry))
             rewriter.replace_uses_with_if(
                 new_arg, cast.results[0], lambda use, c=cast: use.operation is not c
@@ -115,7 +115,7 @@ class LowerCallPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.CallOp, rewriter: PatternRewriter, /) -> None:
         pointer = POINTER
-        casts = [UnrealizedConversionCastOp.get([buffer], [pointer]) for buffer in op.buffers]
+        casts = [conversion_cast(buffer, pointer) for buffer in op.buffers]
         launch = call(op.callee, [cast.results[0] for cast in casts])
         rewriter.replace(op, [*casts, launch], [])
 
@@ -125,7 +125,7 @@ class LowerViewPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ViewOp, rewriter: PatternRewriter, /) -> None:
-        pointer = UnrealizedConversionCastOp.get([op.source], [POINTER])
+        pointer = conversion_cast(op.source, POINTER)
         ops: list = [pointer]
         address = pointer.results[0]
         if op.element_offset:
@@ -134,7 +134,7 @@ class LowerViewPattern(RewritePattern):
             gep = llvm.GEPOp(address, [op.element_offset], element, inbounds=True)
             ops.append(gep)
             address = gep.result
-        view = UnrealizedConversionCastOp.get([address], [op.result.type])
+        view = conversion_cast(address, op.result.type)
         rewriter.replace(op, [*ops, view], [view.results[0]])
 
 

@@ -57,7 +57,6 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     MemRefType,
-    UnrealizedConversionCastOp,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -75,6 +74,7 @@ from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
 from fusion_compiler.lowering.llvm_builders import (
     call_function,
     constant,
+    conversion_cast,
     converted,
     element_pointer,
     load,
@@ -346,7 +346,7 @@ class LowerAllocPattern(RewritePattern):
             ops, pointer = _stack_buffer(count, buffer_type)
         else:
             ops, pointer = self._heap_buffer(rewriter, kernel, size)
-        cast = UnrealizedConversionCastOp.get([pointer], [buffer_type])
+        cast = conversion_cast(pointer, buffer_type)
         rewriter.insert([*ops, cast], InsertPoint.at_start(entry))
         rewriter.replace(op, [], [cast.results[0]])
 

@@ -75,6 +75,7 @@ from fusion_compiler.lowering.llvm_builders import (
     call,
     call_function,
     constant,
+    conversion_cast,
     enclosing_module,
     load,
     offset_pointer,
@@ -269,7 +270,7 @@ def _buffer_arguments(
         arg.name_hint = _name_hint(value)
         mapping[value] = arg
         if isinstance(value.type, MemRefType):
-            cast = UnrealizedConversionCastOp.get([arg], [value.type])
+            cast = conversion_cast(arg, value.type)
             casts.append(cast)
             mapping[value] = cast.results[0]
     return casts, mapping
@@ -365,7 +366,7 @@ def _pack(context: SSAValue, slots: Sequence[SSAValue]) -> list[Operation]:
     for index, value in enumerate(slots):
         stored = value
         if isinstance(value.type, MemRefType):
-            cast = UnrealizedConversionCastOp.get([value], [POINTER])
+            cast = conversion_cast(value, POINTER)
             ops.append(cast)
             stored = cast.results[0]
         address = _slot(context, index, value.type)

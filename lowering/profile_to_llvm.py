@@ -21,14 +21,18 @@ from __future__ import annotations
 import time
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerAttr, SymbolRefAttr, UnrealizedConversionCastOp, i32, i64
+from xdsl.dialects.builtin import IntegerAttr, SymbolRefAttr, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.lowering.llvm_builders import declare_function, enclosing_module
+from fusion_compiler.lowering.llvm_builders import (
+    conversion_cast,
+    declare_function,
+    enclosing_module,
+)
 from fusion_compiler.lowering.llvm_types import POINTER
 from fusion_compiler.lowering.profiling import (
     CALLS,
@@ -130,7 +134,7 @@ class LowerProfiledCallPattern(RewritePattern):
         _define_clock(rewriter, op)
         start = llvm.CallOp(CLOCK_FUNCTION, return_type=i64)
         pointer = POINTER
-        casts = [UnrealizedConversionCastOp.get([buffer], [pointer]) for buffer in op.buffers]
+        casts = [conversion_cast(buffer, pointer) for buffer in op.buffers]
         call = llvm.CallOp(op.callee, *(cast.results[0] for cast in casts))
         end = llvm.CallOp(CLOCK_FUNCTION, return_type=i64)
         counters = _Counters(symbol)

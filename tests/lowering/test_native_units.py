@@ -108,6 +108,16 @@ def test_workers_make_the_same_code_as_this_process(monkeypatch):
     np.testing.assert_allclose(out, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
 
 
+def test_workers_take_units_when_their_work_pays_for_the_fork():
+    """An op edit's new kernel (171 ops) and entry unit (435): two workers split them; two
+    small units, or a single unit, stay in this process (the fork would cost more than the
+    workers take from it)."""
+    assert native_units.worth_workers([171, 435])
+    assert not native_units.worth_workers([150, 120])
+    assert not native_units.worth_workers([5000])
+    assert not native_units.worth_workers([])
+
+
 def test_linked_units_run_the_model(monkeypatch):
     monkeypatch.setattr(native_units, "PARALLEL_MIN_OPS", 0)
     monkeypatch.setenv(native_units.JOBS_VARIABLE, "2")
