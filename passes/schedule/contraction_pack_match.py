@@ -244,6 +244,7 @@ class PackedContraction:
             row_stride = None
             if self.rows_outer is None:
                 row_stride = element_stride(access, self.rows.induction_var)
+                row_stride = None if row_stride is None else abs(row_stride)
             pitch = strides[-2] if run > 1 and len(strides) > 1 else strides[-1]
             if found is None or steps // run > found.lines:
                 found = StridedBroadcast(
