@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
@@ -52,6 +52,7 @@ from fusion_compiler.lowering.llvm_builders import (
     call,
     conditional_branch,
     conversion_cast,
+    converted,
     icmp,
 )
 from fusion_compiler.lowering.llvm_types import POINTER, memory_type
@@ -114,9 +115,13 @@ class LowerCallPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.CallOp, rewriter: PatternRewriter, /) -> None:
-        pointer = POINTER
-        casts = [conversion_cast(buffer, pointer) for buffer in op.buffers]
-        launch = call(op.callee, [cast.results[0] for cast in casts])
+        casts: list[Operation] = []
+        pointers = []
+        for buffer in op.buffers:  # (a lowered buffer's pointer, no cast of its cast)
+            cast_ops, pointer = converted(buffer, POINTER)
+            casts += cast_ops
+            pointers.append(pointer)
+        launch = call(op.callee, pointers)
         rewriter.replace(op, [*casts, launch], [])
 
 
@@ -125,9 +130,7 @@ class LowerViewPattern(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: loop.ViewOp, rewriter: PatternRewriter, /) -> None:
-        pointer = conversion_cast(op.source, POINTER)
-        ops: list = [pointer]
-        address = pointer.results[0]
+        ops, address = converted(op.source, POINTER)
         if op.element_offset:
             assert isinstance(op.result.type, MemRefType)
             element = memory_type(op.result.type.element_type)
