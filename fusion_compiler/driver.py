@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from pathlib import Path
@@ -378,7 +379,8 @@ def compile_native(
 ) -> NativeCode:
     """Native code for `module` (graph level; left unchanged) compiled with `pipeline`, from the
     on-disk compile cache when it holds it; `instruments` run around each pass when the
-    module is compiled; the seconds of the LLVM stages are appended to `timings` when given.
+    module is compiled; the seconds of the stages that are not passes (`compile_cache.
+    compile_native`'s) are appended to `timings` when given.
     `profile` makes a profiling build (every kernel launch timed), cached apart.
     `CompiledModel.of` binds the constants of `module` to the code, so `pipeline` must keep
     them: `compile_module` runs the `GRAPH_PASSES` a pipeline starts with before this."""
@@ -438,7 +440,9 @@ def compile_module(
     native code (`compile_native`): a model whose graph-level functions take numpy arrays.
     A module with dynamic dimensions (or shape computations) gives a `SpecializingModel`,
     which specialises and compiles it on the shapes of each new set of arguments.
-    The seconds of the LLVM stages are appended to `timings` when given. With `profile`, a
+    The seconds of the stages that are not passes are appended to `timings` when given
+    (`verify`: of the input; `compile_native`'s; `bind-constants`: the load entry packing
+    the weights; `file-cache-store`). With `profile`, a
     profiling build, whose `CompiledModel.profile` times every kernel launch. `source`, when
     `module` is the parse of an IR file as it is (`read_source`), lets the cache load the
     model by the file's text (`file_cache`) and keep it so."""
@@ -468,7 +472,9 @@ def _compile_and_keep(
     from fusion_compiler.specializing import SpecializingModel
 
     file_pipeline = cache_pipeline(pipeline, profile)
+    start = time.perf_counter()
     verify_module(module)
+    start = _lap(timings, "verify", start)
     if is_dynamic_module(module):  # compiled per set of argument shapes, when called
         return SpecializingModel(module, pipeline, cache=cache, profile=profile)
     graph_passes, pipeline = split_graph_passes(pipeline)
@@ -480,10 +486,21 @@ def _compile_and_keep(
     native = compile_native(
         module, pipeline, cache=cache, instruments=instruments, timings=timings, profile=profile
     )
+    start = time.perf_counter()
     model = CompiledModel.of(module, native)
+    start = _lap(timings, "bind-constants", start)
     if cache and source is not None:
         file_cache.store(source, file_pipeline, model)
+        _lap(timings, "file-cache-store", start)
     return model
+
+
+def _lap(timings: StageTimings | None, stage: str, start: float) -> float:
+    """Appends the seconds since `start` to `timings` as `stage` (when given); returns now."""
+    now = time.perf_counter()
+    if timings is not None:
+        timings.append((stage, now - start))
+    return now
 
 
 def compile_file(

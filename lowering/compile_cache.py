@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -255,7 +256,10 @@ def compile_native(
     """Native code for `module` compiled with `pipeline` (from the cache when possible); the
     driver (`fusion_compiler.driver`) passes the two lowering steps, run on a miss, and the
     pipeline of the second (`unit_pipeline`, part of each unit's key); the seconds of the
-    stages after lower-graph are appended to `timings` when given.
+    stages that are not passes are appended to `timings` when given: the schedule workers',
+    `schedule-memo` (its replay and capture), `split-units`, `cache-load` (the units the
+    cache holds), each unit's stages (`native_units.compile_units`), `cache-store` and `link`
+    (the units into one engine).
 
     Three levels: the graph-level module (a hit skips everything); then, when `pipeline`
     ends with `schedule` (schedule-kernels and its options), each kernel as fuse-tir made it
@@ -327,19 +331,25 @@ class Compile:
         lowered, kernels = self.lower_to_entries(memo)
         if workers is not None:
             timings += workers.timings
+        if memo is not None:
+            timings.append(("schedule-memo", memo.seconds))
         ahead = {} if workers is None else workers.units
+        clock = time.perf_counter()
         bindings = entry_bindings(lowered)
         units, digests, by_name = name_by_content(split_units(lowered), module_hash)
+        timings.append(("split-units", time.perf_counter() - clock))
         keys = [
             key_of_hash(d, self.unit_pipeline) if directory is not None else "" for d in digests
         ]
         compiled = [ahead.get(d) for d in digests]
         fresh = [index for index, unit in enumerate(compiled) if unit is not None]
         if directory is not None:
+            clock = time.perf_counter()
             compiled = [
                 _load_unit(directory, k) if u is None else u
                 for u, k in zip(compiled, keys, strict=True)
             ]
+            timings.append(("cache-load", time.perf_counter() - clock))
         pending = [index for index, unit in enumerate(compiled) if unit is None]
         if any(is_stub(units[index]) for index in pending):
             raise MemoMiss()
@@ -350,6 +360,7 @@ class Compile:
         for index, unit in zip(pending, made, strict=True):
             compiled[index] = unit
         if directory is not None:
+            clock = time.perf_counter()
             for index in (*fresh, *pending):
                 _store(directory, keys[index], _unit_bytes(compiled[index]))  # type: ignore[arg-type]
             _store(directory, self.key, _model_bytes(kernels, bindings, keys))
@@ -360,8 +371,11 @@ class Compile:
                         key_of_hash(memo_key, MEMO_PIPELINE),
                         _entry_bytes(record.data(), b"", b""),
                     )
+            timings.append(("cache-store", time.perf_counter() - clock))
+        clock = time.perf_counter()
         done = [unit for unit in compiled if unit is not None]
         jit = JitModule(done, host_target_machine())
+        timings.append(("link", time.perf_counter() - clock))
         return NativeCode(
             jit, kernels, from_cache=not (fresh or pending), bindings=bindings, key=self.key
         )

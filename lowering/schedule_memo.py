@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -243,6 +244,8 @@ class ScheduleMemo:
     has_unit: Callable[[str], bool]
     ahead: ScheduleAhead | None = None
     replayed: int = 0
+    seconds: float = 0.0
+    """The time `replay` and `capture` took, less `ahead`'s (which times itself)."""
     learned: dict[str, Record] = field(default_factory=dict)
     """The records `ahead` made in this compile, by memo key."""
     _pending: dict[str, _Pending] = field(default_factory=dict)
@@ -256,6 +259,7 @@ class ScheduleMemo:
         """Replaces every kernel of `module` that has a usable record by its stub (and its
         launches as prepack-weights would have left them); then, with `ahead`, every kernel
         it scheduled; remembers the others."""
+        start = time.perf_counter()
         launches = kernel_launches(module)  # type: ignore[arg-type]
         never_launched = in_place_kernels(module)  # type: ignore[arg-type]
         taken = {k.sym_name.data for k in _kernels(module)}
@@ -274,7 +278,9 @@ class ScheduleMemo:
                 unknown.append((kernel, calls, key))
         made = {}
         if self.ahead is not None and unknown:
+            self.seconds += time.perf_counter() - start
             made = self.ahead(module, [kernel.sym_name.data for kernel, _, _ in unknown])
+            start = time.perf_counter()
         for kernel, calls, key in unknown:
             record = made.get(kernel.sym_name.data)
             if record is not None:
@@ -282,6 +288,7 @@ class ScheduleMemo:
                 self._stub(module, kernel, record, calls, taken, packing_stubs)
             else:
                 self._pending[kernel.sym_name.data] = _Pending(key, list(calls[0].inputs))
+        self.seconds += time.perf_counter() - start
 
     def _stub(self, module, kernel, record: Record, calls, taken, packing_stubs) -> None:
         name = kernel.sym_name.data
@@ -321,6 +328,7 @@ class ScheduleMemo:
     def capture(self, module: Operation) -> None:
         """Notes, for each kernel scheduled in this compile, its type, its packing kernels and
         its inputs (before lower-graph turns the launches into entry code)."""
+        start = time.perf_counter()
         launches = kernel_launches(module)  # type: ignore[arg-type]
         kernels = {k.sym_name.data: k for k in _kernels(module)}
         for name, pending in self._pending.items():
@@ -334,6 +342,7 @@ class ScheduleMemo:
             mapped = _map_inputs(pending.operands, list(calls[0].inputs), kernels)
             if mapped is not None:
                 self._scheduled[name] = (str(kernels[name].function_type), *mapped)
+        self.seconds += time.perf_counter() - start
 
     # --- after name_by_content: the records ---
 

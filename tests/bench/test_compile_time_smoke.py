@@ -41,12 +41,17 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     cold = run_worker(model, cache, skip_import=False)
     stages = [name for name, _ in cold["stages"]]
     assert stages[:4] == ["import", "parse", "fold-constants", "legalize-ops"]
-    assert stages[-4:] == [
+    compiled = stages[stages.index("convert-loop-to-llvm") :]
+    assert compiled[:4] == [
         "convert-loop-to-llvm",
         "llvm-translate",
         "llvm-optimize",
         "llvm-codegen",
     ]
+    # what a compile does besides its passes and units: each step of an op edit accounted for
+    for stage in ("verify", "split-units", "cache-load", "cache-store", "link", "bind-constants"):
+        assert stage in stages
+    assert stages[-2:] == ["bind-constants", "file-cache-store"]
     assert not cold["from_cache"] and cold["peak_mb"] > 0
     assert cold["cache_mb"] > 0  # (the units, the model entry, the file entry)
     assert (tmp_path / "tiny.weights").exists()  # the conv weights left the IR text
