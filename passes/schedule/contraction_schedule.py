@@ -493,7 +493,7 @@ def reduction_block(host: HostModel, match: PackedContraction, tile: Tile) -> in
     fit L1, ran 0.99-1.04x the time blocked: they are not. Counting the lines a tile's rows
     span rather than one per run of steps blocks one more layer there: zfnet512's conv5x5
     96x54x54 -> 256 stride 2 (5 rows of stride 2 span 1.75 lines per run: 840 lines, not
-    480), in blocks of 48 channels, 1.06-1.09x faster (three paired runs in one process)."""
+    480), in blocks of 48 channels, 1.06-1.09x faster (two paired runs in one process)."""
     if host.strided_broadcast_cycles == 0 or match.packs_broadcasts:
         return None
     strided = match.strided_broadcast
