@@ -529,12 +529,7 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
 def _call_intrinsic(p: _Printer, op: llvm.CallIntrinsicOp) -> str:
     if op.op_bundle_operands or op.op_bundle_sizes:
         raise LLVMTextError("llvm.call_intrinsic with operand bundles is not translated")
-    name = op.intrin.data
-    result = type_text(op.ress.type) if op.ress is not None else "void"
-    p.declare_intrinsic(name, result, [type_text(a.type) for a in op.args])
-    arguments = ", ".join(p.typed(a) for a in op.args)
-    text = f"call{_fast_math(op)} {result} @{_quoted(name)}({arguments})"
-    return (p.result(op) if op.ress is not None else "  ") + text
+    return _intrinsic_call(p, op, op.intrin.data, op.args)
 
 
 def intrinsic_suffix(type_: Attribute) -> str:
@@ -561,10 +556,10 @@ def _intrinsic_call(
     op: Operation,
     name: str,
     arguments: Sequence[SSAValue],
-    overloads: Sequence[Attribute],
+    overloads: Sequence[Attribute] = (),
 ) -> str:
-    """A call of the intrinsic `name` mangled by `overloads`, declared once per module; its
-    result, if any, is `op`'s."""
+    """A call of the intrinsic `name` mangled by `overloads` (none: `name` is mangled
+    already), declared once per module; its result, if any, is `op`'s."""
     mangled = ".".join([name, *(intrinsic_suffix(t) for t in overloads)])
     result = type_text(op.results[0].type) if op.results else "void"
     p.declare_intrinsic(mangled, result, [type_text(a.type) for a in arguments])
@@ -737,10 +732,7 @@ _HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
     llvm.BrOp: _br,
     llvm.CondBrOp: _cond_br,
     llvm.UnreachableOp: _unreachable,
-    llvm.ConstantOp: _inline,
-    llvm.AddressOfOp: _inline,
-    llvm.ZeroOp: _inline,
-    llvm.UndefOp: _inline,
+    **{cls: _inline for cls in _INLINE},
 }
 
 

@@ -68,6 +68,7 @@ from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.in_place import InPlaceConcats, in_place_concats
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 from fusion_compiler.lowering.profiling import instrument_entry
+from fusion_compiler.passes.analysis.ir_walk import rewrite_functions
 
 BOUND_CONSTANTS_ATTR = "loop.bound_constants"
 """On a lowered entry: how many of its trailing inputs are bound constants."""
@@ -453,11 +454,7 @@ class LowerGraphPass(ModulePass):
         require_legalized(op, "the fusion pipeline (legalize-ops,...,fuse-tir)")
         lower_external_calls(op)
         never_launched = in_place_kernels(op)
-        # Each top-level function once, in order: what xDSL's walker without recursion does,
-        # less the kernels' ops it would queue and skip.
-        pattern = LowerGraphFunction(op, self.profile)
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            pattern.match_and_rewrite(function, PatternRewriter(function))
+        rewrite_functions(op, LowerGraphFunction(op, self.profile))
         entries = [f for f in op.ops if BOUND_CONSTANTS_ATTR in f.attributes]
         called = {
             call.callee.string_value()

@@ -53,9 +53,7 @@ from math import prod
 
 from xdsl.dialects import arith, llvm, memref
 from xdsl.dialects.builtin import (
-    IndexType,
     IntAttr,
-    IntegerAttr,
     MemRefType,
     i64,
 )
@@ -70,6 +68,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import LoopKind
+from fusion_compiler.dialects.loop.op_builders import index_constant
 from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
 from fusion_compiler.lowering.llvm_builders import (
     call_function,
@@ -119,10 +118,6 @@ def element_extent(buffer_type: MemRefType) -> int:
     )
 
 
-def _index_constant(value: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(value, IndexType()))
-
-
 def linearize(
     indices: Sequence[SSAValue | int], buffer_type: MemRefType
 ) -> tuple[list[Operation], SSAValue]:
@@ -141,12 +136,12 @@ def linearize(
         if stride == 1:
             terms.append(index)
             continue
-        factor = _index_constant(stride)
+        factor = index_constant(stride)
         product = arith.MuliOp(index, factor, overflow=nsw)
         ops += [factor, product]
         terms.append(product.result)
     if offset != 0 or not terms:
-        start = _index_constant(offset)
+        start = index_constant(offset)
         ops.append(start)
         terms.append(start.result)
     total = terms[0]
@@ -254,7 +249,7 @@ def element_address(
                 operands.append(index)
                 continue
             if isinstance(index, int):
-                constant_op = _index_constant(index)
+                constant_op = index_constant(index)
                 ops.append(constant_op)
                 index = constant_op.result
             cast_ops, subscript = converted(index, i64)

@@ -70,6 +70,7 @@ from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
+from fusion_compiler.dialects.loop.op_builders import index_constant
 from fusion_compiler.dialects.loop.queries import loop_range, parallel_work, trip_count
 from fusion_compiler.lowering.llvm_builders import (
     call,
@@ -186,10 +187,6 @@ def _trampoline(name: str, slots: Sequence[SSAValue]) -> llvm.FuncOp:
     return llvm.FuncOp(name, function_type, INTERNAL, body=Region(entry))
 
 
-def _index(value: int) -> arith.ConstantOp:
-    return arith.ConstantOp(IntegerAttr(value, IndexType()))
-
-
 def thread_chunk(
     thread: SSAValue, threads: SSAValue, loop_op: loop.ForOp, lb: SSAValue, step: SSAValue
 ) -> tuple[list[Operation], SSAValue, SSAValue]:
@@ -207,10 +204,10 @@ def thread_chunk(
     bounds, trips = loop_range(loop_op), trip_count(loop_op)
     assert bounds is not None and trips is not None
     first, _, stride = bounds
-    count = emitted(_index(trips))
+    count = emitted(index_constant(trips))
     quotient = emitted(arith.DivSIOp(count, threads))
     remainder = emitted(arith.RemSIOp(count, threads))
-    next_thread = emitted(arith.AddiOp(thread, emitted(_index(1))))
+    next_thread = emitted(arith.AddiOp(thread, emitted(index_constant(1))))
     limits: list[SSAValue] = []
     for which in (thread, next_thread):  # thread * quotient + min(thread, remainder)
         scaled = emitted(arith.MuliOp(which, quotient))

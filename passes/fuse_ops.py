@@ -52,6 +52,7 @@ from fusion_compiler.passes.analysis.graph_partition import (
     Partition,
     partition,
 )
+from fusion_compiler.passes.analysis.ir_walk import rewrite_functions
 
 MAX_NAME_LENGTH = 64
 """Longest fused-function name kept as is; longer names end in a hash of the full name."""
@@ -289,9 +290,4 @@ class FuseOpsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_legalized(op, "legalize-ops,annotate-pattern")
         table = FunctionTable({}, {f.sym_name.data for f in op.ops if hasattr(f, "sym_name")})
-        # Each top-level function once, in order (the functions it outlines are primitive,
-        # which it skips): what xDSL's walker without recursion does, less the thousands of
-        # kernel ops it would queue and skip (densenet121: 10,309 ops for 1 function).
-        pattern = FuseFunction(self, table)
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            pattern.match_and_rewrite(function, PatternRewriter(function))
+        rewrite_functions(op, FuseFunction(self, table))  # (not the primitive ones it outlines)

@@ -5,7 +5,7 @@ An IRDL op's constructor (`IRDLOperation.__init__`) sorts its arguments into ope
 result, property and region definitions and checks them against the op's definition: 18-40
 us an op, most of the time it takes to make one. `Operation.create` takes them as they are
 (6-10 us). The functions here give `create` exactly what the constructors below give
-`Operation.__init__` (tested: `tests/passes/schedule/test_op_builders.py`), with their
+`Operation.__init__` (tested: `tests/fusion_dialects/loop/test_op_builders.py`), with their
 default properties shared (attributes are immutable values): the same ops, the same IR.
 
 - `for_loop(lb, ub, step, kind)`: `ForOp(lb, ub, step, kind=kind)`;

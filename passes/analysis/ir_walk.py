@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from xdsl.dialects import func
 from xdsl.ir import Operation, Region
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 
 def walk_ops(root: Operation) -> Iterator[Operation]:
@@ -59,3 +61,12 @@ def _walk(root: Operation | None, region: Region | None) -> Iterator[Operation]:
                 while block is not None:
                     push(block.first_op)
                     block = block.prev_block
+
+
+def rewrite_functions(module: Operation, pattern: RewritePattern) -> None:
+    """Applies `pattern` once to each top-level `func.func` of `module`, in order: what xDSL's
+    `PatternRewriteWalker` without recursion does with a pattern on functions, less the
+    thousands of kernel ops it would queue only to skip them (densenet121: 10,309 ops for
+    one function). Functions the pattern adds are not visited."""
+    for function in [op for op in module.regions[0].block.ops if isinstance(op, func.FuncOp)]:
+        pattern.match_and_rewrite(function, PatternRewriter(function))

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Operation, OpResult, SSAValue
 
+from fusion_compiler.dialects.loop.op_builders import index_constant
 from fusion_compiler.dialects.loop.queries import constant_index as constant_index
 
 MAX_DEPTH = 32
@@ -89,7 +89,7 @@ class IndexBuilder:
         return op.results[0]
 
     def const(self, value: int) -> SSAValue:
-        constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+        constant = index_constant(value)
         constant.result.name_hint = f"c{value}"
         return self.emit(constant)
 
