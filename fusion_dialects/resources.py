@@ -41,9 +41,9 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.printer import Printer
 
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.printing import ModulePrinter
 
 WEIGHTS_ATTR = "graph.weights"
 """The module attribute naming the weights file (relative to the IR file's folder)."""
@@ -327,7 +327,7 @@ def tagged_text(
 
 def _printed(module: ModuleOp, generic: bool) -> str:
     stream = io.StringIO()
-    Printer(stream=stream, print_generic_format=generic).print_op(module)
+    ModulePrinter(stream=stream, print_generic_format=generic).print_op(module)
     stream.write("\n")
     return stream.getvalue()
 

@@ -8,7 +8,6 @@ and never turns it into text.
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from typing import IO, cast
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
@@ -16,6 +15,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.printing import attribute_text
 from fusion_compiler.dialects.resources import HashingStream
 
 
@@ -120,7 +120,7 @@ class _StructuralHash:
             digest = hashlib.sha256(attribute.data.data).hexdigest()
             text = f"dense_sha256<{digest}>:{self._attribute(attribute.type)}"
         else:
-            text = _attribute_text(attribute)
+            text = attribute_text(attribute)
         self.texts[id(attribute)] = (attribute, text)
         return text
 
@@ -153,17 +153,3 @@ class _StructuralHash:
                 self.parts.append(f"{self._block(block)}({arguments})#{len(block.ops)}")
                 for inner in block.ops:
                     self._op(inner)
-
-
-ATTRIBUTE_TEXTS_KEPT = 8192
-"""The most attribute texts `_attribute_text` keeps. Kernels share most of their attributes
-(types, constants, loop marks), and printing them was a third of the time of hashing a
-kernel; densenet121's whole compile meets 1553 distinct ones (39515 hits), so this holds
-several models' worth in a few megabytes."""
-
-
-@lru_cache(maxsize=ATTRIBUTE_TEXTS_KEPT)
-def _attribute_text(attribute: Attribute) -> str:
-    """The text of `attribute` (not a dense elements attribute), shared by every hash of this
-    process: equal attributes print alike."""
-    return str(attribute)

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TextIO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.printer import Printer
 
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.printing import ModulePrinter
 from fusion_compiler.dialects.resources import externalize_constants
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.output_files import AtomicOutput
@@ -106,7 +106,7 @@ def weights_path(output: str) -> Path:
 
 
 def _print_module(module: ModuleOp, stream: TextIO, generic: bool) -> None:
-    Printer(stream=stream, print_generic_format=generic).print_op(module)
+    ModulePrinter(stream=stream, print_generic_format=generic).print_op(module)
     stream.write("\n")
 
 

@@ -172,14 +172,14 @@ def test_the_module_is_printed_once_with_its_tag_written_in(tmp_path, monkeypatc
 
     module = parse_source(make_context(), SOURCE, "inline.mlir")
     prints = []
-    original = resources.Printer.print_op
+    original = resources.ModulePrinter.print_op
 
     def counted(printer, op, *args, **kwargs):
         if op is module:
             prints.append(op)
         return original(printer, op, *args, **kwargs)
 
-    monkeypatch.setattr(resources.Printer, "print_op", counted)
+    monkeypatch.setattr(resources.ModulePrinter, "print_op", counted)
     text = externalize_constants(module, tmp_path / "model.weights", generic)
     monkeypatch.undo()
     assert text is not None and len(prints) == 1
