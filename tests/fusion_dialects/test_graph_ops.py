@@ -418,3 +418,10 @@ def test_a_kernel_built_without_a_body_can_be_called():
     block.add_ops([call, func.ReturnOp(call.results[0])])
     function_type = FunctionType.from_lists([tensor_type((8,))], [tensor_type((8,))])
     ModuleOp([kernel, func.FuncOp("f", function_type, Region(block))]).verify()
+
+
+def test_every_compute_op_class_is_a_leaf():
+    """`preconditions.require_legalized` tells compute ops by their exact class."""
+    from fusion_compiler.dialects.graph import COMPUTE_OPS
+
+    assert [c for c in COMPUTE_OPS if c.__subclasses__()] == []
