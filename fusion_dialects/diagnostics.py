@@ -168,10 +168,15 @@ class LocatedParser(Parser):
                     self._resume_from(match.end())
                     return known
                 parsed = super().parse_optional_type()
-                if self.pos >= match.end():  # (xDSL read the whole match as the type)
+                if self._read_exactly(match):
                     self._tensor_types[match.group()] = parsed
                 return parsed
         return super().parse_optional_type()
+
+    def _read_exactly(self, match: re.Match[str]) -> bool:
+        """Whether xDSL's parse just read the text of `match` and nothing more (blanks aside):
+        only then is the text worth its result again."""
+        return self.pos >= match.end() and not self._text[match.end() : self.pos].strip()
 
     def parse_optional_attribute(self) -> Attribute | None:
         """xDSL's, with the two spellings of a model's constants read faster: a short dense
@@ -189,7 +194,7 @@ class LocatedParser(Parser):
                         self._resume_from(match.end())
                         return known
                     parsed = super().parse_optional_attribute()
-                    if self.pos >= match.end():  # (xDSL read the whole match as the literal)
+                    if self._read_exactly(match):
                         self._dense_literals[match.group()] = parsed
                     return parsed
             elif token.text == "dense_resource":
@@ -227,7 +232,7 @@ class LocatedParser(Parser):
                     self._resume_from(match.end())
                     return dict(known)
                 parsed = super().parse_optional_attr_dict()
-                if self.pos >= match.end():  # (xDSL read the whole match as the dictionary)
+                if self._read_exactly(match):
                     self._attribute_dicts[match.group()] = dict(parsed)
                 return parsed
         return super().parse_optional_attr_dict()
