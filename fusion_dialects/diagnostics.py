@@ -194,7 +194,7 @@ class LocatedParser(Parser):
                         self._resume_from(match.end())
                         return known
                     parsed = super().parse_optional_attribute()
-                    if self._read_exactly(match):
+                    if parsed is not None and self._read_exactly(match):
                         self._dense_literals[match.group()] = parsed
                     return parsed
             elif token.text == "dense_resource":
