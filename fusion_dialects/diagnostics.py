@@ -14,9 +14,10 @@ and exit non-zero, without a Python traceback.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -107,6 +108,8 @@ _DENSE_LITERAL_TYPE = base(
 _STATIC_TENSOR_TYPE = re.compile(r"tensor<(?:\d+x)*(?:f16|bf16|f32|f64|i1|i8|i16|i32|i64)>")
 """The text of a static tensor type of a common element type, as xDSL prints it."""
 
+_Parsed = TypeVar("_Parsed")
+
 _FLAT_ATTRIBUTE_DICT = re.compile(r'\{[^{}"\n]*\}')
 """The text of an attribute dictionary on one line, without nested braces or strings (a
 graph op's `{strides = array<i64: 2, 2>, groups = 1 : i64}`): its closing brace is the first
@@ -161,22 +164,34 @@ class LocatedParser(Parser):
         alternating runs in one process)."""
         token = self._current_token
         if token.kind == MLIRTokenKind.BARE_IDENT and token.text == "tensor":
-            match = _STATIC_TENSOR_TYPE.match(self._text, token.span.start)
-            if match is not None:
-                known = self._tensor_types.get(match.group())
-                if known is not None:
-                    self._resume_from(match.end())
-                    return known
-                parsed = super().parse_optional_type()
-                if self._read_exactly(match):
-                    self._tensor_types[match.group()] = parsed
-                return parsed
+            return self._spelled_before(
+                _STATIC_TENSOR_TYPE, self._tensor_types, super().parse_optional_type
+            )
         return super().parse_optional_type()
 
-    def _read_exactly(self, match: re.Match[str]) -> bool:
-        """Whether xDSL's parse just read the text of `match` and nothing more (blanks aside):
-        only then is the text worth its result again."""
-        return self.pos >= match.end() and not self._text[match.end() : self.pos].strip()
+    def _spelled_before(
+        self,
+        spelling: re.Pattern[str],
+        kept: dict[str, _Parsed],
+        parse: Callable[[], _Parsed | None],
+        copy: Callable[[_Parsed], _Parsed] = lambda parsed: parsed,
+    ) -> _Parsed | None:
+        """`parse()` at the current token; but when the text there matches `spelling` and the
+        same text was parsed before in this file, (a `copy` of) its result then, the text
+        skipped. A result is kept only when xDSL read exactly the matched text (blanks
+        aside)."""
+        match = spelling.match(self._text, self._current_token.span.start)
+        if match is None:
+            return parse()
+        known = kept.get(match.group())
+        if known is not None:
+            self._resume_from(match.end())
+            return copy(known)
+        parsed = parse()
+        read = self._text[match.end() : self.pos]
+        if parsed is not None and self.pos >= match.end() and not read.strip():
+            kept[match.group()] = copy(parsed)
+        return parsed
 
     def parse_optional_attribute(self) -> Attribute | None:
         """xDSL's, with the two spellings of a model's constants read faster: a short dense
@@ -187,17 +202,10 @@ class LocatedParser(Parser):
         token = self._current_token
         if token.kind == MLIRTokenKind.BARE_IDENT:
             if token.text == "dense":
-                match = _SHORT_DENSE_LITERAL.match(self._text, token.span.start)
-                if match is not None:
-                    known = self._dense_literals.get(match.group())
-                    if known is not None:
-                        self._resume_from(match.end())
-                        return known
-                    parsed = super().parse_optional_attribute()
-                    if parsed is not None and self._read_exactly(match):
-                        self._dense_literals[match.group()] = parsed
-                    return parsed
-            elif token.text == "dense_resource":
+                return self._spelled_before(
+                    _SHORT_DENSE_LITERAL, self._dense_literals, super().parse_optional_attribute
+                )
+            if token.text == "dense_resource":
                 match = _DENSE_RESOURCE_HEAD.match(self._text, token.span.start)
                 if match is not None:
                     return self._dense_resource(match)
@@ -223,18 +231,11 @@ class LocatedParser(Parser):
         parsed before in this file holds the same attributes again: a copy of them is
         returned and the text skipped (a model's convolutions and batch norms repeat a few
         dictionaries hundreds of times, and lexing them was a quarter of the parse)."""
-        token = self._current_token
-        if token.kind == MLIRTokenKind.L_BRACE:
-            match = _FLAT_ATTRIBUTE_DICT.match(self._text, token.span.start)
-            if match is not None:
-                known = self._attribute_dicts.get(match.group())
-                if known is not None:
-                    self._resume_from(match.end())
-                    return dict(known)
-                parsed = super().parse_optional_attr_dict()
-                if self._read_exactly(match):
-                    self._attribute_dicts[match.group()] = dict(parsed)
-                return parsed
+        if self._current_token.kind == MLIRTokenKind.L_BRACE:
+            parsed = self._spelled_before(
+                _FLAT_ATTRIBUTE_DICT, self._attribute_dicts, super().parse_optional_attr_dict, dict
+            )
+            return {} if parsed is None else parsed
         return super().parse_optional_attr_dict()
 
     def _parse_dense_literal_type(self):
