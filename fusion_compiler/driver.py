@@ -93,6 +93,7 @@ PASSES: dict[str, PassFactory] = {
     "collapse-nests": _lazy(f"{_SCHEDULE}.collapse_nests", "CollapseNestsPass"),
     "fold-buffers": _lazy(f"{_SCHEDULE}.fold_buffers", "FoldBuffersPass"),
     "align-buffer-rows": _lazy(f"{_SCHEDULE}.align_buffer_rows", "AlignBufferRowsPass"),
+    "prefetch-epilogues": _lazy(f"{_SCHEDULE}.prefetch_epilogues", "PrefetchEpiloguesPass"),
     "mark-loop-kinds": _lazy(f"{_SCHEDULE}.mark_loop_kinds", "MarkLoopKindsPass"),
     "overlap-vector-tails": _lazy(f"{_SCHEDULE}.overlap_vector_tails", "OverlapVectorTailsPass"),
     "lower-graph": _lazy("lowering.lower_graph", "LowerGraphPass"),

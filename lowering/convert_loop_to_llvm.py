@@ -49,6 +49,7 @@ from fusion_compiler.lowering.memref_to_llvm import (
     DEFAULT_STACK_LIMIT,
     LowerAllocPattern,
     LowerLoadPattern,
+    LowerPrefetchPattern,
     LowerStorePattern,
     static_layout,
     window_loads,
@@ -242,11 +243,12 @@ class ConvertLoopToLLVMPass(ModulePass):
         memory = [
             LowerLoadPattern(windows),
             LowerStorePattern(),
+            LowerPrefetchPattern(),
             LowerAllocPattern(self.stack_limit),
         ]
         _walk(
             op,
-            {memref.LoadOp, memref.StoreOp, loop.AllocOp, loop.GemmOp},
+            {memref.LoadOp, memref.StoreOp, loop.PrefetchOp, loop.AllocOp, loop.GemmOp},
             *memory,
             LowerGemmPattern(),
         )

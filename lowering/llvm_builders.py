@@ -281,16 +281,20 @@ def call(
 def intrinsic(
     name: str,
     args: Sequence[SSAValue],
-    result_type: Attribute,
+    result_type: Attribute | None,
     overload_types: Sequence[Attribute] | None = None,
 ) -> llvm.CallIntrinsicOp:
-    """A call of the LLVM intrinsic `llvm.<name>.<suffixes>`.
+    """A call of the LLVM intrinsic `llvm.<name>.<suffixes>` (of no result when
+    `result_type` is None: then `overload_types` are given).
 
     The suffixes are those of `overload_types`, by default of the result type:
     `intrinsic("fma", ...)` on `f32` calls `llvm.fma.f32`; `llvm.fptosi.sat` is overloaded
     on the result and the operand type: `overload_types=(i32, f32)` → `llvm.fptosi.sat.i32.f32`.
     """
-    types = (result_type,) if overload_types is None else overload_types
+    if overload_types is None:
+        assert result_type is not None, "an intrinsic without a result names its overloads"
+        overload_types = (result_type,)
+    types = overload_types
     mangled = ".".join(["llvm", name, *(intrinsic_suffix(t) for t in types)])
     segments = _call_segments(len(args))
     properties = {
@@ -299,9 +303,8 @@ def intrinsic(
         "operandSegmentSizes": segments["operandSegmentSizes"],
         "fastmathFlags": _NO_FAST_MATH,
     }
-    return llvm.CallIntrinsicOp.create(
-        operands=args, result_types=[llvm_type(result_type)], properties=properties
-    )
+    results = [] if result_type is None else [llvm_type(result_type)]
+    return llvm.CallIntrinsicOp.create(operands=args, result_types=results, properties=properties)
 
 
 def enclosing_module(op: Operation) -> ModuleOp:

@@ -94,8 +94,10 @@ def storage_bytes(element_type: Attribute) -> int:
 
 
 def intrinsic_suffix(builtin_type: Attribute) -> str:
-    """The type suffix LLVM mangles into overloaded intrinsic names: `f32`, `i64`, ..."""
+    """The type suffix LLVM mangles into overloaded intrinsic names: `f32`, `i64`, `p0`..."""
     lowered = llvm_type(builtin_type)
+    if isinstance(lowered, LLVMPointerType):
+        return "p0"
     kind = "i" if isinstance(lowered, IntegerType) else "f"
     return f"{kind}{bitwidth(lowered)}"
 

@@ -40,6 +40,8 @@ once per kernel call even if it appears inside a loop):
   far below the smallest thread stacks the parallel runtime will use);
 - otherwise `aligned_alloc(64, size rounded up to 64)`, with a `free` before every return.
 
+A `loop.prefetch` becomes the address of its element and a call of `llvm.prefetch`.
+
 Memref values that are still needed as memrefs meet their pointers through
 `builtin.unrealized_conversion_cast`, which the pass reconciles at the end.
 """
@@ -55,6 +57,7 @@ from xdsl.dialects import arith, llvm, memref
 from xdsl.dialects.builtin import (
     IntAttr,
     MemRefType,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -76,6 +79,7 @@ from fusion_compiler.lowering.llvm_builders import (
     conversion_cast,
     converted,
     element_pointer,
+    intrinsic,
     load,
     offset_pointer,
     replace_op,
@@ -298,6 +302,24 @@ class LowerStorePattern(RewritePattern):
             value = widen[0].res
         store_op = store(value, address, storage_bytes(op.value.type))
         replace_op(rewriter, op, [*address_ops, *widen, store_op], [])
+
+
+PREFETCH_FLAGS = (0, 3, 1)
+"""`llvm.prefetch`'s operands after the address: a read (0), kept in every cache level
+(locality 3), of data (1)."""
+
+
+class LowerPrefetchPattern(RewritePattern):
+    """`loop.prefetch %m[%i, ...]` → `llvm.getelementptr` + `llvm.prefetch` (`PREFETCH_FLAGS`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: loop.PrefetchOp, rewriter: PatternRewriter, /) -> None:
+        address_ops, address = element_address(op.buffer, tuple(op.indices))
+        flags = [constant(flag, i32) for flag in PREFETCH_FLAGS]
+        call = intrinsic(
+            "prefetch", [address, *(f.result for f in flags)], None, overload_types=[POINTER]
+        )
+        replace_op(rewriter, op, [*address_ops, *flags, call], [])
 
 
 # ---------------------------------------------------------------------------------------------

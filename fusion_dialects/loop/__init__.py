@@ -12,8 +12,8 @@ the inputs, then the outputs it writes (like a TIR PrimFunc). Its body is built 
   kernel returns.
 
 One module per part: `attributes.py` (pattern and loop kinds), `kernel.py` (`loop.func`,
-`loop.return`), `loops.py` (`loop.for`, `loop.yield`), `buffers.py` (`loop.alloc`, and the
-`loop.call` / `loop.view` of lowered entry functions), `external.py` (`loop.gemm`, a call of
+`loop.return`), `loops.py` (`loop.for`, `loop.yield`), `buffers.py` (`loop.alloc`,
+`loop.prefetch`, and the `loop.call` / `loop.view` of lowered entry functions), `external.py` (`loop.gemm`, a call of
 a BLAS library's `sgemm`); everything is importable from here.
 
 Every `memref.store` together with the loops around it is a *compute block* in TIR's sense:
@@ -49,7 +49,7 @@ from fusion_compiler.dialects.loop.attributes import (
     LoopKindAttr,
     PatternKindAttr,
 )
-from fusion_compiler.dialects.loop.buffers import AllocOp, CallOp, ViewOp
+from fusion_compiler.dialects.loop.buffers import AllocOp, CallOp, PrefetchOp, ViewOp
 from fusion_compiler.dialects.loop.external import GemmOp
 from fusion_compiler.dialects.loop.kernel import FuncOp, ReturnOp, kernel_symbol
 from fusion_compiler.dialects.loop.loops import ForOp, YieldOp
@@ -64,6 +64,7 @@ __all__ = [
     "LoopKind",
     "LoopKindAttr",
     "PatternKindAttr",
+    "PrefetchOp",
     "REGISTER_TILED_ATTR",
     "ReturnOp",
     "WIDE_VECTORS_ATTR",
@@ -74,6 +75,6 @@ __all__ = [
 
 Loop = Dialect(
     "loop",
-    [FuncOp, ReturnOp, ForOp, YieldOp, AllocOp, CallOp, ViewOp, GemmOp],
+    [FuncOp, ReturnOp, ForOp, YieldOp, AllocOp, PrefetchOp, CallOp, ViewOp, GemmOp],
     [PatternKindAttr, LoopKindAttr],
 )

@@ -1,11 +1,12 @@
-"""Buffers: `loop.alloc` (kernel-local), and, in lowered entry functions, `loop.call` (run a
-kernel on buffers) and `loop.view` (a shaped view of a memory-plan slot)."""
+"""Buffers: `loop.alloc` (kernel-local), `loop.prefetch` (a hint that an element is read
+soon), and, in lowered entry functions, `loop.call` (run a kernel on buffers) and
+`loop.view` (a shaped view of a memory-plan slot)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, IntegerAttr, MemRefType, SymbolRefAttr, i64
+from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, MemRefType, SymbolRefAttr, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -47,6 +48,37 @@ class AllocOp(IRDLOperation):
         assert isinstance(buffer_type, MemRefType)
         if any(dim < 0 for dim in buffer_type.get_shape()):
             raise VerifyException(f"a local buffer needs a static shape, got {buffer_type}")
+
+
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """A hint that the element `buffer[indices]` is read soon: the cache line that holds it is
+    fetched ahead of the read (LLVM's `llvm.prefetch`). It changes no value; its indices name
+    an element of the buffer. Kernels hold it only at the end of scheduling
+    (`prefetch-epilogues`): the loop analyses do not know it, so a kernel holding it is left
+    alone by any scheduling pass that would run after.
+
+    ```mlir
+    loop.prefetch %residual[%c0, %row, %h, %w] : memref<1x256x56x56xf32>
+    ```
+    """
+
+    name = "loop.prefetch"
+
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    assembly_format = "$buffer `[` $indices `]` attr-dict `:` type($buffer)"
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[buffer, list(indices)])
+
+    def verify_(self) -> None:
+        buffer_type = self.buffer.type
+        assert isinstance(buffer_type, MemRefType)
+        if len(self.indices) != buffer_type.get_num_dims():
+            raise VerifyException(
+                f"{buffer_type} needs {buffer_type.get_num_dims()} indices, got {len(self.indices)}"
+            )
 
 
 @irdl_op_definition

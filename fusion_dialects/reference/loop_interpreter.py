@@ -42,7 +42,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
-from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, ReturnOp, YieldOp
+from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, PrefetchOp, ReturnOp, YieldOp
 from fusion_compiler.dialects.loop.queries import loop_range
 from fusion_compiler.dialects.loop.queries import numpy_dtype as buffer_dtype
 from fusion_compiler.dialects.reference._loop_ops import (
@@ -189,6 +189,7 @@ class _Interpreter:
             memref.LoadOp: self._load,
             memref.StoreOp: self._store,
             AllocOp: self._alloc,
+            PrefetchOp: _ignore,  # (a hint: no value changes)
             YieldOp: _ignore,
             ReturnOp: _ignore,
         }

@@ -56,6 +56,9 @@ on the right):
   align-buffer-rows      a local buffer's rows shorter than a cache line padded to a power of
                          two (a 9 x 9 padded plane as 9 rows of 16): no row straddles lines
                                                                            row_alignment.py
+  prefetch-epilogues     a register tile's epilogue operands that index like the output (a
+                         residual's rows) prefetched during the row tile before
+                                                                       epilogue_prefetch.py
 ```
 
 Every transformation is a pure legality predicate (on `passes/analysis/loop_access.py`)
@@ -85,6 +88,7 @@ from fusion_compiler.passes.schedule.fuse_loops import FuseLoopsPass
 from fusion_compiler.passes.schedule.mark_loop_kinds import MarkLoopKindsPass
 from fusion_compiler.passes.schedule.normalize_kernels import NormalizeKernelsPass
 from fusion_compiler.passes.schedule.overlap_vector_tails import OverlapVectorTailsPass
+from fusion_compiler.passes.schedule.prefetch_epilogues import PrefetchEpiloguesPass
 from fusion_compiler.passes.schedule.prepack_weights import PrepackWeightsPass
 from fusion_compiler.passes.schedule.reorder_reductions import ReorderReductionsPass
 from fusion_compiler.passes.schedule.reuse_outputs import ReuseOutputsPass
@@ -115,7 +119,8 @@ class ScheduleKernelsPass(PipelinePass):
     (deinterleave-buffers),
     `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
     `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`, `align-rows`
-    (align-buffer-rows). Unroll factors are the
+    (align-buffer-rows), `prefetch` (prefetch-epilogues, after mark-loop-kinds). Unroll
+    factors are the
     largest divisors of the trip counts within their budget; 0 or 1 switches an unrolling off.
     `cores` (0: the CPUs this process may use) is the cores schedule-contractions and
     reorder-reductions divide parallel loops for.
@@ -145,6 +150,7 @@ class ScheduleKernelsPass(PipelinePass):
     collapse: bool = True
     fold_buffers: bool = True
     align_rows: bool = True
+    prefetch: bool = True
     cores: int = 0
 
     def __post_init__(self) -> None:
@@ -192,5 +198,6 @@ class ScheduleKernelsPass(PipelinePass):
             (self.loop_kinds and self.overlap_tails, (OverlapVectorTailsPass(),)),
             (self.fold_buffers, (FoldBuffersPass(),)),
             (self.align_rows, (AlignBufferRowsPass(),)),
+            (self.loop_kinds and self.prefetch, (PrefetchEpiloguesPass(),)),
         )
         return tuple(stage for on, stages in switched if on for stage in stages)

@@ -44,6 +44,7 @@ DEFAULT_STAGES = [
     "overlap-vector-tails",
     "fold-buffers",
     "align-buffer-rows",
+    "prefetch-epilogues",
 ]
 
 
@@ -101,6 +102,11 @@ def test_strided_buffers_can_stay_interleaved():
 def test_short_rows_can_stay_unaligned():
     names = [p.name for p in parse_pipeline("schedule-kernels{align-rows=false}")]
     assert names == [name for name in DEFAULT_STAGES if name != "align-buffer-rows"]
+
+
+def test_epilogue_operands_can_be_left_unprefetched():
+    names = [p.name for p in parse_pipeline("schedule-kernels{prefetch=false}")]
+    assert names == [name for name in DEFAULT_STAGES if name != "prefetch-epilogues"]
 
 
 def test_max_chains_can_stay_chains():
