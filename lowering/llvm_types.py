@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
+    IntAttr,
     IntegerType,
     MemRefType,
 )
@@ -97,7 +98,8 @@ def intrinsic_suffix(builtin_type: Attribute) -> str:
     """The type suffix LLVM mangles into overloaded intrinsic names: `f32`, `i64`, `p0`..."""
     lowered = llvm_type(builtin_type)
     if isinstance(lowered, LLVMPointerType):
-        return "p0"
+        space = lowered.addr_space
+        return f"p{space.data if isinstance(space, IntAttr) else 0}"
     kind = "i" if isinstance(lowered, IntegerType) else "f"
     return f"{kind}{bitwidth(lowered)}"
 
