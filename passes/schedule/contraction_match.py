@@ -35,6 +35,7 @@ which is what the register tile does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import memref
@@ -104,6 +105,28 @@ def _has_init(init: list[Operation], accumulator: memref.StoreOp) -> bool:
 def is_pure(op: Operation) -> bool:
     """Whether `op` neither touches memory nor holds loops (a value any statement may recompute)."""
     return not isinstance(op, memref.StoreOp | memref.LoadOp | ForOp)
+
+
+def pure_slice(ops: Sequence[Operation], values: Sequence[SSAValue]) -> list[Operation] | None:
+    """The ops of `ops` that `values` are computed from, in their order; None if one of them
+    is not pure (`is_pure`). Values defined outside `ops` are taken as they are."""
+    members = set(ops)
+
+    def defined_in_ops(value: SSAValue) -> Operation | None:
+        owner = value.owner
+        return owner if isinstance(owner, Operation) and owner in members else None
+
+    needed: set[Operation] = set()
+    stack = [op for op in map(defined_in_ops, values) if op is not None]
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        if not is_pure(op):
+            return None
+        needed.add(op)
+        stack += [owner for owner in map(defined_in_ops, op.operands) if owner is not None]
+    return [op for op in ops if op in needed]
 
 
 def _statements_independent(init: list[Operation]) -> bool:

@@ -52,7 +52,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     memory_accesses,
     same_subscripts,
 )
-from fusion_compiler.passes.schedule.contraction_match import Nest, is_pure, match_nest
+from fusion_compiler.passes.schedule.contraction_match import Nest, match_nest, pure_slice
 from fusion_compiler.passes.schedule.contraction_tiles import CACHE_LINE_BYTES
 
 
@@ -261,7 +261,7 @@ class PackedContraction:
         load = self.broadcast
         if load is None:
             return None
-        ops = _slice(self.nest.update, list(load.indices))
+        ops = pure_slice(self.nest.update, list(load.indices))
         if ops is None:
             return None
         ops.append(load)
@@ -322,21 +322,6 @@ def _extent(loop: ForOp) -> int:
     return bounds[1] - bounds[0]
 
 
-def _slice(update: list[Operation], values: list[SSAValue]) -> list[Operation] | None:
-    """The ops of `update` that `values` are computed from, in order; None if one is not pure."""
-    needed: set[Operation] = set()
-    stack = [v.owner for v in values if isinstance(v.owner, Operation) and v.owner in update]
-    while stack:
-        op = stack.pop()
-        if op in needed:
-            continue
-        if not is_pure(op):
-            return None
-        needed.add(op)
-        stack.extend(o.owner for o in op.operands if o.owner in update)
-    return [op for op in update if op in needed]
-
-
 def _counts_from_zero(loop: ForOp) -> bool:
     bounds = loop_range(loop)
     return bounds is not None and bounds[0] == 0 and bounds[2] == 1
@@ -390,7 +375,7 @@ def packed_candidates(root: ForOp) -> list[PackedContraction]:
         if panel is None or _writes(nest, panel.memref):
             continue
         rows = _row_loop(nest, cols, panel)
-        panel_slice = _slice(nest.update, list(panel.indices))
+        panel_slice = pure_slice(nest.update, list(panel.indices))
         if rows is None or panel_slice is None:
             continue
         matches = [PackedContraction(nest, rows, cols, panel, tuple(panel_slice))]

@@ -18,7 +18,7 @@ again: every prefetched element is one the epilogue reads).
 
 Which reads: the epilogue's loads of kernel inputs whose element depends on both the row
 loop `r` and the column loop `jj` (not a bias `b[it + r]`, which is one element per row and
-stays in cache), whose indices are computed by scalar ops inside the row tile loop (cloned,
+stays in cache), whose indices are computed by pure ops inside the row tile loop (cloned,
 with `it`, `r` and `jj` replaced). The epilogue is found as the row tile loop's last loop, a
 loop `r` of constant bounds `0..R` (`R` > 1, the row tile loop's step) holding one
 `vectorized` loop `jj` of constant bounds `0..T`. Anything else is left as it is: the
@@ -33,7 +33,7 @@ medians): conv1x1 64x56x56 -> 256 with bias, residual add and relu, 1 thread, 2.
 ms (the same convolution without the residual: 1.17 ms); resnet50, 1 thread, 1.2-1.8%
 faster in three paired runs (0.982, 0.987, 0.988 of the time), its four residual kernels
 23.1 -> 21.0 ms of a run (`fusion-run --profile`, one run each way); on 2 threads within this
-VM's noise (1.002, 1.003, 1.023); transformer_block, whose six prefetched epilogues read
+VM's noise (1.002, 1.003, 1.023, and 1.056 in a noisy stretch); transformer_block, whose six prefetched epilogues read
 data already in cache, unchanged (1.002, 1.000). The same bits in every case.
 """
 
@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.loop import (
     REGISTER_TILED_ATTR,
@@ -52,12 +52,12 @@ from fusion_compiler.dialects.loop import (
     PrefetchOp,
     YieldOp,
 )
-from fusion_compiler.dialects.loop.op_builders import for_loop
-from fusion_compiler.dialects.loop.queries import SCALAR_OPS, loop_range
+from fusion_compiler.dialects.loop.queries import loop_range, numpy_dtype
+from fusion_compiler.passes.analysis.loop_access import depends_on
+from fusion_compiler.passes.schedule.contraction_emit import Emitter
+from fusion_compiler.passes.schedule.contraction_match import pure_slice
+from fusion_compiler.passes.schedule.contraction_tiles import CACHE_LINE_BYTES
 from fusion_compiler.passes.schedule.loop_transforms import kernel_index_constant
-
-LINE_BYTES = 64
-"""The cache line the prefetches step by."""
 
 
 def prefetch_epilogue_operands(kernel: FuncOp) -> bool:
@@ -79,18 +79,9 @@ def prefetch_epilogue_operands(kernel: FuncOp) -> bool:
         if epilogue is None:
             continue
         rows, columns = epilogue
-        reads = [
-            load
-            for load in columns.body.block.ops
-            if load.name == "memref.load"
-            and load.operands[0] in inputs
-            and _depends_on(load, rows.induction_var, row_tiles)
-            and _depends_on(load, columns.induction_var, row_tiles)
-        ]
-        slices = [_index_slice(load, row_tiles) for load in reads]
-        chosen = [(load, ops) for load, ops in zip(reads, slices, strict=True) if ops is not None]
-        if chosen:
-            _prefetch_ahead(const, row_tiles, rows, columns, chosen)
+        reads = _streamed_reads(row_tiles, rows, columns, inputs)
+        if reads:
+            _prefetch_ahead(const, row_tiles, rows, columns, reads)
             added = True
     return added
 
@@ -102,59 +93,40 @@ def _epilogue(row_tiles: ForOp) -> tuple[ForOp, ForOp] | None:
     if tiles is None or len(loops) < 2 or row_tiles.loop_kind == LoopKind.VECTORIZED:
         return None
     rows = loops[-1]
-    bounds = loop_range(rows)
-    if bounds is None or bounds[0] != 0 or bounds[2] != 1 or bounds[1] != tiles[2]:
-        return None
-    if tiles[2] < 2:
+    if loop_range(rows) != (0, tiles[2], 1) or tiles[2] < 2:
         return None
     inner = [op for op in rows.body.block.ops if not isinstance(op, YieldOp)]
     if len(inner) != 1 or not isinstance(inner[0], ForOp):
         return None
     columns = inner[0]
     column_bounds = loop_range(columns)
-    if (
-        columns.loop_kind != LoopKind.VECTORIZED
-        or column_bounds is None
-        or column_bounds[0] != 0
-        or column_bounds[2] != 1
-    ):
+    if columns.loop_kind != LoopKind.VECTORIZED or column_bounds is None:
+        return None
+    if column_bounds[0] != 0 or column_bounds[2] != 1:
         return None
     return rows, columns
 
 
-def _depends_on(op: Operation, value: SSAValue, within: ForOp) -> bool:
-    """Whether an operand of `op` is `value` or computed from it by ops inside `within`."""
-    seen: set[SSAValue] = set()
-    pending = list(op.operands)
-    while pending:
-        operand = pending.pop()
-        if operand is value:
-            return True
-        if operand in seen:
+def _streamed_reads(
+    row_tiles: ForOp, rows: ForOp, columns: ForOp, inputs: set[SSAValue]
+) -> list[tuple[Operation, list[Operation]]]:
+    """The epilogue's loads of `inputs` whose element depends on both `rows` and `columns`,
+    each with the ops inside `row_tiles` that compute its indices (all pure, else left)."""
+    inside = [op for op in row_tiles.walk() if op is not row_tiles]
+    reads = []
+    for load in columns.body.block.ops:
+        indices = load.operands[1:]
+        if load.name != "memref.load" or load.operands[0] not in inputs:
             continue
-        seen.add(operand)
-        owner = operand.owner
-        if isinstance(owner, Operation) and within.is_ancestor(owner):
-            pending += owner.operands
-    return False
-
-
-def _index_slice(load: Operation, row_tiles: ForOp) -> list[Operation] | None:
-    """The ops inside `row_tiles` that compute `load`'s indices, in program order, or None
-    when one of them is not a scalar op (only those are cloned)."""
-    found: set[Operation] = set()
-    pending = list(load.operands[1:])
-    while pending:
-        owner = pending.pop().owner
-        if not isinstance(owner, Operation) or owner in found:
+        if not all(
+            any(depends_on(index, loop.induction_var) for index in indices)
+            for loop in (rows, columns)
+        ):
             continue
-        if not row_tiles.is_ancestor(owner):
-            continue  # (defined before the row tiles: used as it is)
-        if type(owner) not in SCALAR_OPS:
-            return None
-        found.add(owner)
-        pending += owner.operands
-    return [op for op in row_tiles.walk() if op in found]
+        index_ops = pure_slice(inside, indices)
+        if index_ops is not None:
+            reads.append((load, index_ops))
+    return reads
 
 
 def _prefetch_ahead(
@@ -168,42 +140,24 @@ def _prefetch_ahead(
     of `reads` (loads with their index slices) at the columns that start lines."""
     lb, ub, step = loop_range(row_tiles)  # type: ignore[misc]
     last = lb + (ub - lb - 1) // step * step
-    body = row_tiles.body.block
-    first = body.first_op
+    first = row_tiles.body.block.first_op
     assert first is not None
-    ahead = arith.AddiOp(row_tiles.induction_var, const(step))
-    following = arith.MinUIOp(ahead.result, const(last))
-    row_loop = for_loop(const(0), const(step), const(1), LoopKind.SERIAL)
-    row_loop.body.block.args[0].name_hint = "pf_r"
-    body.insert_ops_before([ahead, following, row_loop], first)
-    row_body = row_loop.body.block
-    yield_op = row_body.last_op
-    assert yield_op is not None
+    emitter = Emitter(row_tiles.body.block, first)
+    ahead = emitter.add(row_tiles.induction_var, const(step))
+    following = emitter.emit(arith.MinUIOp(ahead, const(last))).results[0]
+    row_loop = emitter.loop(const(0), const(step), const(1), "pf_r")
+    inner = Emitter.into(row_loop)
     _, width, _ = loop_range(columns)  # type: ignore[misc]
     for load, index_ops in reads:
-        element_bytes = _element_bytes(load)
-        per_line = max(1, LINE_BYTES // element_bytes)
-        starts = sorted({*range(0, width, per_line), width - 1})
-        for column in starts:
+        element_bytes = numpy_dtype(load.operands[0].type.element_type).itemsize  # type: ignore[attr-defined]
+        per_line = max(1, CACHE_LINE_BYTES // element_bytes)
+        for column in sorted({*range(0, width, per_line), width - 1}):
             mapping: dict[SSAValue, SSAValue] = {
-                row_tiles.induction_var: following.result,
-                rows.induction_var: row_body.args[0],
+                row_tiles.induction_var: following,
+                rows.induction_var: row_loop.induction_var,
                 columns.induction_var: const(column),
             }
-            _clone_into(row_body, yield_op, index_ops, mapping)
+            for op in index_ops:
+                inner.emit(op.clone(value_mapper=mapping))
             indices = [mapping.get(index, index) for index in load.operands[1:]]
-            row_body.insert_op_before(PrefetchOp(load.operands[0], indices), yield_op)
-
-
-def _clone_into(
-    block: Block, before: Operation, ops: list[Operation], mapping: dict[SSAValue, SSAValue]
-) -> None:
-    for op in ops:
-        block.insert_op_before(op.clone(value_mapper=mapping), before)
-
-
-def _element_bytes(load: Operation) -> int:
-    buffer_type = load.operands[0].type
-    element = buffer_type.element_type  # type: ignore[attr-defined]
-    width = getattr(element, "bitwidth", 32)
-    return max(1, width // 8)
+            inner.emit(PrefetchOp(load.operands[0], indices))
