@@ -10,12 +10,17 @@ module exported by `bench/onnx_export.py`; on the cases with a matrix product, t
 (`fusion_compiler.driver.BLAS_PIPELINE`: products dispatched to OpenBLAS by
 fuse-ops-by-pattern), when the `blas` extra is installed, runs alternately with our two. Each implementation's output is checked once against
 the reference evaluator (max abs error column, `(!)` past `fusion-run --check`'s tolerance).
-Times are medians of up to `--repeats` runs after a warm-up. Our fused and unfused builds run
-alternately (fused, unfused, blas, fused, ...: a load change on the shared machine hits all alike);
-numpy and onnxruntime then run one after the other, each set up just before its block of
-consecutive runs. Slow cases get fewer runs (each implementation about `--budget` / 4
-seconds, at least 3). Ratios divide the other
-implementation's time by our fused build's time. Nothing is compared across processes.
+Times are medians of up to `--repeats` runs after a warm-up. Our fused and unfused builds and
+onnxruntime run alternately (fused, unfused, blas, onnxruntime, fused, ...: a load change on the
+shared machine hits all alike, `timing.alternating_samples`); numpy then runs in a block of
+consecutive runs, set up just before it. Slow cases get fewer runs (each implementation about
+`--budget` / 4 seconds, at least 3). Ratios divide the other implementation's time by our fused
+build's time. Nothing is compared across processes.
+
+onnxruntime was timed in a block of its own after ours until the VMs' speed was seen to drift
+within a case: on a 2-core Zen 3, 1 thread, the transformer_block row measured onnxruntime /
+fused 0.71, 0.91, 0.97 in three runs that way, and 1.06, 1.03, 1.01 with the two alternating in
+one process (`alternating_samples`, 30 rounds); the ratio is what the benchmark is read for.
 
 Each thread setting runs in a subprocess of this script, whose environment is set before numpy
 is imported: `1` sets OMP/OPENBLAS/MKL/FUSION_NUM_THREADS=1 (and threadpoolctl limits, if
@@ -173,22 +178,19 @@ def measure_case(case, args: argparse.Namespace, ort) -> dict:
         kernels[label] = len(model.kernels("main"))
         return lambda: model.run("main", *inputs)[0]
 
-    # Our two builds run alternately (their ratio is the question the benchmark answers);
-    # numpy and onnxruntime are each set up just before their own runs, so that no other's
-    # setup (such as an onnxruntime session) changes the heap their runs start from.
-    ours = {
+    # Our builds and onnxruntime run alternately: their ratios are the questions the benchmark
+    # answers (module docstring). numpy is set up just before its own block of runs.
+    paired = {
         "fused": compiled("fused", DEFAULT_PIPELINE),
         "unfused": compiled("unfused", UNFUSED_PIPELINE),
     }
     if has_matmul(module) and blas_library.is_installed():
-        ours["blas"] = compiled("blas", BLAS_PIPELINE)
+        paired["blas"] = compiled("blas", BLAS_PIPELINE)
     threads = 1 if args.threads == "1" else CORES
-    measured = measure_alternately(ours, args.repeats, args.budget, threads)
-    setups = {"numpy": lambda: lambda: case.numpy(*inputs)}
     if ort is not None:
-        setups["onnxruntime"] = lambda: onnxruntime_runner(ort, module, inputs, threads)
-    for label, setup in setups.items():
-        measured[label] = measure(setup(), args.repeats, args.budget)
+        paired["onnxruntime"] = onnxruntime_runner(ort, module, inputs, threads)
+    measured = measure_alternately(paired, args.repeats, args.budget, threads)
+    measured["numpy"] = measure(lambda: case.numpy(*inputs), args.repeats, args.budget)
     return {
         "case": case.name,
         "summary": case.summary,
@@ -374,7 +376,8 @@ def report(results: list[dict], args: argparse.Namespace, argv: list[str], load:
         f"- Source: commit {source_line()}.",
         f"- Times: medians in ms of up to {args.repeats} runs after a warm-up per "
         "implementation; our fused and unfused builds (and the blas build on the rows with a "
-        "matrix product) run alternately (fused, unfused, blas, fused, ...), numpy and onnxruntime each in a block of consecutive runs; slow cases get "
+        "matrix product) and onnxruntime run alternately (fused, unfused, blas, onnxruntime, "
+        "fused, ...), numpy in a block of consecutive runs; slow cases get "
         f"fewer runs (at least {MIN_REPEATS}, about {args.budget / len(IMPLEMENTATIONS):.2g} s "
         "each).",
         "- Ratios: the other implementation's time / our fused build's time (> 1: fused is "
