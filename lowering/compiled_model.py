@@ -53,6 +53,7 @@ from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
 from fusion_compiler.lowering.jit import (
     BufferSpec,
     JitModule,
+    KernelSignature,
     aligned_empty,
     array_problem,
     buffer_address,
@@ -155,6 +156,9 @@ class CompiledModel:
         """The cache key of the native code's model entry (empty when compiled without the
         cache): what the file level of the cache (`file_cache`) points to."""
         for function in functions.values():
+            signature = jit.kernels.get(function.name)
+            if signature is not None:
+                _check_binding(function, signature)
             count = len(function.parameters) + len(function.constants) + len(function.results)
             prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * count))
             function.bind(prototype(jit.function_address(function.name)))
@@ -241,6 +245,29 @@ class CompiledModel:
     def assembly(self) -> str:
         """The host assembly of the whole model."""
         return self._jit.assembly
+
+
+def _check_binding(function: CompiledFunction, signature: KernelSignature) -> None:
+    """Raises unless the buffers `function` passes (parameters, bound constants, results)
+    are those its native entry takes: the compile binds the graph-level function's constants
+    to the entry's trailing inputs (`lower_graph.bound_constants`), which holds only while no
+    pass adds or removes a `graph.constant`. Anything else would hand the entry buffers in
+    the wrong places, a write past an array's end rather than an error."""
+    passed = [
+        *((tuple(p.shape), np.dtype(p.dtype)) for p in function.parameters),
+        *((tuple(c.shape), c.dtype) for c in function.constants),
+        *zip(function.results, function.result_dtypes, strict=True),
+    ]
+    taken = [(spec.shape, spec.dtype) for spec in signature.buffers]
+    if len(passed) != len(taken) or any(
+        np.dtype(dtype) != spec_dtype or (is_static(shape) and tuple(shape) != spec_shape)
+        for (shape, dtype), (spec_shape, spec_dtype) in zip(passed, taken, strict=False)
+    ):
+        raise RuntimeError(
+            f"internal error: @{function.name} would pass {len(passed)} buffers to a native "
+            f"entry that takes {len(taken)} (shapes and dtypes: {passed} against {taken}): "
+            "a pass added or removed a graph.constant"
+        )
 
 
 def _known(flops: np.int64) -> int | None:

@@ -207,3 +207,16 @@ def test_a_weight_only_the_load_entry_reads_is_not_copied_first(cache_dir, monke
     (z,) = compile_module(module, cache=False).run("main", x)
     assert np.array_equal(y, z)
     np.testing.assert_allclose(y, x.astype(np.float64) @ weight, rtol=1e-5, atol=1e-5)
+
+
+def test_a_binding_that_does_not_fit_the_native_entry_is_an_error(monkeypatch):
+    """The model binds the graph-level function's constants to its entry's trailing inputs;
+    were a pass to add or drop one, the entry would be handed its output where a constant goes
+    (and write past an array): the model refuses to bind instead. (Here the model describes
+    each constant twice.)"""
+    from fusion_compiler.lowering import compiled_model
+
+    bound = compiled_model.bound_constants
+    monkeypatch.setattr(compiled_model, "bound_constants", lambda f: [*bound(f), *bound(f)])
+    with pytest.raises(RuntimeError, match="@main would pass 5 buffers to a native entry that takes 4"):
+        compile_module(_module(), cache=False)
