@@ -19,15 +19,23 @@ from fusion_compiler.dialects.printing import attribute_text
 from fusion_compiler.dialects.resources import HashingStream
 
 
+def _is_weight(op: Operation) -> bool:
+    """Whether `op` is a `graph.constant` whose elements a hash with `weights=False` leaves
+    out: one of more than one element (a scalar is a literal of the kernels that read it,
+    `graph.ConstantOp.is_scalar`: its value is part of the code)."""
+    return isinstance(op, graph.ConstantOp) and not op.is_scalar
+
+
 class _ConstantHashingPrinter(Printer):
     """Prints dense elements as the SHA-256 of their raw bytes (and their type); with
-    `weights=False`, the elements of `graph.constant` ops as their type alone."""
+    `weights=False`, the elements of `graph.constant` ops as their type alone (scalars'
+    aside: `_is_weight`)."""
 
     weights = True
     _in_constant = False
 
     def print_op(self, op: Operation) -> None:
-        if self.weights or not isinstance(op, graph.ConstantOp):
+        if self.weights or not _is_weight(op):
             super().print_op(op)
             return
         self._in_constant = True
@@ -51,7 +59,8 @@ class _ConstantHashingPrinter(Printer):
 def module_hash(module: Operation, *, weights: bool = True) -> str:
     """A hash of `module` (or of any op) that reads each constant's raw bytes once and never
     prints them; with `weights=False`, one that covers the types of `graph.constant` ops, not
-    their elements.
+    their elements (but the value of a one-element constant, which kernels hold as a literal:
+    `_is_weight`).
 
     It covers what the generic format prints, in its order: per op its name, operands (by
     number: values are numbered as they are defined, blocks as they are met), properties and
@@ -135,7 +144,7 @@ class _StructuralHash:
         return ",".join(items)
 
     def _op(self, op: Operation) -> None:
-        constant = not self.weights and isinstance(op, graph.ConstantOp)
+        constant = not self.weights and _is_weight(op)
         results = ",".join(self._value(r) + ":" + self._attribute(r.type) for r in op.results)
         operands = ",".join(self._value(v) for v in op.operands)
         successors = ",".join(self._block(b) for b in op.successors)

@@ -65,6 +65,14 @@ class ConstantOp(GraphOp):
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 
+    @property
+    def is_scalar(self) -> bool:
+        """Whether the constant has one element. legalize-ops makes such an operand of a
+        binary op a literal of its kernel, so it is no weight: the compile cache's model key
+        covers its value (`lowering/ir_hash.py`)."""
+        typ = self.result.type
+        return isinstance(typ, TensorType) and typ.element_count() == 1
+
     def expected_result_shapes(self, operand_shapes: list[Shape]) -> list[Shape]:
         if isinstance(self.value, DenseResourceAttr):
             raise VerifyException(

@@ -39,9 +39,11 @@ class LegalizeOpsPass(ModulePass):
     conventions (memref arguments of the tensors' element types in destination-passing style, `loop.for` nests, one store
     per compute block, clamped loads, kernel-local `loop.alloc` buffers). Kernels are named
     after their op (`conv2d`, `add`, then `add_1`, ... for different kernels of the same op);
-    ops with the same class, types and properties share one kernel. `graph.constant` stays at
-    the graph level and reaches kernels as an operand; `func.func`, `func.call` and
-    `func.return` are untouched. The output is deterministic.
+    ops with the same class, types and properties (and literals) share one kernel.
+    `graph.constant` stays at the graph level and reaches kernels as an operand, but for a
+    one-element constant operand of a binary op, which its kernel holds as a literal
+    (`elementwise.scalar_literals`, Relax's scalar immediates) and which is not passed;
+    `func.func`, `func.call` and `func.return` are untouched. The output is deterministic.
 
     Follow-up passes: `annotate-pattern` (derives each kernel's pattern kind), then
     `fuse-ops` and `fuse-tir`.

@@ -14,20 +14,37 @@ loop.for %i0 ... { loop.for %i1 ... {
 Integer tensors (`i64`, `i32`) take the integer ops: `addi`, `subi`, `muli`, `maxsi`, `minsi`
 (wrapping, no overflow flags), `relu` as `maxsi(x, 0)`, `neg` as `0 - x`, `abs` as
 `maxsi(x, 0 - x)` (so `abs(INT_MIN)` is `INT_MIN`, as in numpy).
+
+An operand of a binary op that is a one-element `graph.constant` (`f32`, `i64` or `i32`) is
+not a buffer of the kernel but a literal in it (`scalar_literals`), as Relax's LegalizeOps
+makes a scalar constant operand an immediate of the PrimFunc: the kernel's arithmetic sees
+the value, so that `x ** 2.0` becomes `x * x` in the lowering, not a call of libm's `powf`
+per element, and kernels of different constants are different kernels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
+import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IntegerType, MemRefType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    IntegerType,
+    MemRefType,
+    TensorType,
+    i32,
+    i64,
+)
 from xdsl.ir import Operation, SSAValue
 
 from fusion_compiler.dialects.graph import (
     AbsOp,
     AddOp,
     ClipOp,
+    ConstantOp,
     DivOp,
     ErfOp,
     ExpOp,
@@ -48,6 +65,7 @@ from fusion_compiler.dialects.graph import (
     TanhOp,
     shape_of,
 )
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
 ScalarFunction = Callable[[KernelBuilder, Operation, SSAValue], SSAValue]
@@ -233,13 +251,49 @@ def legalize_unary(op: Operation, kb: KernelBuilder) -> None:
         kb.store(function(kb, op, x), kb.outputs[0], ivs)
 
 
+def scalar_literals(op: Operation) -> dict[int, DenseIntOrFPElementsAttr]:
+    """The operands of a binary op that its kernel takes as literals, by position: those that
+    are one-element `graph.constant`s (`ConstantOp.is_scalar`, whose values the compile
+    cache's model key covers) of `f32`, `i64` or `i32` elements (none when both are:
+    fold-constants folds such an op)."""
+    if type(op) not in BINARY_OPS:
+        return {}
+    literals = {}
+    for position, operand in enumerate(op.operands):
+        owner = operand.owner
+        if not isinstance(owner, ConstantOp) or not owner.is_scalar:
+            continue
+        value = owner.value
+        element_type = cast(TensorType, operand.type).element_type
+        literal_type = isinstance(element_type, Float32Type) or element_type in (i64, i32)
+        if isinstance(value, DenseIntOrFPElementsAttr) and literal_type:
+            literals[position] = value
+    return {} if len(literals) == len(op.operands) else literals
+
+
+def _literal(kb: KernelBuilder, value: DenseIntOrFPElementsAttr) -> SSAValue:
+    """The kernel constant of a one-element dense attribute (the same bits)."""
+    element_type = value.get_element_type()
+    (element,) = np.frombuffer(value.data.data, dtype=numpy_dtype(element_type))
+    if isinstance(element_type, IntegerType):
+        return kb.integer(int(element), element_type)
+    return kb.f32(float(element))
+
+
 def legalize_binary(op: Operation, kb: KernelBuilder) -> None:
-    """`out[i] = f(lhs[broadcast i], rhs[broadcast i])`."""
+    """`out[i] = f(lhs[broadcast i], rhs[broadcast i])`, a `scalar_literals` operand a
+    constant of the kernel (the kernel's inputs are the other operands, in order)."""
     scalar_op = (INTEGER_BINARY_OPS if _is_integer(kb.inputs[0]) else BINARY_OPS)[type(op)]
     shape = shape_of(op.results[0])
+    literals = scalar_literals(op)
+    buffers = iter(kb.inputs)
     with kb.nest(shape) as ivs:
-        lhs = kb.load_broadcast(kb.inputs[0], shape, ivs)
-        rhs = kb.load_broadcast(kb.inputs[1], shape, ivs)
+        lhs, rhs = (
+            _literal(kb, literals[position])
+            if position in literals
+            else kb.load_broadcast(next(buffers), shape, ivs)
+            for position in range(2)
+        )
         kb.store(kb.arith(scalar_op, lhs, rhs), kb.outputs[0], ivs)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType, i64
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolOpInterface
@@ -87,14 +87,24 @@ def _roles(op: Operation) -> list[str]:
 
 def kernel_key(op: Operation) -> Hashable:
     """Ops with equal keys compute the same function of their operands (same class, operand and
-    result types and properties), so they share one kernel. (xDSL attributes are equal when
-    they print the same: floats compare by their bits.)"""
+    result types and properties, and the same literals: the bytes of each scalar constant the
+    kernel holds), so they share one kernel. (xDSL attributes are equal when they print the
+    same: floats compare by their bits.)"""
+    literals = elementwise.scalar_literals(op)
     return (
         type(op),
         tuple(operand.type for operand in op.operands),
         tuple(result.type for result in op.results),
         tuple(sorted(op.properties.items(), key=lambda item: item[0])),
+        tuple((position, literals[position].data.data) for position in sorted(literals)),
     )
+
+
+def kernel_operands(op: Operation) -> list[SSAValue]:
+    """The operands of `op` that its kernel takes as buffers, in order: all of them but the
+    scalar constants a binary op's kernel holds as literals (`elementwise.scalar_literals`)."""
+    literals = elementwise.scalar_literals(op)
+    return [operand for position, operand in enumerate(op.operands) if position not in literals]
 
 
 def build_kernel(op: Operation, name: str) -> loop.FuncOp:
@@ -102,7 +112,7 @@ def build_kernel(op: Operation, name: str) -> loop.FuncOp:
     check_legalizable(op)
     kb = KernelBuilder(
         name,
-        [tensor_buffer_type(operand.type) for operand in op.operands],
+        [tensor_buffer_type(operand.type) for operand in kernel_operands(op)],
         [tensor_buffer_type(result.type) for result in op.results],
     )
     LEGALIZATIONS[type(op)](op, kb)

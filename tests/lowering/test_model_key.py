@@ -1,7 +1,8 @@
 """The premise of the compile cache's model key (`compile_cache.model_key`): after the graph
-passes a pipeline starts with, no pass reads the elements of a `graph.constant`, so a model with
-other weights lowers to the same loop-level module (constants are buffer arguments) and may
-share its compiled code."""
+passes a pipeline starts with, no pass reads the elements of a `graph.constant` of more than
+one element, so a model with other weights lowers to the same loop-level module (constants
+are buffer arguments) and may share its compiled code. A one-element constant is no weight:
+legalize-ops makes it a literal of the kernels it feeds, and the key covers its value."""
 
 from __future__ import annotations
 
@@ -50,12 +51,13 @@ func.func @main(%x: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
 
 
 def reweighted(module: ModuleOp, seed: int) -> ModuleOp:
-    """A copy of `module` whose every constant has new, random elements (a splat stays a splat
-    only by chance: dense attributes of other byte sizes are part of the test)."""
+    """A copy of `module` whose every weight (a constant of more than one element) has new,
+    random elements (a splat stays a splat only by chance: dense attributes of other byte
+    sizes are part of the test)."""
     rng = np.random.default_rng(seed)
     copy = module.clone()
     for op in copy.walk():
-        if isinstance(op, graph.ConstantOp):
+        if isinstance(op, graph.ConstantOp) and not op.is_scalar:
             typ = op.result.type
             assert isinstance(typ, TensorType)
             array = rng.standard_normal(typ.get_shape()).astype(np.float32) + 2.0
@@ -123,3 +125,31 @@ def test_a_model_with_new_weights_skips_the_passes(tmp_path, monkeypatch):
     assert second.from_cache
     np.testing.assert_array_equal(second.run("main", x)[0], want)
     assert not np.array_equal(first.run("main", x)[0], want)
+
+
+SCALED = """
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = graph.constant dense<SCALE> : tensor<f32>
+  %y = graph.mul %x, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+"""
+
+
+def test_a_scalar_constant_is_part_of_the_key_and_of_the_code(tmp_path, monkeypatch):
+    """The kernel holds the scalar as a literal: another scalar is another model entry (a hit
+    would run the first model's code)."""
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    halve, triple = (
+        parse_source(make_context(), SCALED.replace("SCALE", value), "scaled.mlir")
+        for value in ("5.000000e-01", "3.000000e+00")
+    )
+    assert compile_cache.model_key(halve, DEFAULT_PIPELINE) != compile_cache.model_key(
+        triple, DEFAULT_PIPELINE
+    )
+    assert "arith.constant 5.000000e-01 : f32" in loop_level(halve, DEFAULT_PIPELINE)
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_array_equal(compile_module(halve).run("main", x)[0], x * 0.5)
+    second = compile_module(triple)
+    assert not second.from_cache
+    np.testing.assert_array_equal(second.run("main", x)[0], x * 3)

@@ -14,5 +14,6 @@
 // CHECK-LABEL: func.func @main(
 // CHECK-NEXT:    %[[D:.*]] = graph.call_loop @fused_reduce_mean_sub(
 // CHECK-NEXT:    %[[DD:.*]] = graph.call_loop @mul(%[[D]], %[[D]])
-// CHECK:         graph.call_loop @fused_reduce_mean_add_sqrt_div_mul_add(%[[DD]],
+// CHECK-NEXT:    graph.call_loop @fused_reduce_mean_add_sqrt_div_mul_add(%[[DD]], %[[D]], %gamma, %beta)
+// CHECK-NEXT:    graph.constant dense<1.000000e-05>
 // CHECK-NEXT:    func.return
