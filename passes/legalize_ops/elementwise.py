@@ -18,8 +18,9 @@ Integer tensors (`i64`, `i32`) take the integer ops: `addi`, `subi`, `muli`, `ma
 An operand of a binary op that is a one-element `graph.constant` (`f32`, `i64` or `i32`) is
 not a buffer of the kernel but a literal in it (`scalar_literals`), as Relax's LegalizeOps
 makes a scalar constant operand an immediate of the PrimFunc: the kernel's arithmetic sees
-the value, so that `x ** 2.0` becomes `x * x` in the lowering, not a call of libm's `powf`
-per element, and kernels of different constants are different kernels.
+the value, so that `x ** 2.0` and `x ** 3.0` become products in the lowering
+(`math_to_llvm.SpecializePowFPattern`), not a call of libm's `powf` per element, and kernels
+of different constants are different kernels.
 """
 
 from __future__ import annotations
@@ -272,7 +273,7 @@ def scalar_literals(op: Operation) -> dict[int, DenseIntOrFPElementsAttr]:
 
 
 def _literal(kb: KernelBuilder, value: DenseIntOrFPElementsAttr) -> SSAValue:
-    """The kernel constant of a one-element dense attribute (the same bits)."""
+    """The kernel constant of a one-element dense attribute (the same value)."""
     element_type = value.get_element_type()
     (element,) = np.frombuffer(value.data.data, dtype=numpy_dtype(element_type))
     if isinstance(element_type, IntegerType):
