@@ -33,9 +33,11 @@ measured: on a Zen 3 the deep 1x1 layers (512-1024 channels on 14 x 14 pixels, 8
 took 6 x 2 or 4 x 3 vectors for 5 x 2 or 3 x 4 and ran 1.03-1.09x faster (`steps_by_rows`
 gives the whole run).
 
-The reduction is cache-blocked (`reduction_block`) so that the `kc x T` panel of `B` that one
-column tile reads for every row tile stays in half the L2 cache, and the `R x kc` rows of `A`
-in half the L1 data cache.
+The reduction is read whole by each row tile, its `K x T` panel from L1 or L2; it is blocked
+only where a convolution's strided broadcasts overflow L1 (`contraction_schedule.
+reduction_block`). Blocking a matrix product's reduction so that its panel fits half of L1
+made it slower on a Zen 3 (1 thread, both builds in one process, alternating, 30 rounds):
+ffn 1.07x, transformer_block 1.04x, mlp 1.03x the time.
 
 Host facts: the vector width and register count come from the CPU features llvmlite reports
 (`+avx512f`: 16 lanes, 32 registers; `+avx`: 8 lanes, 16 registers; otherwise 4 and 16), the
@@ -216,21 +218,6 @@ def fit_tile(host: HostModel, tile: Tile, rows_extent: int, cols_extent: int) ->
         vectors = -(-cols_extent // host.vector_width)
         tile = Tile(_most_rows(vectors, host.registers), cols_extent)
     return Tile(max(1, min(tile.rows, rows_extent)), tile.cols)
-
-
-def reduction_block(host: HostModel, tile: Tile, extent: int) -> int:
-    """The reduction block `kc` (a divisor of `extent`; `extent` when no blocking is needed):
-    the B panel `kc x cols` within half of L2, the A rows `rows x kc` within half of L1."""
-    limit = min(
-        host.l2_bytes // 2 // (tile.cols * F32_BYTES),
-        host.l1_bytes // 2 // (tile.rows * F32_BYTES),
-    )
-    if extent <= limit:
-        return extent
-    for block in range(max(1, limit), 0, -1):
-        if extent % block == 0:
-            return block
-    return extent
 
 
 # --- The packed-panel schedule (contraction_pack_schedule.py) -------------------------------------
