@@ -16,7 +16,9 @@ to an `.onnx` file, then, each step in a fresh process with an empty compile cac
   user who edits the graph waits for (the graph passes run again; the schedule memo and the
   cache hold every kernel but the edited one, which alone is scheduled and compiled).
 
-Peak memory is the process's maximum resident set (`VmHWM`), which includes the Python
+The CPU seconds of each step (its process's and its compile workers', user and system) are
+printed beside its wall time: what the step costs, which a neighbour's load on a shared
+machine does not stretch. Peak memory is the process's maximum resident set (`VmHWM`), which includes the Python
 interpreter and the libraries (about 130 MB before any model is read); the peak of a compile
 is counted from the end of the import (which `fusion-import` does in its own process), and the
 import's own peak is printed apart. `weights MB` is the
@@ -91,6 +93,7 @@ def measure(onnx_path: Path, skip_import: bool) -> dict:
     stages: list[tuple[str, float]] = []
     import_peak = 0.0
     mlir = onnx_path.with_suffix(".mlir")
+    cpu_start = cpu_seconds()
     start = time.perf_counter()
     if not skip_import:
         status = fusion_import.main([str(onnx_path), "-o", str(mlir)])
@@ -111,15 +114,26 @@ def measure(onnx_path: Path, skip_import: bool) -> dict:
         compiled = compile_module(module, instruments=[timer], timings=llvm_stages, source=source)
         stages += timer.timings + llvm_stages
     total = time.perf_counter() - start
+    cpu = cpu_seconds() - cpu_start
     peak = peak_megabytes()
     return {
         "stages": stages,
         "total": total,
+        "cpu_s": cpu,
         "peak_mb": peak,
         "import_peak_mb": import_peak,
         "from_cache": compiled.from_cache,
         "mlir_mb": mlir.stat().st_size / 2**20,
     }
+
+
+def cpu_seconds() -> float:
+    """The CPU seconds (user and system) of this process and of its children that ended (the
+    compile's worker processes): the work a compile does, steadier than its wall time on a
+    shared machine, where a neighbour's load stretches the wall time but not the work."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def peak_megabytes() -> float:
@@ -175,7 +189,8 @@ def measure_model(name: str) -> dict:
 def stage_line(name: str, result: dict) -> str:
     stages = " ".join(f"{stage}={seconds:.2f}" for stage, seconds in result["stages"])
     return (
-        f"{name}: total {result['total']:.2f} s, peak {result['peak_mb']:.0f} MB, "
+        f"{name}: total {result['total']:.2f} s (CPU {result['cpu_s']:.2f} s), "
+        f"peak {result['peak_mb']:.0f} MB, "
         f"from cache {result['from_cache']}, .mlir {result['mlir_mb']:.1f} MB, "
         f"import peak {result['import_peak_mb']:.0f} MB, the cache grew "
         f"{result['cache_mb']:.0f} MB\n    {stages}"
@@ -188,6 +203,7 @@ def markdown_table(rows: list[dict]) -> str:
         "weights MB",
         ".mlir MB",
         "cold s",
+        "cold CPU s",
         "cold peak MB",
         "hit s",
         "hit peak MB",
@@ -203,6 +219,7 @@ def markdown_table(rows: list[dict]) -> str:
             f"{row['weights_mb']:.0f}",
             f"{cold['mlir_mb']:.1f}",
             f"{cold['total']:.1f}",
+            f"{cold['cpu_s']:.1f}",
             f"{cold['peak_mb']:.0f}",
             f"{hit['total']:.2f}",
             f"{hit['peak_mb']:.0f}",
