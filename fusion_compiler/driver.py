@@ -90,6 +90,7 @@ PASSES: dict[str, PassFactory] = {
     "split-index-sets": _lazy(f"{_SCHEDULE}.split_index_sets", "SplitIndexSetsPass"),
     "deinterleave-buffers": _lazy(f"{_SCHEDULE}.deinterleave_buffers", "DeinterleaveBuffersPass"),
     "balance-max-chains": _lazy(f"{_SCHEDULE}.balance_max_chains", "BalanceMaxChainsPass"),
+    "tile-transposes": _lazy(f"{_SCHEDULE}.tile_transposes", "TileTransposesPass"),
     "collapse-nests": _lazy(f"{_SCHEDULE}.collapse_nests", "CollapseNestsPass"),
     "fold-buffers": _lazy(f"{_SCHEDULE}.fold_buffers", "FoldBuffersPass"),
     "align-buffer-rows": _lazy(f"{_SCHEDULE}.align_buffer_rows", "AlignBufferRowsPass"),

@@ -39,6 +39,9 @@ on the right):
                          columns: a stride-2 window reads consecutive elements (in
                          register-tiled kernels too: a stride-2 im2col pack)
                                                                            deinterleaving.py
+  tile-transposes        a copy that stores along its inner loop and reads across rows
+                         tiled 16 x 16 with its parent loop: the lines it reads stay in L1
+                                                                           transpose_tiling.py
   clean-up-kernels       as above (without store forwarding when fusion is off)
   balance-max-chains     an unrolled window's NaN-propagating maxima combined as a balanced
                          tree, not a chain (exactly associative: the same bits)
@@ -93,6 +96,7 @@ from fusion_compiler.passes.schedule.prepack_weights import PrepackWeightsPass
 from fusion_compiler.passes.schedule.reorder_reductions import ReorderReductionsPass
 from fusion_compiler.passes.schedule.reuse_outputs import ReuseOutputsPass
 from fusion_compiler.passes.schedule.split_index_sets import SplitIndexSetsPass
+from fusion_compiler.passes.schedule.tile_transposes import TileTransposesPass
 from fusion_compiler.passes.schedule.unroll_jam_reductions import UnrollJamReductionsPass
 from fusion_compiler.passes.schedule.unroll_reductions import UnrollReductionsPass
 
@@ -117,7 +121,7 @@ class ScheduleKernelsPass(PipelinePass):
     `unroll-jam` (unroll-jam-reductions' `max-copies`, default 8), `l1-bytes` (its `l1-bytes`,
     default 0: this host's L1 data cache), `split-index-sets`, `deinterleave`
     (deinterleave-buffers),
-    `balance-max-chains`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
+    `balance-max-chains`, `tile-transposes`, `collapse` (collapse-nests), `loop-kinds` (mark-loop-kinds),
     `overlap-tails` (overlap-vector-tails, after it), `fold-buffers`, `align-rows`
     (align-buffer-rows), `prefetch` (prefetch-epilogues, after mark-loop-kinds). Unroll
     factors are the
@@ -147,6 +151,7 @@ class ScheduleKernelsPass(PipelinePass):
     split_index_sets: bool = True
     deinterleave: bool = True
     balance_max_chains: bool = True
+    tile_transposes: bool = True
     collapse: bool = True
     fold_buffers: bool = True
     align_rows: bool = True
@@ -191,6 +196,7 @@ class ScheduleKernelsPass(PipelinePass):
             (self.unroll_jam > 1, (UnrollJamReductionsPass(self.unroll_jam, self.l1_bytes),)),
             (self.split_index_sets, (SplitIndexSetsPass(),)),
             (self.deinterleave, (DeinterleaveBuffersPass(),)),
+            (self.tile_transposes, (TileTransposesPass(),)),
             (True, (CleanUpKernelsPass(self.fuse),)),
             (self.balance_max_chains, (BalanceMaxChainsPass(),)),
             (self.collapse, (CollapseNestsPass(),)),

@@ -218,5 +218,7 @@ def test_a_binding_that_does_not_fit_the_native_entry_is_an_error(monkeypatch):
 
     bound = compiled_model.bound_constants
     monkeypatch.setattr(compiled_model, "bound_constants", lambda f: [*bound(f), *bound(f)])
-    with pytest.raises(RuntimeError, match="@main would pass 5 buffers to a native entry that takes 4"):
+    with pytest.raises(
+        RuntimeError, match="@main would pass 5 buffers to a native entry that takes 4"
+    ):
         compile_module(_module(), cache=False)

@@ -37,6 +37,7 @@ DEFAULT_STAGES = [
     "unroll-jam-reductions",
     "split-index-sets",
     "deinterleave-buffers",
+    "tile-transposes",
     "clean-up-kernels",
     "balance-max-chains",
     "collapse-nests",
@@ -78,7 +79,7 @@ def test_switched_off_stages_are_left_out():
             "schedule-kernels{inline=false reuse-outputs=false contractions=false "
             "reorder=false unroll-reductions=1 unroll-jam=0 split-index-sets=false "
             "deinterleave=false balance-max-chains=false collapse=false loop-kinds=false fold-buffers=false "
-            "align-rows=false}"
+            "align-rows=false tile-transposes=false}"
         )
     ]
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
@@ -107,6 +108,11 @@ def test_short_rows_can_stay_unaligned():
 def test_epilogue_operands_can_be_left_unprefetched():
     names = [p.name for p in parse_pipeline("schedule-kernels{prefetch=false}")]
     assert names == [name for name in DEFAULT_STAGES if name != "prefetch-epilogues"]
+
+
+def test_transposes_can_stay_untiled():
+    names = [p.name for p in parse_pipeline("schedule-kernels{tile-transposes=false}")]
+    assert names == [name for name in DEFAULT_STAGES if name != "tile-transposes"]
 
 
 def test_max_chains_can_stay_chains():
