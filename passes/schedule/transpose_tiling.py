@@ -40,13 +40,12 @@ from fusion_compiler.passes.analysis.loop_access import (
     is_unit_stride,
     memory_accesses,
 )
-from fusion_compiler.passes.schedule.tiling import can_strip_mine, hoist, strip_mine
+from fusion_compiler.passes.schedule.contraction_tiles import CACHE_LINE_BYTES
+from fusion_compiler.passes.schedule.tiling import can_hoist, can_strip_mine, hoist, strip_mine
 
 TILE = 16
 """Iterations of each loop per tile: a 64-byte line of f32 per read row (the tile reads 16
 lines and writes 16 row pieces of one line each)."""
-
-LINE_BYTES = 64
 
 
 def _element_bytes(access: memref.LoadOp | memref.StoreOp) -> int:
@@ -87,7 +86,7 @@ def _reads_across_lines(access: memref.LoadOp | memref.StoreOp, loop: ForOp, par
     if not isinstance(access, memref.LoadOp):
         return False
     step = element_stride(access, loop.induction_var)
-    if step is None or abs(step) * _element_bytes(access) < LINE_BYTES:
+    if step is None or abs(step) * _element_bytes(access) < CACHE_LINE_BYTES:
         return False
     return is_unit_stride(access, parent.induction_var)
 
@@ -101,6 +100,7 @@ def tile_transposed_copy(loop: ForOp) -> None:
     loop_tiles = inner.parent_op()
     assert isinstance(loop_tiles, ForOp)
     strip_mine(parent, TILE)  # parent_tiles { parent_in { loop_tiles { inner } } }
+    assert can_hoist(loop_tiles)  # (parent_in's iterations are some of parent's: independent)
     hoist(loop_tiles)  # parent_tiles { loop_tiles { parent_in { inner } } }
 
 
