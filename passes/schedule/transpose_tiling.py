@@ -32,6 +32,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind
+from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,
@@ -51,7 +52,7 @@ lines and writes 16 row pieces of one line each)."""
 def _element_bytes(access: memref.LoadOp | memref.StoreOp) -> int:
     buffer_type = access.memref.type
     assert isinstance(buffer_type, MemRefType)
-    return buffer_type.element_type.compile_time_size
+    return numpy_dtype(buffer_type.element_type).itemsize
 
 
 def is_transposed_copy(loop: ForOp) -> bool:

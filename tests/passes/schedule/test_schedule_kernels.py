@@ -85,39 +85,21 @@ def test_switched_off_stages_are_left_out():
     assert names == ["normalize-kernels", "fuse-loops", "clean-up-kernels", "clean-up-kernels"]
 
 
-def test_vector_tails_can_be_left_scalar():
-    names = [p.name for p in parse_pipeline("schedule-kernels{overlap-tails=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "overlap-vector-tails"]
-
-
-def test_nests_can_stay_uncollapsed():
-    names = [p.name for p in parse_pipeline("schedule-kernels{collapse=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "collapse-nests"]
-
-
-def test_strided_buffers_can_stay_interleaved():
-    names = [p.name for p in parse_pipeline("schedule-kernels{deinterleave=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "deinterleave-buffers"]
-
-
-def test_short_rows_can_stay_unaligned():
-    names = [p.name for p in parse_pipeline("schedule-kernels{align-rows=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "align-buffer-rows"]
-
-
-def test_epilogue_operands_can_be_left_unprefetched():
-    names = [p.name for p in parse_pipeline("schedule-kernels{prefetch=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "prefetch-epilogues"]
-
-
-def test_transposes_can_stay_untiled():
-    names = [p.name for p in parse_pipeline("schedule-kernels{tile-transposes=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "tile-transposes"]
-
-
-def test_max_chains_can_stay_chains():
-    names = [p.name for p in parse_pipeline("schedule-kernels{balance-max-chains=false}")]
-    assert names == [name for name in DEFAULT_STAGES if name != "balance-max-chains"]
+@pytest.mark.parametrize(
+    "option, stage",
+    [
+        ("overlap-tails", "overlap-vector-tails"),  # vector tails left scalar
+        ("collapse", "collapse-nests"),  # nests left uncollapsed
+        ("deinterleave", "deinterleave-buffers"),  # strided buffers left interleaved
+        ("align-rows", "align-buffer-rows"),  # short rows left unaligned
+        ("prefetch", "prefetch-epilogues"),  # epilogue operands left unprefetched
+        ("tile-transposes", "tile-transposes"),  # transposes left untiled
+        ("balance-max-chains", "balance-max-chains"),  # max chains left chains
+    ],
+)
+def test_an_option_switches_its_stage_off(option, stage):
+    names = [p.name for p in parse_pipeline(f"schedule-kernels{{{option}=false}}")]
+    assert names == [name for name in DEFAULT_STAGES if name != stage]
 
 
 def test_without_prepacking_weights_are_packed_at_every_launch():
