@@ -236,11 +236,22 @@ def signatures_of_data(data: dict[str, dict]) -> dict[str, KernelSignature]:
     }
 
 
+def distinct_units(units: Sequence[NativeUnit]) -> tuple[NativeUnit, ...]:
+    """`units`, each object code once: the unit of a kernel family serves every member
+    (`native_units.compile_prepared`) and comes back from the compile cache once per member.
+
+    A kernel may still be defined by two different units (compiled alone by one compile and
+    in a family by another: a shape specialisation's packing kernel, say); a family's member
+    entries are `weak_odr` definitions, and the engine takes one of the two, which do the
+    same thing (the symbol is the kernel's content hash)."""
+    return tuple({unit.object_code: unit for unit in units}.values())
+
+
 class JitModule:
     """Native code for a model: its units' object code linked into one MCJIT engine."""
 
     def __init__(self, units: Sequence[NativeUnit], target_machine: llvm.TargetMachine):
-        self.units = tuple(units)
+        self.units = distinct_units(units)
         self._target_machine = target_machine
         empty = llvm.parse_assembly("")
         empty.triple = target_machine.triple

@@ -27,11 +27,12 @@ from fusion_compiler.dialects.loop.attributes import WIDE_VECTORS_ATTR
 from fusion_compiler.lowering.jit import (
     CodegenTarget,
     JitModule,
+    KernelSignature,
     NativeUnit,
     host_target_machine,
     kernel_signatures,
 )
-from fusion_compiler.lowering.llvm_text import module_text
+from fusion_compiler.lowering.llvm_text import module_text, unit_template
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.threading_runtime import (
     RUNTIME_GLOBALS,
@@ -39,6 +40,7 @@ from fusion_compiler.lowering.threading_runtime import (
     openmp_available,
     uses_openmp,
 )
+from fusion_compiler.lowering.unit_template import UnitTemplate
 from fusion_compiler.lowering.vector_loops import (
     apply_loop_hints,
     force_vector_loops,
@@ -120,6 +122,57 @@ def merged_timings(timings: StageTimings) -> StageTimings:
     return list(totals.items())
 
 
+def _text_options(module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine):
+    """What `module_text` and `unit_template` print a unit with for `target`: the triple,
+    data layout, loop metadata (`vector_loops`), function attributes and runtime globals."""
+    _check_lowered(module)
+    loops = force_vector_loops(
+        module,
+        _vector_lanes_by_function(module, target),
+        vector_lanes(target.features),
+        mask_registers=target.has_avx512,
+    )
+    return {
+        "triple": target_machine.triple,
+        "data_layout": str(target_machine.target_data),
+        "loop_properties": loops | apply_loop_hints(module),
+        "function_attributes": widen_vectors(module, target),
+        "declared_globals": RUNTIME_GLOBALS,
+    }
+
+
+def llvm_ir_text(
+    module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine
+) -> str:
+    """An `llvm` dialect module as the LLVM IR text LLVM is given for `target`."""
+    return module_text(module, **_text_options(module, target, target_machine))
+
+
+def llvm_ir_template(
+    module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine
+) -> UnitTemplate:
+    """`llvm_ir_text` as a template (`unit_template`), for a kernel that may join a family."""
+    return unit_template(module, **_text_options(module, target, target_machine))
+
+
+def optimized_text(
+    text: str, target_machine: llvm.TargetMachine, timings: StageTimings | None = None
+) -> llvm.ModuleRef:
+    """LLVM IR text parsed, verified and optimised at O3 for `target_machine`; appends the
+    seconds of parsing and optimisation to `timings` when given."""
+    clock = _StageClock(timings)
+    llvm_module = llvm.parse_assembly(text)
+    if uses_openmp(llvm_module) and not openmp_available():
+        link_serial_runtime(llvm_module)
+    llvm_module.verify()
+    llvm_module.triple = target_machine.triple
+    llvm_module.data_layout = str(target_machine.target_data)
+    clock.lap("llvm-translate")
+    optimize(llvm_module, target_machine)
+    clock.lap("llvm-optimize")
+    return llvm_module
+
+
 def optimized_llvm_module(
     module: ModuleOp,
     target: CodegenTarget,
@@ -129,33 +182,10 @@ def optimized_llvm_module(
     """Translates an `llvm` dialect module to LLVM, forces its `vectorized` loops to vector
     code (`vector_loops`) and optimises it at O3 for `target` (whose machine is given);
     appends the seconds of translation and optimisation to `timings` when given."""
-    _check_lowered(module)
     clock = _StageClock(timings)
-    data_layout = str(target_machine.target_data)
-    loops = force_vector_loops(
-        module,
-        _vector_lanes_by_function(module, target),
-        vector_lanes(target.features),
-        mask_registers=target.has_avx512,
-    )
-    text = module_text(
-        module,
-        triple=target_machine.triple,
-        data_layout=data_layout,
-        loop_properties=loops | apply_loop_hints(module),
-        function_attributes=widen_vectors(module, target),
-        declared_globals=RUNTIME_GLOBALS,
-    )
-    llvm_module = llvm.parse_assembly(text)
-    if uses_openmp(llvm_module) and not openmp_available():
-        link_serial_runtime(llvm_module)
-    llvm_module.verify()
-    llvm_module.triple = target_machine.triple
-    llvm_module.data_layout = data_layout
+    text = llvm_ir_text(module, target, target_machine)
     clock.lap("llvm-translate")
-    optimize(llvm_module, target_machine)
-    clock.lap("llvm-optimize")
-    return llvm_module
+    return optimized_text(text, target_machine, timings)
 
 
 ENTRY_CODEGEN_LEVEL = 1
@@ -176,12 +206,30 @@ def compile_unit(
     seconds of each stage to `timings` when given."""
     target = target or CodegenTarget.host()
     target_machine = target.machine(codegen_level)
-    llvm_module = optimized_llvm_module(module, target, target_machine, timings)
+    clock = _StageClock(timings)
+    text = llvm_ir_text(module, target, target_machine)
+    clock.lap("llvm-translate")
+    return compile_text(text, kernel_signatures(module), target, codegen_level, timings)
+
+
+def compile_text(
+    text: str,
+    kernels: dict[str, KernelSignature],
+    target: CodegenTarget | None = None,
+    codegen_level: int = 3,
+    timings: StageTimings | None = None,
+) -> NativeUnit:
+    """LLVM IR text (defining `kernels`) optimised and compiled to object code for `target`,
+    the code generator optimising at `codegen_level`; appends each stage's seconds to
+    `timings` when given."""
+    target = target or CodegenTarget.host()
+    target_machine = target.machine(codegen_level)
+    llvm_module = optimized_text(text, target_machine, timings)
     clock = _StageClock(timings)
     object_code = target_machine.emit_object(llvm_module)
     clock.lap("llvm-codegen")
     externals = tuple(sorted(f.name for f in llvm_module.functions if f.is_declaration))
-    return NativeUnit(str(llvm_module), object_code, kernel_signatures(module), externals)
+    return NativeUnit(str(llvm_module), object_code, kernels, externals)
 
 
 def compile_llvm_module(module: ModuleOp, timings: StageTimings | None = None) -> JitModule:

@@ -47,11 +47,22 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
+from fusion_compiler.lowering.unit_template import (
+    FunctionInfo,
+    GepLine,
+    ParallelCall,
+    UnitTemplate,
+)
+
 LoopProperty = tuple
 """One `llvm.loop` property: `(name,)`, `(name, value)` (an int or a bool) or
 `(name, (property, ...))` (a node of other properties, as `followup_all` takes)."""
 
 LoopProperties = tuple[LoopProperty, ...]
+
+GOMP_PARALLEL = "GOMP_parallel"
+"""libgomp's entry to a parallel region (`parallel_to_llvm` calls it; its second argument
+is all the outlined body receives)."""
 
 
 class LLVMTextError(Exception):
@@ -210,7 +221,17 @@ class _Printer:
         loop_properties: Mapping[Operation, LoopProperties],
         function_attributes: Mapping[str, Sequence[str]],
         declared_globals: Collection[str],
+        template: UnitTemplate | None = None,
     ):
+        self.template = template
+        """Set when printing a `unit_template`: integers, names and calls get markers."""
+        self.holes_on = True
+        """Whether an integer constant may be a hole here (not an intrinsic's operand)."""
+        self.fixed = False
+        """Whether a hole printed now must agree among family members (a divisor)."""
+        self.function_index = -1
+        self.trampolines: set[str] = set()
+        self.bodies: set[str] = set()
         self.loop_properties = loop_properties
         self.function_attributes = function_attributes
         self.declared_globals = declared_globals
@@ -228,9 +249,22 @@ class _Printer:
             return name
         owner = value.owner
         if isinstance(owner, llvm.ConstantOp):
+            if (
+                self.template is not None
+                and self.holes_on
+                and isinstance(owner.value, IntegerAttr)
+                and isinstance(value.type, IntegerType)
+                and value.type.width.data > 1
+            ):
+                return self.template.hole(
+                    type_text(value.type),
+                    owner.value.value.data,
+                    self.function_index,
+                    self.fixed,
+                )
             return constant_text(value.type, owner.value)
         if isinstance(owner, llvm.AddressOfOp):
-            return "@" + _quoted(owner.global_name.root_reference.data)
+            return "@" + self.symbol(owner.global_name.root_reference.data)
         if isinstance(owner, llvm.ZeroOp):
             return _zero_text(value.type)
         if isinstance(owner, llvm.UndefOp):
@@ -239,6 +273,13 @@ class _Printer:
 
     def typed(self, value: SSAValue) -> str:
         return f"{type_text(value.type)} {self.ref(value)}"
+
+    def symbol(self, name: str) -> str:
+        """`name` quoted; in a template, the kernel's symbol at its start is a marker."""
+        kernel = self.template.kernel if self.template is not None else None
+        if kernel and (name == kernel or name.startswith(kernel + "_")):
+            name = "\x00N\x00" + name[len(kernel) :]
+        return _quoted(name)
 
     # -- module
 
@@ -253,12 +294,47 @@ class _Printer:
             else:
                 raise LLVMTextError(f"'{op.name}' at the top level is not translated")
         self.defined = {g.sym_name.data for g in globals_} | {f.sym_name.data for f in functions}
+        self.bodies = {f.sym_name.data for f in functions if f.body.blocks}
+        if self.template is not None:
+            self._find_kernel(module, functions)
         lines = [self.global_(op) for op in globals_]
         for op in functions:
             lines += self.func(op)
         lines += self.intrinsics.values()
         lines += self.metadata
         return lines
+
+    def _find_kernel(self, module: ModuleOp, functions: list[llvm.FuncOp]) -> None:
+        """The template's kernel (the one defined function of external linkage) and the
+        functions whose address `GOMP_parallel` takes; a unit that takes a function's
+        address for anything else, or defines no single kernel, cannot join a family."""
+        assert self.template is not None
+        exported = [
+            f.sym_name.data
+            for f in functions
+            if f.body.blocks and f.linkage.linkage.data == "external"
+        ]
+        if len(exported) != 1:
+            self.template.familiable = False
+            return
+        self.template.kernel = exported[0]
+        defined = {f.sym_name.data for f in functions if f.body.blocks}
+        for op in module.walk():
+            if not isinstance(op, llvm.AddressOfOp):
+                continue
+            name = op.global_name.root_reference.data
+            if name not in defined:
+                continue
+            self.trampolines.add(name)
+            for use in op.results[0].uses:
+                call = use.operation
+                if not (
+                    isinstance(call, llvm.CallOp)
+                    and call.callee is not None
+                    and call.callee.string_value() == GOMP_PARALLEL
+                    and use.index == 0
+                ):
+                    self.template.familiable = False
 
     def global_(self, op: llvm.GlobalOp) -> str:
         name = op.sym_name.data
@@ -282,7 +358,7 @@ class _Printer:
     def func(self, op: llvm.FuncOp) -> list[str]:
         function_type = op.function_type
         result = type_text(function_type.output)
-        name = "@" + _quoted(op.sym_name.data)
+        name = "@" + self.symbol(op.sym_name.data)
         inputs = function_type.inputs.data
         arg_attrs = op.arg_attrs.data if op.arg_attrs is not None else None
         attributes = [
@@ -295,15 +371,30 @@ class _Printer:
             return [f"declare {result} {name}({', '.join([*params, *varargs])}){extra}"]
         blocks = list(op.body.blocks)
         self.function = self._names(blocks)
+        template = self.template
+        trampoline = template is not None and op.sym_name.data in self.trampolines
         params = [
-            f"{type_text(arg.type)}{attribute} {self.function.values[arg]}"
+            f"{type_text(arg.type)}{attribute} "
+            + ("\x00T\x00" if trampoline else self.function.values[arg])
             for arg, attribute in zip(blocks[0].args, attributes, strict=True)
         ]
         linkage = op.linkage.linkage.data
         linkage = "" if linkage == "external" else f"{linkage} "
-        lines = [f"define {linkage}{result} {name}({', '.join([*params, *varargs])}){extra}", "{"]
+        table = ""
+        if template is not None:
+            if trampoline and len(params) != 1:
+                template.familiable = False
+            self.function_index = len(template.functions)
+            template.functions.append(FunctionInfo(trampoline))
+            table = "" if trampoline else ("\x00S\x00" if params else "\x00s\x00")
+            if op.sym_name.data == template.kernel:
+                template.kernel_parameters = ", ".join(params)
+        header = f"define {linkage}{result} {name}({', '.join([*params, *varargs])}{table}){extra}"
+        lines = [header, "{"]
         for block in blocks:
             lines.append(f"{self.function.blocks[block]}:")
+            if template is not None and block is blocks[0]:
+                lines.append(f"\x00E{self.function_index}\x00")
             if block is not blocks[0]:
                 lines += self._phis(block)
             for inner in block.ops:
@@ -351,7 +442,16 @@ class _Printer:
         handler = _HANDLERS.get(type(op))
         if handler is None:
             raise LLVMTextError(f"'{op.name}' is not translated to LLVM IR")
-        return handler(self, op)
+        if self.template is None:
+            return handler(self, op)
+        self.holes_on = type(op) in _OPEN_OPERANDS and not (
+            isinstance(op, llvm.CallOp) and _is_intrinsic(op)
+        )
+        self.fixed = type(op) in _DIVISIONS
+        try:
+            return handler(self, op)
+        finally:
+            self.holes_on, self.fixed = True, False
 
     def result(self, op: Operation) -> str:
         return f"  {self.function.values[op.results[0]]} = "
@@ -490,6 +590,9 @@ def _alloca(p: _Printer, op: llvm.AllocaOp) -> str:
 
 
 def _gep(p: _Printer, op: llvm.GEPOp) -> str:
+    template = p.template
+    if template is not None:
+        return _template_gep(p, op, template)
     ssa = iter(op.ssa_indices)
     indices = [
         p.typed(next(ssa)) if index == llvm.GEP_USE_SSA_VAL else f"i32 {index}"
@@ -500,6 +603,49 @@ def _gep(p: _Printer, op: llvm.GEPOp) -> str:
     return (
         f"{p.result(op)}getelementptr{inbounds} {source}, {', '.join([p.typed(op.ptr), *indices])}"
     )
+
+
+def _template_gep(p: _Printer, op: llvm.GEPOp, template: UnitTemplate) -> str:
+    """A `getelementptr` in a template: its constant indices are holes (when it steps through
+    no struct), and one through array types is a `GepLine` whose dimensions are holes."""
+    ssa = iter(op.ssa_indices)
+    open_constants = p.holes_on and not _has_struct(op.elem_type)
+    indices: list[tuple[str, str]] = []
+    for index in op.rawConstantIndices.iter_values():
+        if index == llvm.GEP_USE_SSA_VAL:
+            value = next(ssa)
+            indices.append((type_text(value.type), p.ref(value)))
+        elif open_constants:
+            indices.append(("i32", template.hole("i32", index, p.function_index)))
+        else:
+            indices.append(("i32", str(index)))
+    inbounds = " inbounds" if op.inbounds is not None else ""
+    base = p.typed(op.ptr)
+    if not isinstance(op.elem_type, llvm.LLVMArrayType):
+        operands = ", ".join([base, *(f"{t} {v}" for t, v in indices)])
+        return f"{p.result(op)}getelementptr{inbounds} {type_text(op.elem_type)}, {operands}"
+    dims: list[int] = []
+    element: Attribute = op.elem_type
+    while isinstance(element, llvm.LLVMArrayType):
+        dims.append(template.dim(element.size.data, p.function_index))
+        element = element.type
+    gep = GepLine(
+        p.result(op),
+        inbounds,
+        tuple(dims),
+        type_text(element),
+        base,
+        tuple(indices),
+        p.function_index,
+    )
+    template.geps.append(gep)
+    return f"\x00g{len(template.geps) - 1}\x00"
+
+
+def _has_struct(type_: Attribute) -> bool:
+    while isinstance(type_, llvm.LLVMArrayType):
+        type_ = type_.type
+    return isinstance(type_, llvm.LLVMStructType)
 
 
 def _call(p: _Printer, op: llvm.CallOp) -> str:
@@ -520,10 +666,22 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
         params = [type_text(t) for t in callee_type.inputs.data]
         result = f"{type_text(callee_type.output)} ({', '.join([*params, '...'])})"
     tail = "tail " if op.TailCallKind.data != "none" else ""
+    name = op.callee.string_value()
+    head = (p.result(op) if returned is not None else "  ") + (
+        f"{tail}call{fast_math} {op.CConv.cconv_name} {result} @{p.symbol(name)}("
+    )
+    template = p.template
+    if template is not None and name == GOMP_PARALLEL and len(op.args) >= 2:
+        first, context, *rest = op.args
+        template.functions[p.function_index].parallel_calls = True
+        prefix = f"{head}{p.typed(first)}, {type_text(context.type)} "
+        call = ParallelCall(prefix, p.ref(context), "".join(f", {p.typed(a)}" for a in rest) + ")")
+        template.calls.append(call)
+        return f"\x00c{len(template.calls) - 1}\x00"
     arguments = ", ".join(p.typed(a) for a in op.args)
-    callee = "@" + _quoted(op.callee.string_value())
-    text = f"{tail}call{fast_math} {op.CConv.cconv_name} {result} {callee}({arguments})"
-    return (p.result(op) if returned is not None else "  ") + text
+    if template is not None and name in p.bodies:
+        arguments += "\x00A\x00" if arguments else "\x00a\x00"
+    return f"{head}{arguments})"
 
 
 def _call_intrinsic(p: _Printer, op: llvm.CallIntrinsicOp) -> str:
@@ -644,6 +802,44 @@ def _unreachable(p: _Printer, op: Operation) -> str:
     return "  unreachable"
 
 
+_OPEN_OPERANDS = {
+    llvm.AddOp,
+    llvm.SubOp,
+    llvm.MulOp,
+    llvm.UDivOp,
+    llvm.SDivOp,
+    llvm.URemOp,
+    llvm.SRemOp,
+    llvm.ShlOp,
+    llvm.LShrOp,
+    llvm.AShrOp,
+    llvm.AndOp,
+    llvm.OrOp,
+    llvm.XOrOp,
+    llvm.TruncOp,
+    llvm.ZExtOp,
+    llvm.SExtOp,
+    llvm.SIToFPOp,
+    llvm.ICmpOp,
+    llvm.SelectOp,
+    llvm.LoadOp,
+    llvm.StoreOp,
+    llvm.GEPOp,
+    llvm.CallOp,
+    llvm.BrOp,
+    llvm.CondBrOp,
+    llvm.ReturnOp,
+}
+"""The ops whose integer constant operands a template leaves open (`ref`): the others take
+immediates (an intrinsic's, an alloca's size) or have none."""
+
+_DIVISIONS = {llvm.UDivOp, llvm.SDivOp, llvm.URemOp, llvm.SRemOp}
+
+
+def _is_intrinsic(op: llvm.CallOp) -> bool:
+    return op.callee is not None and op.callee.string_value().startswith("llvm.")
+
+
 _INLINE = (llvm.ConstantOp, llvm.AddressOfOp, llvm.ZeroOp, llvm.UndefOp)
 """Constants, addresses of globals, zeros and undefined values: written where they are used."""
 
@@ -756,6 +952,28 @@ def module_text(
     if data_layout:
         header.append(f'target datalayout = "{data_layout}"')
     return "\n".join([*header, *printer.module(module), ""])
+
+
+def unit_template(
+    module: ModuleOp,
+    *,
+    triple: str = "",
+    data_layout: str = "",
+    loop_properties: Mapping[Operation, LoopProperties] | None = None,
+    function_attributes: Mapping[str, Sequence[str]] | None = None,
+    declared_globals: Collection[str] = (),
+) -> UnitTemplate:
+    """A kernel unit printed as `module_text` prints it, with its integers, symbol and calls
+    marked (`unit_template`): `unit_template.render_plain` of it is `module_text`'s text."""
+    template = UnitTemplate(kernel="")
+    printer = _Printer(loop_properties or {}, function_attributes or {}, declared_globals, template)
+    header = []
+    if triple:
+        header.append(f'target triple = "{triple}"')
+    if data_layout:
+        header.append(f'target datalayout = "{data_layout}"')
+    template.lines = [*header, *printer.module(module)]
+    return template
 
 
 @dataclass(frozen=True)

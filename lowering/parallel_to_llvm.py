@@ -82,6 +82,7 @@ from fusion_compiler.lowering.llvm_builders import (
     offset_pointer,
     store,
 )
+from fusion_compiler.lowering.llvm_text import GOMP_PARALLEL
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
 from fusion_compiler.passes.analysis.ir_walk import region_ops, walk_ops
@@ -99,7 +100,6 @@ NUM_THREADS_GLOBAL = "__fusion_num_threads"
 
 INTERNAL = llvm.LinkageAttr("internal")
 
-GOMP_PARALLEL = "GOMP_parallel"
 THREAD_NUM = "omp_get_thread_num"
 NUM_THREADS = "omp_get_num_threads"
 SLOT_BYTES = 8

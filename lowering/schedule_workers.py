@@ -13,11 +13,13 @@ and for each:
    launch's constant (`launch_module`; prepack-weights packs it);
 2. run schedule-kernels on that module (verified as the compile verifies), and note what it
    made of the kernel as the memo notes it (`ScheduleMemo.capture`): its record;
-3. compile the units of the scheduled kernel and of its packing kernels (convert-loop-to-llvm
-   and LLVM, `native_units.compile_one`), named by content as `native_units.name_by_content`
+3. prepare the units of the scheduled kernel and of its packing kernels (convert-loop-to-llvm
+   and LLVM IR, `native_units.prepare_one`), named by content as `native_units.name_by_content`
    names them after lower-graph;
 
-and return the record and the units. The memo then stubs each of these kernels as it stubs a
+and return the record and the prepared units. All of them are then compiled by LLVM
+together (`native_units.compile_prepared`, in worker processes again), so that kernels of
+one family (`kernel_families`) are compiled once. The memo then stubs each of these kernels as it stubs a
 kernel it replays from the cache; schedule-kernels, lower-graph and the entry units run in
 this process as on a compile whose kernels all came from the memo; `compile_cache` takes the
 units from here (`units`, by digest) and stores them with the records. The native code is
@@ -46,12 +48,14 @@ from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
 from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
+    PreparedUnit,
     WorkerFailure,
     can_fork,
     compile_jobs,
-    compile_one,
+    compile_prepared,
     name_by_content,
     op_count,
+    prepare_one,
     run_in_workers,
     split_units,
 )
@@ -103,8 +107,8 @@ class Scheduled:
     """What a worker made of one kernel."""
 
     record: Record | None
-    units: dict[str, NativeUnit]
-    """The units of the kernel and its packing kernels, by content digest."""
+    units: dict[str, PreparedUnit]
+    """The units of the kernel and its packing kernels, by content digest, prepared."""
     timings: StageTimings
 
 
@@ -115,7 +119,7 @@ def schedule_and_compile(
     schedule_module: ScheduleModule,
     lower: LowerToLLVMDialect,
 ) -> Scheduled:
-    """`kernel` scheduled alone (`launch_module`) and its units compiled (in a worker)."""
+    """`kernel` scheduled alone (`launch_module`) and its units prepared (in a worker)."""
     module = launch_module(kernel, calls)
     memo = ScheduleMemo(schedule, lambda key: None, lambda digest: False)
     memo.replay(module)
@@ -128,12 +132,10 @@ def schedule_and_compile(
             op.detach()
     units, digests, by_name = name_by_content(split_units(module), module_hash)
     records = list(memo.records(by_name).values())
-    compiled: dict[str, NativeUnit] = {}
-    for unit, digest in zip(units, digests, strict=True):
-        native, stages = compile_one(unit, lower)
-        compiled[digest] = native
-        timings += stages
-    return Scheduled(records[0] if len(records) == 1 else None, compiled, timings)
+    prepared = {
+        digest: prepare_one(unit, lower) for unit, digest in zip(units, digests, strict=True)
+    }
+    return Scheduled(records[0] if len(records) == 1 else None, prepared, timings)
 
 
 @dataclass
@@ -174,12 +176,15 @@ class ScheduleWorkers:
         results = run_in_workers(task, sizes, jobs)
         made: dict[str, Record] = {}
         stages: StageTimings = []
+        prepared: dict[str, PreparedUnit] = {}
         for kernel, result in zip(kernels, results, strict=True):
             if isinstance(result, WorkerFailure) or result.record is None:
                 continue  # (scheduled again in this process, which reports any error)
             made[kernel.sym_name.data] = result.record
-            self.units.update(result.units)
+            prepared.update(result.units)
             stages += result.timings
+        compiled = compile_prepared(list(prepared.values()), jobs, stages)
+        self.units.update(zip(prepared, compiled, strict=True))
         self.timings += merged_timings(stages)
         self.timings.append((f"kernel workers ({jobs} jobs, wall)", time.perf_counter() - start))
         return made
