@@ -50,23 +50,19 @@ CONTENT_SUFFIX = re.compile(r"_[0-9a-f]{16}$")
 
 def family_groups(templates: Sequence[UnitTemplate | None]) -> list[list[int]]:
     """The indices of `templates` in groups to compile together, in order of first
-    appearance: kernels of equal `structure_key` (families, two members or more), every
-    other one (None: no template, or one that cannot join a family) alone."""
-    groups: dict[str, list[int]] = {}
-    alone: list[list[int]] = []
+    appearance: kernels of equal `structure_key` (a family when there are enough of them),
+    every other one (None: no template, or one that cannot join a family) alone."""
+    families: dict[str, list[int]] = {}
     order: list[list[int]] = []
     for index, template in enumerate(templates):
         if template is None or not template.familiable or not template.kernel:
-            group = [index]
-            alone.append(group)
-            order.append(group)
+            order.append([index])
             continue
         key = structure_key(template)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = []
-            order.append(group)
-        group.append(index)
+        if key not in families:
+            families[key] = []
+            order.append(families[key])
+        families[key].append(index)
     return order
 
 
