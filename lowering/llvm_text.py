@@ -447,11 +447,10 @@ class _Printer:
         self.holes_on = type(op) in _OPEN_OPERANDS and not (
             isinstance(op, llvm.CallOp) and _is_intrinsic(op)
         )
-        self.fixed = type(op) in _DIVISIONS
         try:
             return handler(self, op)
         finally:
-            self.holes_on, self.fixed = True, False
+            self.holes_on = True
 
     def result(self, op: Operation) -> str:
         return f"  {self.function.values[op.results[0]]} = "
@@ -535,7 +534,11 @@ def _binary(opcode: str) -> Callable[[_Printer, Operation], str]:
         elif isinstance(op, llvm.ArithmeticBinOpDisjoint) and op.is_disjoint:
             words = ["disjoint"]
         lhs, rhs = op.operands
-        return f"{p.result(op)}{opcode}{_flags(words)} {p.typed(lhs)}, {p.ref(rhs)}"
+        left = p.typed(lhs)
+        p.fixed = type(op) in _DIVISIONS  # (a template keeps a constant divisor)
+        right = p.ref(rhs)
+        p.fixed = False
+        return f"{p.result(op)}{opcode}{_flags(words)} {left}, {right}"
 
     return handler
 
