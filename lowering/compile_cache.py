@@ -345,8 +345,9 @@ class Compile:
         fresh = [index for index, unit in enumerate(compiled) if unit is not None]
         if directory is not None:
             clock = time.perf_counter()
+            loaded: dict[str, NativeUnit | None] = {}
             compiled = [
-                _load_unit(directory, k) if u is None else u
+                _load_unit(directory, k, loaded) if u is None else u
                 for u, k in zip(compiled, keys, strict=True)
             ]
             timings.append(("cache-load", time.perf_counter() - clock))
@@ -361,8 +362,7 @@ class Compile:
             compiled[index] = unit
         if directory is not None:
             clock = time.perf_counter()
-            for index in (*fresh, *pending):
-                _store(directory, keys[index], _unit_bytes(compiled[index]))  # type: ignore[arg-type]
+            _store_units(directory, [(keys[i], compiled[i]) for i in (*fresh, *pending)])  # type: ignore[misc]
             _store(directory, self.key, _model_bytes(kernels, bindings, keys))
             if memo is not None:
                 for memo_key, record in memo.records(by_name).items():
@@ -422,13 +422,23 @@ def _read(directory: Path, key: str) -> tuple[dict, str, bytes] | None:
     return _parse_entry(data)
 
 
-def _load_unit(directory: Path, key: str) -> NativeUnit | None:
+def _load_unit(
+    directory: Path, key: str, loaded: dict[str, NativeUnit | None] | None = None
+) -> NativeUnit | None:
     """The unit of `key`, or None when it is missing, does not verify, or was compiled for
-    the other threading runtime."""
+    the other threading runtime. A kernel family's member entry names the family's unit
+    (`_store_units`), which is read once per `loaded` (the units read so far, by key)."""
     parsed = _read(directory, key)
     if parsed is None:
         return None
     meta, llvm_ir, object_code = parsed
+    alias = meta.get("family") if isinstance(meta, dict) else None
+    if isinstance(alias, str):
+        if loaded is None:
+            return _load_unit(directory, alias)
+        if alias not in loaded:
+            loaded[alias] = _load_unit(directory, alias)
+        return loaded[alias]
     try:
         check_threading(llvm_ir)
         signatures = signatures_of_data(meta["signatures"])
@@ -446,7 +456,8 @@ def load_native(directory: Path, key: str) -> NativeCode | None:
     try:
         kernels = {name: tuple(calls) for name, calls in meta["kernels"].items()}
         bindings = {name: LoadBinding.of_data(b) for name, b in meta["bindings"].items()}
-        units = [_load_unit(directory, unit_key) for unit_key in meta["units"]]
+        loaded: dict[str, NativeUnit | None] = {}
+        units = [_load_unit(directory, unit_key, loaded) for unit_key in meta["units"]]
     except (KeyError, TypeError, AttributeError, ValueError):
         return None
     if any(unit is None for unit in units):
@@ -494,6 +505,26 @@ def _entry_bytes(meta: dict, llvm_ir: bytes, object_code: bytes) -> bytes:
         "meta": len(meta_bytes),
     }
     return ENTRY_FORMAT + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+def _store_units(directory: Path, units: Sequence[tuple[str, NativeUnit]]) -> None:
+    """Each unit under its key; a unit that serves several keys (a kernel family's: one per
+    member) is stored once, under a key of its object code, and each member's entry names it
+    (densenet121: 135 members of 7 families)."""
+    keys_of: dict[int, list[str]] = {}
+    unit_of: dict[int, NativeUnit] = {}
+    for key, unit in units:
+        keys_of.setdefault(id(unit), []).append(key)
+        unit_of[id(unit)] = unit
+    for identity, keys in keys_of.items():
+        unit = unit_of[identity]
+        if len(keys) == 1:
+            _store(directory, keys[0], _unit_bytes(unit))
+            continue
+        family = hashlib.sha256(unit.object_code).hexdigest()
+        _store(directory, family, _unit_bytes(unit))
+        for key in keys:
+            _store(directory, key, _entry_bytes({"family": family}, b"", b""))
 
 
 def _unit_bytes(unit: NativeUnit) -> bytes:

@@ -354,16 +354,22 @@ def compile_units(
 ) -> list[NativeUnit]:
     """Every unit compiled (`prepare_one`, then `compile_prepared`: kernel families compiled
     once), in worker processes when there is enough work and more than one job; the
-    seconds of each stage, summed over the units, are appended to `timings`."""
+    seconds of each stage, summed over the units, are appended to `timings`. Workers that
+    take units fewer than a family needs compile each one through (one fork, not two: an
+    op edit's new kernel and entry unit)."""
     jobs = compile_jobs() if jobs is None else jobs
     sizes = [op_count(unit) for unit in units]
     parallel = jobs > 1 and worth_workers(sizes) and can_fork()
     start = time.perf_counter()
-    if parallel:
+    kernels = sum(1 for unit in units if not any(is_entry(op) for op in unit.ops))
+    if parallel and (kernels < FAMILY_MIN_MEMBERS or not families_enabled()):
+        compiled = _compile_in_workers(units, lower, sizes, jobs, timings)
+    elif parallel:
         prepared = _prepare_in_workers(units, lower, sizes, jobs)
+        compiled = compile_prepared(prepared, jobs, timings)
     else:
         prepared = [prepare_one(unit, lower) for unit in units]
-    compiled = compile_prepared(prepared, jobs if parallel else 1, timings)
+        compiled = compile_prepared(prepared, 1, timings)
     if timings is not None and parallel:
         timings.append((f"native-units ({jobs} jobs, wall)", time.perf_counter() - start))
     return compiled
@@ -381,6 +387,24 @@ def op_count(unit: Operation) -> int:
 
 def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _compile_in_workers(
+    units: Sequence[ModuleOp],
+    lower: LowerToLLVMDialect,
+    sizes: list[int],
+    jobs: int,
+    timings: StageTimings | None,
+) -> list[NativeUnit]:
+    """Each unit compiled alone by `jobs` forked workers, the largest first."""
+    results = run_in_workers(lambda index: compile_one(units[index], lower), sizes, jobs)
+    failures = [result for result in results if isinstance(result, WorkerFailure)]
+    if failures:
+        raise RuntimeError(f"a compile worker failed: {failures[0].message}")
+    done: list[tuple[NativeUnit, StageTimings]] = results  # type: ignore[assignment]
+    if timings is not None:
+        timings.extend(merged_timings([stage for _, stages in done for stage in stages]))
+    return [unit for unit, _ in done]
 
 
 def _prepare_in_workers(

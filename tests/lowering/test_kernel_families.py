@@ -135,6 +135,22 @@ def test_a_cached_family_links_beside_new_kernels(sse, monkeypatch, tmp_path):
         np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-4)
 
 
+def test_a_family_unit_is_stored_once_and_its_members_name_it(sse, monkeypatch, tmp_path):
+    from fusion_compiler.lowering.compile_cache import read_meta
+
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))
+    compile_module(parse(_convolutions(CHANNELS)), DEFAULT_PIPELINE)
+    metas = [read_meta(tmp_path, path.stem) for path in tmp_path.glob("*.entry")]
+    named = [meta["family"] for meta in metas if meta and "family" in meta]
+    assert len(named) == len(CHANNELS) and len(set(named)) == 1
+    assert (tmp_path / f"{named[0]}.entry").exists()
+    again = compile_module(parse(_convolutions(CHANNELS)), DEFAULT_PIPELINE)
+    assert again.from_cache
+    arrays = _inputs(CHANNELS)
+    for result, expected in zip(again.run("main", *arrays), _reference(arrays), strict=True):
+        np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-4)
+
+
 def _kernel_units(source: str) -> list:
     from fusion_compiler.dialects.context import make_context
     from fusion_compiler.dialects.diagnostics import parse_source
