@@ -682,6 +682,8 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
         template.calls.append(call)
         return f"\x00c{len(template.calls) - 1}\x00"
     arguments = ", ".join(p.typed(a) for a in op.args)
+    if template is not None and name in p.trampolines:
+        template.familiable = False  # (a trampoline takes the pair, not arguments)
     if template is not None and name in p.bodies:
         arguments += "\x00A\x00" if arguments else "\x00a\x00"
     return f"{head}{arguments})"
