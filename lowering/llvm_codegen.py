@@ -18,6 +18,7 @@ Each call makes its own target machine; units compiled apart (in other processes
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import llvmlite.binding as llvm
 from xdsl.dialects import llvm as llvm_dialect
@@ -122,7 +123,9 @@ def merged_timings(timings: StageTimings) -> StageTimings:
     return list(totals.items())
 
 
-def _text_options(module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine):
+def _text_options(
+    module: ModuleOp, target: CodegenTarget, target_machine: llvm.TargetMachine
+) -> dict[str, Any]:
     """What `module_text` and `unit_template` print a unit with for `target`: the triple,
     data layout, loop metadata (`vector_loops`), function attributes and runtime globals."""
     _check_lowered(module)

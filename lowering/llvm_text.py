@@ -53,6 +53,7 @@ from fusion_compiler.lowering.unit_template import (
     ParallelCall,
     UnitTemplate,
 )
+from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 LoopProperty = tuple
 """One `llvm.loop` property: `(name,)`, `(name, value)` (an int or a bool) or
@@ -319,7 +320,7 @@ class _Printer:
             return
         self.template.kernel = exported[0]
         defined = {f.sym_name.data for f in functions if f.body.blocks}
-        for op in module.walk():
+        for op in walk_ops(module):
             if not isinstance(op, llvm.AddressOfOp):
                 continue
             name = op.global_name.root_reference.data

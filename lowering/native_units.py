@@ -9,7 +9,7 @@ resolve to the kernels' code as a static linker would resolve them. The entry un
 the kernels it calls (`declare_callees`); the team size of parallel loops is declared by every
 unit and defined once by the engine.
 
-Two things follow:
+Three things follow:
 
 - **A kernel-level cache.** Each unit is content-addressed by its own loop-level IR
   (`compile_cache`), so a model that shares kernels with one compiled before, or the same
@@ -23,6 +23,10 @@ Two things follow:
   Most kernel units are in fact compiled earlier, by the workers that schedule them
   (`schedule_workers`, `run_in_workers`); what is left here is the entry units and the
   kernels those workers did not take.
+
+- **Kernel families.** Units are prepared first (convert-loop-to-llvm, then printed: a
+  kernel's as a template, `unit_template`) and given to LLVM together, so that kernels whose
+  LLVM IR differs only in integers are compiled once (`kernel_families`, `compile_prepared`).
 
 A kernel's unit is compiled under a symbol made from its content (`name_by_content`): the
 name the passes gave it (`fused_conv2d_add_relu_15`) without its numeric suffixes, then a hash

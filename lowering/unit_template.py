@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 MARKER = re.compile("\x00([a-zA-Z])([0-9]*)\x00")
-"""`\\0<kind><index>\\0`: h an integer hole, d an array dimension, g a `getelementptr`, c a
-parallel call, N the kernel's symbol, S/s the parameter-table parameter (after other
+"""`\\0<kind><index>\\0`: h an integer hole, g a `getelementptr` through arrays (its
+dimensions are holes too), c a parallel call, N the kernel's symbol, S/s the parameter-table parameter (after other
 parameters / alone), A/a the table as a call argument (after others / alone), T a trampoline's
 context parameter, E the set-up at the top of function `index` (a line of its own)."""
 
@@ -126,7 +126,7 @@ def render(
 
     def marker(match: re.Match[str]) -> str:
         kind, index = match.group(1), match.group(2)
-        if kind in "hd":
+        if kind == "h":
             return hole_text(int(index))
         if kind in line_text:
             return MARKER.sub(marker, line_text[kind](int(index)))
