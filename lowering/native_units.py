@@ -17,13 +17,12 @@ Three things follow:
 - **Parallel compilation.** The dearest stages (convert-loop-to-llvm's rewriting in Python,
   LLVM's optimiser and code generator) run per unit, so units are compiled by worker
   processes, forked from this one once the passes have run (they inherit the lowered
-  module: nothing is serialised but the object code they return). `FUSION_COMPILE_JOBS`
+  module: nothing is serialised but what they return, LLVM IR or object code). `FUSION_COMPILE_JOBS`
   sets their number (default: the CPUs this process may run on; 1 compiles in this
   process); small models compile in this process, where forking costs more than it saves.
   Most kernel units are in fact compiled earlier, by the workers that schedule them
   (`schedule_workers`, `run_in_workers`); what is left here is the entry units and the
   kernels those workers did not take.
-
 - **Kernel families.** Units are prepared first (convert-loop-to-llvm, then printed: a
   kernel's as a template, `unit_template`) and given to LLVM together, so that kernels whose
   LLVM IR differs only in integers are compiled once (`kernel_families`, `compile_prepared`).
