@@ -27,7 +27,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
@@ -952,34 +952,32 @@ def module_text(
     back edge: `vector_loops`), the `function_attributes` of each function by name, and the
     globals of `declared_globals` declared rather than defined (defined in another unit)."""
     printer = _Printer(loop_properties or {}, function_attributes or {}, declared_globals)
-    header = []
-    if triple:
-        header.append(f'target triple = "{triple}"')
-    if data_layout:
-        header.append(f'target datalayout = "{data_layout}"')
-    return "\n".join([*header, *printer.module(module), ""])
+    return "\n".join([*_header(triple, data_layout), *printer.module(module), ""])
 
 
-def unit_template(
-    module: ModuleOp,
-    *,
-    triple: str = "",
-    data_layout: str = "",
-    loop_properties: Mapping[Operation, LoopProperties] | None = None,
-    function_attributes: Mapping[str, Sequence[str]] | None = None,
-    declared_globals: Collection[str] = (),
-) -> UnitTemplate:
-    """A kernel unit printed as `module_text` prints it, with its integers, symbol and calls
-    marked (`unit_template`): `unit_template.render_plain` of it is `module_text`'s text."""
+def unit_template(module: ModuleOp, **options: Any) -> UnitTemplate:
+    """A kernel unit printed as `module_text` prints it (`options` are its keyword
+    arguments), with its integers, symbol and calls marked (`unit_template`):
+    `unit_template.render_plain` of it is `module_text`'s text."""
     template = UnitTemplate(kernel="")
-    printer = _Printer(loop_properties or {}, function_attributes or {}, declared_globals, template)
-    header = []
-    if triple:
-        header.append(f'target triple = "{triple}"')
-    if data_layout:
-        header.append(f'target datalayout = "{data_layout}"')
+    printer = _Printer(
+        options.get("loop_properties") or {},
+        options.get("function_attributes") or {},
+        options.get("declared_globals", ()),
+        template,
+    )
+    header = _header(options.get("triple", ""), options.get("data_layout", ""))
     template.lines = [*header, *printer.module(module)]
     return template
+
+
+def _header(triple: str, data_layout: str) -> list[str]:
+    header = []
+    if triple:
+        header.append(f'target triple = "{triple}"')
+    if data_layout:
+        header.append(f'target datalayout = "{data_layout}"')
+    return header
 
 
 @dataclass(frozen=True)

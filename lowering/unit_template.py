@@ -35,7 +35,7 @@ SHAPE = "%fam.shape"
 
 @dataclass(frozen=True)
 class IntHole:
-    """An integer constant operand (or, with `dim`, an array dimension) of the template."""
+    """An integer constant operand of the template, or an array dimension a `GepLine` names."""
 
     type: str
     value: int
