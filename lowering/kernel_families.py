@@ -50,15 +50,17 @@ CONTENT_SUFFIX = re.compile(r"_[0-9a-f]{16}$")
 
 def family_groups(templates: Sequence[UnitTemplate | None]) -> list[list[int]]:
     """The indices of `templates` in groups to compile together, in order of first
-    appearance: kernels of equal `structure_key` (a family when there are enough of them),
-    every other one (None: no template, or one that cannot join a family) alone."""
-    families: dict[str, list[int]] = {}
+    appearance: kernels of one base name (their symbol without its content hash) and equal
+    `structure_key` (a family when there are enough of them), every other one (None: no
+    template, or one that cannot join a family) alone. (The base name is what lets the
+    schedule workers compile a kernel through when too few kernels bear its name.)"""
+    families: dict[tuple[str, str], list[int]] = {}
     order: list[list[int]] = []
     for index, template in enumerate(templates):
         if template is None or not template.familiable or not template.kernel:
             order.append([index])
             continue
-        key = structure_key(template)
+        key = (CONTENT_SUFFIX.sub("", template.kernel), structure_key(template))
         if key not in families:
             families[key] = []
             order.append(families[key])

@@ -19,7 +19,10 @@ and for each:
 
 and return the record and the prepared units. All of them are then compiled by LLVM
 together (`native_units.compile_prepared`, in worker processes again), so that kernels of
-one family (`kernel_families`) are compiled once. The memo then stubs each of these kernels as it stubs a
+one family (`kernel_families`) are compiled once. A kernel whose base name fewer than
+`FAMILY_MIN_MEMBERS` kernels bear can join no family: its worker compiles its units through,
+and a module with no such name forks no second round (shufflenet's compile from the parsed
+module had become 3.52 -> 3.70 s, medians of four paired runs). The memo then stubs each of these kernels as it stubs a
 kernel it replays from the cache; schedule-kernels, lower-graph and the entry units run in
 this process as on a compile whose kernels all came from the memo; `compile_cache` takes the
 units from here (`units`, by digest) and stores them with the records. The native code is
@@ -35,6 +38,7 @@ Profiling builds do not use the memo, and so schedule in this process.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
@@ -47,12 +51,16 @@ from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
 from fusion_compiler.lowering.native_units import (
+    FAMILY_MIN_MEMBERS,
     LowerToLLVMDialect,
     PreparedUnit,
     WorkerFailure,
+    base_name,
     can_fork,
     compile_jobs,
+    compile_one,
     compile_prepared,
+    families_enabled,
     name_by_content,
     op_count,
     prepare_one,
@@ -107,8 +115,9 @@ class Scheduled:
     """What a worker made of one kernel."""
 
     record: Record | None
-    units: dict[str, PreparedUnit]
-    """The units of the kernel and its packing kernels, by content digest, prepared."""
+    units: dict[str, PreparedUnit | NativeUnit]
+    """The units of the kernel and its packing kernels, by content digest: compiled, or
+    prepared when they may join a kernel family."""
     timings: StageTimings
 
 
@@ -118,8 +127,10 @@ def schedule_and_compile(
     schedule: str,
     schedule_module: ScheduleModule,
     lower: LowerToLLVMDialect,
+    family: bool = True,
 ) -> Scheduled:
-    """`kernel` scheduled alone (`launch_module`) and its units prepared (in a worker)."""
+    """`kernel` scheduled alone (`launch_module`) and its units prepared, for `family`
+    (enough kernels of its base name for a kernel family), else compiled (in a worker)."""
     module = launch_module(kernel, calls)
     memo = ScheduleMemo(schedule, lambda key: None, lambda digest: False)
     memo.replay(module)
@@ -132,10 +143,14 @@ def schedule_and_compile(
             op.detach()
     units, digests, by_name = name_by_content(split_units(module), module_hash)
     records = list(memo.records(by_name).values())
-    prepared = {
-        digest: prepare_one(unit, lower) for unit, digest in zip(units, digests, strict=True)
-    }
-    return Scheduled(records[0] if len(records) == 1 else None, prepared, timings)
+    made: dict[str, PreparedUnit | NativeUnit] = {}
+    for unit, digest in zip(units, digests, strict=True):
+        if family:
+            made[digest] = prepare_one(unit, lower)
+        else:
+            made[digest], stages = compile_one(unit, lower)
+            timings += stages
+    return Scheduled(records[0] if len(records) == 1 else None, made, timings)
 
 
 @dataclass
@@ -164,12 +179,16 @@ class ScheduleWorkers:
         if not can_fork():
             return {}
         launches = kernel_launches(module)  # type: ignore[arg-type]
+        bases = Counter(base_name(kernel.sym_name.data) for kernel in kernels)
 
         def task(index: int) -> Scheduled:
             kernel = kernels[index]
             calls = launches[kernel.sym_name.data]
+            family = families_enabled() and (
+                bases[base_name(kernel.sym_name.data)] >= FAMILY_MIN_MEMBERS
+            )
             return schedule_and_compile(
-                kernel, calls, self.schedule, self.schedule_module, self.lower
+                kernel, calls, self.schedule, self.schedule_module, self.lower, family
             )
 
         start = time.perf_counter()
@@ -181,7 +200,11 @@ class ScheduleWorkers:
             if isinstance(result, WorkerFailure) or result.record is None:
                 continue  # (scheduled again in this process, which reports any error)
             made[kernel.sym_name.data] = result.record
-            prepared.update(result.units)
+            for digest, unit in result.units.items():
+                if isinstance(unit, NativeUnit):
+                    self.units[digest] = unit
+                else:
+                    prepared[digest] = unit
             stages += result.timings
         compiled = compile_prepared(list(prepared.values()), jobs, stages)
         self.units.update(zip(prepared, compiled, strict=True))

@@ -18,6 +18,7 @@ from fusion_compiler.api import parse
 from fusion_compiler.driver import DEFAULT_PIPELINE
 from fusion_compiler.lowering import llvm_codegen, native_units
 from fusion_compiler.lowering.compiled_model import compile_module
+from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
     TARGET_CPU_VARIABLE,
     TARGET_FEATURES_VARIABLE,
@@ -117,6 +118,25 @@ def test_kernels_that_differ_in_extents_share_one_function(sse, monkeypatch, job
         np.testing.assert_array_equal(a, b)
 
 
+def test_the_schedule_workers_form_the_family_too(sse, monkeypatch, tmp_path):
+    """Kernels scheduled by worker processes are prepared there and compiled together
+    (`schedule_workers`): the same family, the same bits as a serial compile."""
+    from fusion_compiler.lowering import schedule_workers
+
+    arrays = _inputs(CHANNELS)
+    monkeypatch.setenv(native_units.JOBS_VARIABLE, "1")
+    serial = compile_module(parse(_convolutions(CHANNELS)), DEFAULT_PIPELINE, cache=False)
+    monkeypatch.setenv(native_units.JOBS_VARIABLE, "2")
+    monkeypatch.setattr(schedule_workers, "SCHEDULE_PARALLEL_MIN_OPS", 0)
+    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))  # (the memo runs with the cache)
+    stages: list[tuple[str, float]] = []
+    workers = compile_module(parse(_convolutions(CHANNELS)), DEFAULT_PIPELINE, timings=stages)
+    assert any(stage.startswith("kernel workers") for stage, _ in stages)
+    assert _families(workers) == _families(serial) and len(_families(serial)) == 1
+    for a, b in zip(serial.run("main", *arrays), workers.run("main", *arrays), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_fewer_kernels_than_a_family_needs_are_compiled_alone(sse):
     few = CHANNELS[: native_units.FAMILY_MIN_MEMBERS - 1]
     model = compile_module(parse(_convolutions(few)), DEFAULT_PIPELINE, cache=False)
@@ -158,7 +178,8 @@ def _kernel_units(source: str) -> list:
 
     module = parse_source(make_context(), source, "families.mlir")
     lowered, _ = lower_to_entries(module, DEFAULT_PIPELINE)
-    units = [u for u in split_units(lowered) if not any(native_units.is_entry(op) for op in u.ops)]
+    named, _, _ = native_units.name_by_content(split_units(lowered), module_hash)
+    units = [u for u in named if not any(native_units.is_entry(op) for op in u.ops)]
     for unit in units:
         PassManager("convert-loop-to-llvm", verify="off").run(unit)
     return units
