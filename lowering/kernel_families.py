@@ -48,19 +48,27 @@ CONTENT_SUFFIX = re.compile(r"_[0-9a-f]{16}$")
 """The content hash that ends a kernel's symbol (`native_units.name_by_content`)."""
 
 
-def family_groups(templates: Sequence[UnitTemplate | None]) -> list[list[int]]:
-    """The indices of `templates` in groups to compile together, in order of first
-    appearance: kernels of one base name (their symbol without its content hash) and equal
-    `structure_key` (a family when there are enough of them), every other one (None: no
-    template, or one that cannot join a family) alone. (The base name is what lets the
-    schedule workers compile a kernel through when too few kernels bear its name.)"""
-    families: dict[tuple[str, str], list[int]] = {}
+def family_key(template: UnitTemplate) -> str | None:
+    """What kernels of one family have in common: their base name (their symbol without its
+    content hash) and their `structure_key`; None for a template that joins no family. (The
+    base name is what lets the schedule workers compile a kernel through when too few
+    kernels bear its name.)"""
+    if not template.familiable or not template.kernel:
+        return None
+    key = structure_key(template)
+    return CONTENT_SUFFIX.sub("", template.kernel) + "\n" + hashlib.sha256(key.encode()).hexdigest()
+
+
+def family_groups(keys: Sequence[str | None]) -> list[list[int]]:
+    """The indices of `keys` (`family_key`s) in groups to compile together, in order of first
+    appearance: equal keys together (a family when there are enough of them), every other
+    one (None) alone."""
+    families: dict[str, list[int]] = {}
     order: list[list[int]] = []
-    for index, template in enumerate(templates):
-        if template is None or not template.familiable or not template.kernel:
+    for index, key in enumerate(keys):
+        if key is None:
             order.append([index])
             continue
-        key = (CONTENT_SUFFIX.sub("", template.kernel), structure_key(template))
         if key not in families:
             families[key] = []
             order.append(families[key])

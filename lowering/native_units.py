@@ -61,7 +61,7 @@ from fusion_compiler.lowering.jit import (
     NativeUnit,
     kernel_signatures,
 )
-from fusion_compiler.lowering.kernel_families import family_groups, family_text
+from fusion_compiler.lowering.kernel_families import family_groups, family_key, family_text
 from fusion_compiler.lowering.llvm_codegen import (
     ENTRY_CODEGEN_LEVEL,
     StageTimings,
@@ -224,6 +224,8 @@ class PreparedUnit:
     timings: StageTimings
     text: str | None = None
     template: UnitTemplate | None = None
+    family: str | None = None
+    """The template's `family_key` (None: it joins no family)."""
 
     def plain_text(self) -> str:
         if self.text is not None:
@@ -250,6 +252,7 @@ def prepare_one(unit: ModuleOp, lower: LowerToLLVMDialect) -> PreparedUnit:
         prepared.text = llvm_ir_text(unit, target, machine)
     else:
         prepared.template = llvm_ir_template(unit, target, machine)
+        prepared.family = family_key(prepared.template)
     timings.append(("llvm-translate", time.perf_counter() - start))
     return prepared
 
@@ -264,12 +267,18 @@ against 0.23 s, of 20 0.17 s against 2.07 s."""
 
 @dataclass(frozen=True)
 class _Job:
-    """One LLVM compile: a unit's text, or a family's, and the prepared units it serves."""
+    """One LLVM compile: a prepared unit, or a family of them, and their indices."""
 
-    text: str
-    kernels: dict[str, KernelSignature]
-    codegen_level: int
+    units: tuple[PreparedUnit, ...]
     members: tuple[int, ...]
+
+    def text(self) -> str:
+        if len(self.units) == 1:
+            return self.units[0].plain_text()
+        return family_text([unit.template for unit in self.units])[0]  # type: ignore[misc]
+
+    def size(self) -> int:
+        return sum(len(u.template.lines) if u.template else u.codegen_level for u in self.units)
 
 
 FAMILIES_VARIABLE = "FUSION_KERNEL_FAMILIES"
@@ -281,24 +290,25 @@ def families_enabled() -> bool:
 
 
 def _jobs(prepared: Sequence[PreparedUnit]) -> list[_Job]:
-    templates = [p.template if families_enabled() else None for p in prepared]
+    keys = [p.family if families_enabled() else None for p in prepared]
     jobs = []
-    for group in family_groups(templates):
+    for group in family_groups(keys):
         if len(group) >= FAMILY_MIN_MEMBERS:
-            members = [templates[i] for i in group]
-            text, _ = family_text(members)  # type: ignore[arg-type]
-            kernels = {k: v for i in group for k, v in prepared[i].kernels.items()}
-            jobs.append(_Job(text, kernels, 3, tuple(group)))
+            jobs.append(_Job(tuple(prepared[i] for i in group), tuple(group)))
         else:
-            for i in group:
-                unit = prepared[i]
-                jobs.append(_Job(unit.plain_text(), unit.kernels, unit.codegen_level, (i,)))
+            jobs += [_Job((prepared[i],), (i,)) for i in group]
     return jobs
 
 
 def _compile_job(job: _Job) -> tuple[NativeUnit, StageTimings]:
+    """The job's LLVM IR (a family's rendered here, in the worker) compiled."""
     timings: StageTimings = []
-    unit = compile_text(job.text, job.kernels, codegen_level=job.codegen_level, timings=timings)
+    start = time.perf_counter()
+    text = job.text()
+    timings.append(("llvm-translate", time.perf_counter() - start))
+    kernels = {name: sig for unit in job.units for name, sig in unit.kernels.items()}
+    level = job.units[0].codegen_level
+    unit = compile_text(text, kernels, codegen_level=level, timings=timings)
     return unit, timings
 
 
@@ -310,7 +320,7 @@ def compile_prepared(
     alone. The LLVM compiles run in `jobs` worker processes when there are several; their
     stages' seconds (and the preparations') are appended to `timings`."""
     work = _jobs(prepared)
-    sizes = [len(job.text) for job in work]
+    sizes = [job.size() for job in work]
     if jobs > 1 and len(work) > 1 and can_fork():
         results = run_in_workers(lambda index: _compile_job(work[index]), sizes, jobs)
         failures = [r for r in results if isinstance(r, WorkerFailure)]
@@ -333,9 +343,7 @@ def compile_prepared(
 def compile_one(unit: ModuleOp, lower: LowerToLLVMDialect) -> tuple[NativeUnit, StageTimings]:
     """A unit through convert-loop-to-llvm and LLVM alone, and the seconds of each stage."""
     prepared = prepare_one(unit, lower)
-    native, stages = _compile_job(
-        _Job(prepared.plain_text(), prepared.kernels, prepared.codegen_level, (0,))
-    )
+    native, stages = _compile_job(_Job((prepared,), (0,)))
     return native, prepared.timings + stages
 
 
