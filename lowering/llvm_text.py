@@ -17,14 +17,14 @@ translates the other ops xDSL's translation knew (intrinsic ops, vector and aggr
 masked stores, inline assembly), naming each intrinsic mangled by its types as LLVM does. An
 op it does not know raises `LLVMTextError` naming it.
 
-Values are named `%vN` (function arguments `%aN`), blocks by their name hints made unique
+Types, constants and flags are spelled by `llvm_text_values`, intrinsic calls by
+`llvm_text_intrinsics`. Values are named `%vN` (function arguments `%aN`), blocks by their name hints made unique
 (`loop_header`, `loop_header.1`, ...), constants are written in place, and floats in LLVM's
 exact hexadecimal form (an `f32` as the `f64` of the same value, as LLVM requires).
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -32,12 +32,9 @@ from typing import IO, Any
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     Float64Type,
-    FloatAttr,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -47,6 +44,24 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
+from fusion_compiler.lowering.llvm_text_intrinsics import (
+    call_intrinsic,
+    fma,
+    inline_asm,
+    masked_store,
+    overloaded,
+    vector_reduce,
+)
+from fusion_compiler.lowering.llvm_text_values import (
+    LLVMTextError,
+    argument_attributes,
+    constant_text,
+    fast_math_flags,
+    flag_words,
+    quoted,
+    type_text,
+    zero_text,
+)
 from fusion_compiler.lowering.unit_template import (
     FunctionInfo,
     GepLine,
@@ -64,137 +79,6 @@ LoopProperties = tuple[LoopProperty, ...]
 GOMP_PARALLEL = "GOMP_parallel"
 """libgomp's entry to a parallel region (`parallel_to_llvm` calls it; its second argument
 is all the outlined body receives)."""
-
-
-class LLVMTextError(Exception):
-    """An op or type the printer does not translate."""
-
-
-# --- types and constants ----------------------------------------------------------------------
-
-
-def type_text(type_: Attribute) -> str:
-    """The LLVM spelling of an `llvm` dialect (or builtin) type."""
-    text = _TYPE_TEXT.get(type_)
-    if text is None:
-        text = _type_text(type_)
-        _TYPE_TEXT[type_] = text
-    return text
-
-
-_TYPE_TEXT: dict[Attribute, str] = {}
-
-
-_FLOAT_TYPES: dict[type[Attribute], str] = {
-    Float16Type: "half",
-    Float32Type: "float",
-    Float64Type: "double",
-}
-
-
-def _type_text(type_: Attribute) -> str:
-    if isinstance(type_, IntegerType):
-        return f"i{type_.width.data}"
-    if type(type_) in _FLOAT_TYPES:
-        return _FLOAT_TYPES[type(type_)]
-    if isinstance(type_, llvm.LLVMPointerType):
-        space = type_.addr_space
-        return (
-            f"ptr addrspace({space.data})" if isinstance(space, IntAttr) and space.data else "ptr"
-        )
-    if isinstance(type_, llvm.LLVMArrayType):
-        return f"[{type_.size.data} x {type_text(type_.type)}]"
-    if isinstance(type_, VectorType) and type_.get_num_dims() == 1:
-        if type_.get_num_scalable_dims():
-            raise LLVMTextError(f"scalable vectors are not supported: {type_}")
-        return f"<{type_.get_shape()[0]} x {type_text(type_.element_type)}>"
-    if isinstance(type_, llvm.LLVMStructType):
-        return "{" + ", ".join(type_text(t) for t in type_.types.data) + "}"
-    if isinstance(type_, llvm.LLVMVoidType):
-        return "void"
-    raise LLVMTextError(f"type not supported: {type_}")
-
-
-def _hex_double(value: float) -> str:
-    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
-
-
-def scalar_text(type_: Attribute, value: int | float) -> str:
-    """A scalar constant of `type_`: an integer in decimal (`true`/`false` for `i1`), a float
-    exactly, in hexadecimal (an `f32` rounded to single precision first, as LLVM expects)."""
-    if isinstance(type_, IntegerType):
-        if type_.width.data == 1:
-            return "true" if int(value) & 1 else "false"
-        return str(int(value))
-    if isinstance(type_, Float32Type):
-        return _hex_double(struct.unpack("<f", struct.pack("<f", value))[0])
-    if isinstance(type_, Float64Type):
-        return _hex_double(float(value))
-    raise LLVMTextError(f"constants of type {type_} are not supported")
-
-
-def constant_text(type_: Attribute, value: Attribute) -> str:
-    """The constant `value` (an integer, float or dense attribute) of `type_`, untyped."""
-    if isinstance(value, IntegerAttr):
-        return scalar_text(type_, value.value.data)
-    if isinstance(value, FloatAttr):
-        return scalar_text(type_, value.value.data)
-    if isinstance(value, DenseIntOrFPElementsAttr):
-        if isinstance(type_, VectorType):
-            element, brackets = type_.element_type, "<>"
-        elif isinstance(type_, llvm.LLVMArrayType):
-            element, brackets = type_.type, "[]"
-        else:
-            raise LLVMTextError(f"a dense constant of type {type_} is not supported")
-        element_text = type_text(element)
-        items = ", ".join(f"{element_text} {scalar_text(element, v)}" for v in value.get_values())
-        return f"{brackets[0]}{items}{brackets[1]}"
-    raise LLVMTextError(f"constant attribute not supported: {value}")
-
-
-def _zero_text(type_: Attribute) -> str:
-    if isinstance(type_, IntegerType | Float16Type | Float32Type | Float64Type):
-        return scalar_text(type_, 0)
-    if isinstance(type_, llvm.LLVMPointerType):
-        return "null"
-    return "zeroinitializer"
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace("\\", "\\5C").replace('"', "\\22") + '"'
-
-
-# --- attributes of functions and their arguments ----------------------------------------------
-
-_ARGUMENT_FLAGS = {
-    "llvm.inreg": "inreg",
-    "llvm.nest": "nest",
-    "llvm.noalias": "noalias",
-    "llvm.nocapture": "captures(none)",
-    "llvm.nofree": "nofree",
-    "llvm.nonnull": "nonnull",
-    "llvm.noundef": "noundef",
-    "llvm.returned": "returned",
-    "llvm.signext": "signext",
-    "llvm.zeroext": "zeroext",
-}
-"""The unit attributes of an argument, with their LLVM spelling (those xDSL translates)."""
-
-_ARGUMENT_INTS = {
-    "llvm.align": "align",
-    "llvm.dereferenceable": "dereferenceable",
-    "llvm.dereferenceable_or_null": "dereferenceable_or_null",
-}
-
-
-def _argument_attributes(attributes: Mapping[str, Attribute]) -> str:
-    words = []
-    for name, value in attributes.items():
-        if name in _ARGUMENT_FLAGS:
-            words.append(_ARGUMENT_FLAGS[name])
-        elif name in _ARGUMENT_INTS and isinstance(value, IntegerAttr):
-            words.append(f"{_ARGUMENT_INTS[name]}({value.value.data})")
-    return "".join(f" {word}" for word in sorted(words))
 
 
 # --- the printer ------------------------------------------------------------------------------
@@ -267,7 +151,7 @@ class _Printer:
         if isinstance(owner, llvm.AddressOfOp):
             return "@" + self.symbol(owner.global_name.root_reference.data)
         if isinstance(owner, llvm.ZeroOp):
-            return _zero_text(value.type)
+            return zero_text(value.type)
         if isinstance(owner, llvm.UndefOp):
             return "undef"
         raise LLVMTextError(f"'{getattr(owner, 'name', owner)}' is used before it is defined")
@@ -280,7 +164,7 @@ class _Printer:
         kernel = self.template.kernel if self.template is not None else None
         if kernel and (name == kernel or name.startswith(kernel + "_")):
             name = "\x00N\x00" + name[len(kernel) :]
-        return _quoted(name)
+        return quoted(name)
 
     # -- module
 
@@ -344,7 +228,7 @@ class _Printer:
         where = f" addrspace({space})" if space else ""
         kind = "constant" if op.constant is not None else "global"
         if name in self.declared_globals or op.value is None:
-            return f"@{_quoted(name)} = external{where} {kind} {type_}"
+            return f"@{quoted(name)} = external{where} {kind} {type_}"
         linkage = op.linkage.linkage.data
         linkage = "" if linkage == "external" else f" {linkage}"
         if isinstance(op.value, StringAttr):
@@ -353,8 +237,8 @@ class _Printer:
                 chr(b) if 32 <= b < 127 and b not in b'"\\' else f"\\{b:02X}" for b in raw
             )
             type_ = f"[{len(raw)} x i8]"
-            return f'@{_quoted(name)} ={linkage}{where} {kind} {type_} c"{escaped}"'
-        return f"@{_quoted(name)} ={linkage}{where} {kind} {type_} {constant_text(op.global_type, op.value)}"
+            return f'@{quoted(name)} ={linkage}{where} {kind} {type_} c"{escaped}"'
+        return f"@{quoted(name)} ={linkage}{where} {kind} {type_} {constant_text(op.global_type, op.value)}"
 
     def func(self, op: llvm.FuncOp) -> list[str]:
         function_type = op.function_type
@@ -363,7 +247,7 @@ class _Printer:
         inputs = function_type.inputs.data
         arg_attrs = op.arg_attrs.data if op.arg_attrs is not None else None
         attributes = [
-            _argument_attributes(arg_attrs[i].data) if arg_attrs else "" for i in range(len(inputs))
+            argument_attributes(arg_attrs[i].data) if arg_attrs else "" for i in range(len(inputs))
         ]
         varargs = ["..."] if function_type.is_variadic else []
         extra = "".join(f" {a}" for a in self.function_attributes.get(op.sym_name.data, ()))
@@ -459,7 +343,7 @@ class _Printer:
     def declare_intrinsic(self, name: str, result: str, parameters: Sequence[str]) -> None:
         """Declares the intrinsic `name` (parameter types as text) once per module."""
         if name not in self.intrinsics and name not in self.defined:
-            self.intrinsics[name] = f"declare {result} @{_quoted(name)}({', '.join(parameters)})"
+            self.intrinsics[name] = f"declare {result} @{quoted(name)}({', '.join(parameters)})"
 
     def loop_metadata(self, properties: LoopProperties) -> str:
         """The reference of a new distinct loop ID node (first operand: itself) holding
@@ -503,7 +387,7 @@ def _block_labels(blocks: Sequence[Block]) -> dict[Block, str]:
             label = f"{hint}.{repeat}"
         repeats[hint] = repeat + 1
         taken.add(label)
-        labels[block] = _quoted(label)
+        labels[block] = quoted(label)
     return labels
 
 
@@ -517,10 +401,6 @@ def successor_edges(terminator: Operation | None) -> list[tuple[Block, Sequence[
             (terminator.else_block, terminator.else_arguments),
         ]
     return []
-
-
-def _flags(words: Sequence[str]) -> str:
-    return "".join(f" {word}" for word in words)
 
 
 def _binary(opcode: str) -> Callable[[_Printer, Operation], str]:
@@ -539,7 +419,7 @@ def _binary(opcode: str) -> Callable[[_Printer, Operation], str]:
         p.fixed = type(op) in _DIVISIONS  # (a template keeps a constant divisor)
         right = p.ref(rhs)
         p.fixed = False
-        return f"{p.result(op)}{opcode}{_flags(words)} {left}, {right}"
+        return f"{p.result(op)}{opcode}{flag_words(words)} {left}, {right}"
 
     return handler
 
@@ -552,7 +432,7 @@ def _cast(opcode: str) -> Callable[[_Printer, Operation], str]:
         elif isinstance(op, llvm.IntegerConversionOpNNeg) and op.non_neg:
             words = ["nneg"]
         value = op.operands[0]
-        return f"{p.result(op)}{opcode}{_flags(words)} {p.typed(value)} to {type_text(op.results[0].type)}"
+        return f"{p.result(op)}{opcode}{flag_words(words)} {p.typed(value)} to {type_text(op.results[0].type)}"
 
     return handler
 
@@ -573,7 +453,7 @@ def _select(p: _Printer, op: llvm.SelectOp) -> str:
 
 def _fneg(p: _Printer, op: llvm.FNegOp) -> str:
     words = [f.value for f in op.fastmathFlags.data]
-    return f"{p.result(op)}fneg{_flags(words)} {p.typed(op.arg)}"
+    return f"{p.result(op)}fneg{flag_words(words)} {p.typed(op.arg)}"
 
 
 def _alignment(op: llvm.LoadOp | llvm.StoreOp | llvm.AllocaOp) -> str:
@@ -663,7 +543,7 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
         returned.type.element_type if isinstance(returned.type, VectorType) else returned.type,
         Float16Type | Float32Type | Float64Type,
     )
-    fast_math = _fast_math(op) if float_result else ""  # (as xDSL: on float results only)
+    fast_math = fast_math_flags(op) if float_result else ""  # (as xDSL: on float results only)
     callee_type = op.var_callee_type  # (a variadic callee's type is spelled out)
     if callee_type is not None:
         assert isinstance(callee_type, llvm.LLVMFunctionType)
@@ -690,71 +570,6 @@ def _call(p: _Printer, op: llvm.CallOp) -> str:
     return f"{head}{arguments})"
 
 
-def _call_intrinsic(p: _Printer, op: llvm.CallIntrinsicOp) -> str:
-    if op.op_bundle_operands or op.op_bundle_sizes:
-        raise LLVMTextError("llvm.call_intrinsic with operand bundles is not translated")
-    return _intrinsic_call(p, op, op.intrin.data, op.args)
-
-
-def intrinsic_suffix(type_: Attribute) -> str:
-    """The mangling of an overloaded intrinsic's type: `f32`, `v8f32`, `i64`, `p0`."""
-    if isinstance(type_, VectorType):
-        return f"v{type_.get_shape()[0]}{intrinsic_suffix(type_.element_type)}"
-    if isinstance(type_, Float16Type | Float32Type | Float64Type):
-        return f"f{type_.bitwidth}"
-    if isinstance(type_, IntegerType):
-        return f"i{type_.width.data}"
-    if isinstance(type_, llvm.LLVMPointerType):
-        space = type_.addr_space
-        return f"p{space.data if isinstance(space, IntAttr) else 0}"
-    raise LLVMTextError(f"no intrinsic is overloaded on {type_}")
-
-
-def _fast_math(op: Operation) -> str:
-    flags = op.properties.get("fastmathFlags")
-    return _flags([f.value for f in flags.data]) if isinstance(flags, llvm.FastMathAttr) else ""
-
-
-def _intrinsic_call(
-    p: _Printer,
-    op: Operation,
-    name: str,
-    arguments: Sequence[SSAValue],
-    overloads: Sequence[Attribute] = (),
-) -> str:
-    """A call of the intrinsic `name` mangled by `overloads` (none: `name` is mangled
-    already), declared once per module; its result, if any, is `op`'s."""
-    mangled = ".".join([name, *(intrinsic_suffix(t) for t in overloads)])
-    result = type_text(op.results[0].type) if op.results else "void"
-    p.declare_intrinsic(mangled, result, [type_text(a.type) for a in arguments])
-    values = ", ".join(p.typed(a) for a in arguments)
-    text = f"call{_fast_math(op)} {result} @{_quoted(mangled)}({values})"
-    return (p.result(op) if op.results else "  ") + text
-
-
-def _overloaded(name: str) -> Callable[[_Printer, Operation], str]:
-    """An intrinsic overloaded on its result's type (`llvm.sqrt.f32`, `llvm.pow.v8f32`)."""
-    return lambda p, op: _intrinsic_call(p, op, name, op.operands, [op.results[0].type])
-
-
-def _vector_reduce(name: str) -> Callable[[_Printer, Operation], str]:
-    """A reduction intrinsic, overloaded on its vector's type."""
-    return lambda p, op: _intrinsic_call(p, op, name, op.operands, [op.operands[1].type])
-
-
-def _fma(p: _Printer, op: llvm.FMAOp) -> str:
-    return _intrinsic_call(p, op, "llvm.fma", [op.a, op.b, op.c], [op.res.type])
-
-
-def _masked_store(p: _Printer, op: llvm.MaskedStoreOp) -> str:
-    name = f"llvm.masked.store.{intrinsic_suffix(op.value.type)}.{intrinsic_suffix(op.data.type)}"
-    types = [type_text(op.value.type), type_text(op.data.type), "i32", type_text(op.mask.type)]
-    p.declare_intrinsic(name, "void", types)
-    alignment = f"i32 {op.alignment.value.data}"
-    values = ", ".join([p.typed(op.value), p.typed(op.data), alignment, p.typed(op.mask)])
-    return f"  call void @{_quoted(name)}({values})"
-
-
 def _extract_value(p: _Printer, op: llvm.ExtractValueOp) -> str:
     positions = ", ".join(str(i) for i in op.position.iter_values())
     return f"{p.result(op)}extractvalue {p.typed(op.container)}, {positions}"
@@ -774,15 +589,6 @@ def _shuffle_vector(p: _Printer, op: llvm.ShuffleVectorOp) -> str:
     lanes = [f"i32 {i}" if i >= 0 else "i32 poison" for i in op.mask.iter_values()]
     mask = f"<{len(lanes)} x i32> <{', '.join(lanes)}>"
     return f"{p.result(op)}shufflevector {p.typed(op.v1)}, {p.typed(op.v2)}, {mask}"
-
-
-def _inline_asm(p: _Printer, op: llvm.InlineAsmOp) -> str:
-    result = type_text(op.res.type) if op.res is not None else "void"
-    side = " sideeffect" if op.has_side_effects is not None else ""
-    arguments = ", ".join(p.typed(a) for a in op.operands_)
-    asm, constraints = _quoted(op.asm_string.data), _quoted(op.constraints.data)
-    text = f"call {result} asm{side} {asm}, {constraints}({arguments})"
-    return (p.result(op) if op.res is not None else "  ") + text
 
 
 def _return(p: _Printer, op: llvm.ReturnOp) -> str:
@@ -893,7 +699,7 @@ _HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
         )
     },
     **{
-        cls: _overloaded(name)
+        cls: overloaded(name)
         for cls, name in (
             (llvm.FAbsOp, "llvm.fabs"),
             (llvm.FExpOp, "llvm.exp"),
@@ -911,14 +717,14 @@ _HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
             (llvm.FCopySignOp, "llvm.copysign"),
         )
     },
-    llvm.VectorReduceFAddOp: _vector_reduce("llvm.vector.reduce.fadd"),
-    llvm.VectorReduceFMulOp: _vector_reduce("llvm.vector.reduce.fmul"),
-    llvm.MaskedStoreOp: _masked_store,
+    llvm.VectorReduceFAddOp: vector_reduce("llvm.vector.reduce.fadd"),
+    llvm.VectorReduceFMulOp: vector_reduce("llvm.vector.reduce.fmul"),
+    llvm.MaskedStoreOp: masked_store,
     llvm.ExtractValueOp: _extract_value,
     llvm.InsertValueOp: _insert_value,
     llvm.InsertElementOp: _insert_element,
     llvm.ShuffleVectorOp: _shuffle_vector,
-    llvm.InlineAsmOp: _inline_asm,
+    llvm.InlineAsmOp: inline_asm,
     llvm.ICmpOp: _icmp,
     llvm.FCmpOp: _fcmp,
     llvm.SelectOp: _select,
@@ -928,8 +734,8 @@ _HANDLERS: dict[type[Operation], Callable[..., str | None]] = {
     llvm.AllocaOp: _alloca,
     llvm.GEPOp: _gep,
     llvm.CallOp: _call,
-    llvm.CallIntrinsicOp: _call_intrinsic,
-    llvm.FMAOp: _fma,
+    llvm.CallIntrinsicOp: call_intrinsic,
+    llvm.FMAOp: fma,
     llvm.ReturnOp: _return,
     llvm.BrOp: _br,
     llvm.CondBrOp: _cond_br,

@@ -14,7 +14,8 @@ from xdsl.ir import Block, Region
 from xdsl.parser import Parser
 
 from fusion_compiler.lowering.jit import host_target_machine
-from fusion_compiler.lowering.llvm_text import LLVMTextError, module_text, scalar_text
+from fusion_compiler.lowering.llvm_text import LLVMTextError, module_text
+from fusion_compiler.lowering.llvm_text_values import scalar_text
 from fusion_compiler.lowering.vector_loops import apply_loop_hints, force_vector_loops
 
 MODULE = r"""
