@@ -346,10 +346,16 @@ def lower_to_entries(
     """A copy of `module` (graph level) through `pipeline` and lower-graph (timing every
     launch when `profile`), and the kernels each entry launches, in order (the passes only:
     no LLVM). With the schedule `memo` (for a pipeline that ends with schedule-kernels), the
-    kernels it has records of are stubs before schedule-kernels runs, and what it makes of the
-    others is noted (`lowering/schedule_memo.py`)."""
+    kernels it has records of are stubs before schedule-kernels runs (when fuse-tir ends the
+    passes before it, the groups of fuse-ops it has records of are stubs before fuse-tir
+    runs), and what it makes of the others is noted (`lowering/schedule_memo.py`)."""
     from fusion_compiler.lowering.compile_cache import entry_kernels
-    from fusion_compiler.lowering.schedule_memo import split_schedule
+    from fusion_compiler.lowering.schedule_memo import (
+        FUSE_TIR_PASS,
+        sources_hold,
+        split_fuse_tir,
+        split_schedule,
+    )
 
     lowered = module.clone()
     lower = native_steps(profile)[0]
@@ -362,8 +368,18 @@ def lower_to_entries(
     assert memo is not None
     fusion, schedule = parts
     between = "off" if policy == "end" else policy  # ("end": once, after lower-graph)
-    PassManager(fusion, ctx=ctx, instruments=instruments, verify=between).run(lowered)
-    memo.replay(lowered)
+    before_fuse_tir = split_fuse_tir(fusion)
+    sources = sources_hold(fusion)
+    if before_fuse_tir is None:
+        PassManager(fusion, ctx=ctx, instruments=instruments, verify=between).run(lowered)
+    else:  # fuse-tir builds the kernels of the groups the memo has no record of
+        if before_fuse_tir:
+            PassManager(before_fuse_tir, ctx=ctx, instruments=instruments, verify=between).run(
+                lowered
+            )
+        memo.replay_groups(lowered, sources)
+        PassManager(FUSE_TIR_PASS, ctx=ctx, instruments=instruments, verify=between).run(lowered)
+    memo.replay(lowered, sources)
     PassManager(schedule, ctx=ctx, instruments=instruments, verify=between).run(lowered)
     memo.capture(lowered)
     PassManager(lower, ctx=ctx, instruments=instruments, verify=policy).run(lowered)

@@ -20,14 +20,15 @@ fused kernels, and kernels no longer called are removed.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator, Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -36,6 +37,7 @@ from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, is_external_function
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.dialects.loop.builder import tensor_buffer_type
+from fusion_compiler.dialects.printing import attribute_text
 from fusion_compiler.dialects.symbols import lookup_symbol
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
@@ -189,9 +191,58 @@ class CallFusedKernel(RewritePattern):
     def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
         if not isinstance(lookup_symbol(op, op.callee), loop.FuncOp):
             return
-        call = CallLoopOp(op.callee, list(op.arguments), [r.type for r in op.results])
-        call.location = op.location
-        rewriter.replace(op, call)
+        rewriter.replace(op, kernel_call(op))
+
+
+def kernel_call(call: func.CallOp) -> CallLoopOp:
+    """The `graph.call_loop` that replaces `call` of a primitive function once the function
+    is a fused kernel of the same name: the same operands and result types."""
+    launch = CallLoopOp(call.callee, list(call.arguments), [r.type for r in call.results])
+    launch.location = call.location
+    return launch
+
+
+GROUP_DIGEST_FORMAT = "fuse-tir group 1"
+
+
+def group_digest(
+    function: func.FuncOp,
+    kernels: Mapping[str, Operation],
+    kernel_digest: Callable[[loop.FuncOp], str],
+) -> str | None:
+    """A digest of everything `build_fused_kernel` reads of the primitive function
+    `function` (the module's kernels by name in `kernels`; `kernel_digest` gives a member
+    kernel's content digest): its type, and in order each member call's kernel (by
+    `kernel_digest`), operands (the function's arguments and earlier calls' results, by
+    number), result types and attributes, then the returned values. Two primitive functions
+    with one digest fuse to the same kernel but for its name, its locations and the name
+    hints of its values. None for a function fuse-tir would reject (it reports why)."""
+    texts: dict[int, str] = {}
+
+    def text(attribute: Attribute) -> str:
+        known = texts.get(id(attribute))
+        if known is None:
+            known = texts[id(attribute)] = attribute_text(attribute)
+        return known
+
+    number = {arg: index for index, arg in enumerate(function.body.block.args)}
+    parts = [GROUP_DIGEST_FORMAT, text(function.function_type)]
+    for op in function.body.block.ops:
+        operands = ",".join(str(number.get(value, -1)) for value in op.operands)
+        if isinstance(op, func.ReturnOp):
+            parts.append(f"return({operands})")
+            return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        if not isinstance(op, CallLoopOp):
+            return None
+        kernel = kernels.get(op.callee.string_value())
+        if not isinstance(kernel, loop.FuncOp) or "-1" in operands.split(","):
+            return None
+        for result in op.results:
+            number[result] = len(number)
+        attributes = ",".join(f"{k}={text(v)}" for k, v in sorted(op.attributes.items()))
+        results = ",".join(text(result.type) for result in op.results)
+        parts.append(f"call {kernel_digest(kernel)}({operands})->({results}){{{attributes}}}")
+    return None
 
 
 def _graph_ops(module: ModuleOp) -> Iterator[Operation]:

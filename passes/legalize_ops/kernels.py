@@ -24,6 +24,7 @@ from fusion_compiler.dialects.graph import ConcatOp
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES, type_names
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import tensor_buffer_type
+from fusion_compiler.passes.analysis.kernel_sources import note_source, source_text
 from fusion_compiler.passes.legalize_ops import (
     elementwise,
     gather,
@@ -145,6 +146,10 @@ class KernelLibrary:
             return self._names[key]
         name = self._fresh_name(kernel_base_name(op))
         kernel = build_kernel(op, name)
+        literals = elementwise.scalar_literals(op)
+        note_source(
+            self.module, kernel, source_text(op, {i: v.data.data for i, v in literals.items()})
+        )
         point = (
             InsertPoint.at_start(self.module.body.block)
             if self._last_kernel is None

@@ -111,8 +111,8 @@ def test_an_edited_model_replays_its_concats(tmp_path, monkeypatch):
     pending: list[list[str]] = []
     replay = schedule_memo.ScheduleMemo.replay
 
-    def noting_replay(self, module):
-        replay(self, module)
+    def noting_replay(self, module, *args):
+        replay(self, module, *args)
         pending.append(list(self._pending))
 
     monkeypatch.setattr(schedule_memo.ScheduleMemo, "replay", noting_replay)

@@ -47,8 +47,8 @@ def memo_counts(monkeypatch):
     counts: dict[str, list] = {"replayed": [], "scheduled": [], "units": []}
     replay = schedule_memo.ScheduleMemo.replay
 
-    def counting_replay(self, module):
-        replay(self, module)
+    def counting_replay(self, module, *args):
+        replay(self, module, *args)
         counts["replayed"].append(self.replayed)
 
     schedule = ScheduleContractionsPass.apply
@@ -97,6 +97,27 @@ def test_an_edited_model_replays_the_kernels_it_shares(
     assert got.tobytes() == want.tobytes()
     (unfused,) = compile_module(edited, cache=False).run("main", x)
     assert got.tobytes() == unfused.tobytes()
+
+
+def test_fuse_tir_builds_only_the_kernels_of_groups_without_a_record(
+    tmp_path, monkeypatch, parse_random_weights
+):
+    from fusion_compiler.passes import fuse_tir
+
+    built: list[str] = []
+    build = fuse_tir.build_fused_kernel
+
+    def noting_build(function, *args):
+        built.append(function.sym_name.data)
+        return build(function, *args)
+
+    monkeypatch.setattr(fuse_tir, "build_fused_kernel", noting_build)
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    compile_module(parse_random_weights(TWO_CONVS))
+    assert built == ["fused_conv2d_relu", "fused_conv2d_relu_1"]
+    built.clear()
+    compile_module(parse_random_weights(SECOND_A_SIGMOID))
+    assert built == ["fused_conv2d_sigmoid"]  # the first group's kernel is the memo's stub
 
 
 def test_the_records_name_the_packing_kernels(tmp_path, monkeypatch, parse_random_weights):

@@ -124,8 +124,8 @@ def test_the_records_workers_make_serve_an_edited_model(
     replayed = []
     replay = schedule_memo.ScheduleMemo.replay
 
-    def counting_replay(self, module):
-        replay(self, module)
+    def counting_replay(self, module, *args):
+        replay(self, module, *args)
         replayed.append(self.replayed)
 
     monkeypatch.setattr(schedule_memo.ScheduleMemo, "replay", counting_replay)
