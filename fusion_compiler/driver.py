@@ -352,10 +352,14 @@ def lower_to_entries(
     from fusion_compiler.lowering.compile_cache import entry_kernels
     from fusion_compiler.lowering.schedule_memo import (
         FUSE_TIR_PASS,
+        MemoMiss,
+        lazy_legalize_holds,
         sources_hold,
         split_fuse_tir,
         split_schedule,
+        unbuilt_members,
     )
+    from fusion_compiler.passes.legalize_ops.deferred import deferred_kernels, offer_kinds
 
     lowered = module.clone()
     lower = native_steps(profile)[0]
@@ -370,6 +374,8 @@ def lower_to_entries(
     between = "off" if policy == "end" else policy  # ("end": once, after lower-graph)
     before_fuse_tir = split_fuse_tir(fusion)
     sources = sources_hold(fusion)
+    if memo.known_kind is not None and lazy_legalize_holds(fusion):
+        offer_kinds(lowered, memo.known_kind)  # legalize-ops defers the kernels of known kinds
     if before_fuse_tir is None:
         PassManager(fusion, ctx=ctx, instruments=instruments, verify=between).run(lowered)
     else:  # fuse-tir builds the kernels of the groups the memo has no record of
@@ -378,11 +384,15 @@ def lower_to_entries(
                 lowered
             )
         memo.replay_groups(lowered, sources)
+        if unbuilt_members(lowered):  # (fuse-tir would fuse an empty body)
+            raise MemoMiss()
         PassManager(FUSE_TIR_PASS, ctx=ctx, instruments=instruments, verify=between).run(lowered)
     memo.replay(lowered, sources)
     PassManager(schedule, ctx=ctx, instruments=instruments, verify=between).run(lowered)
     memo.capture(lowered)
     PassManager(lower, ctx=ctx, instruments=instruments, verify=policy).run(lowered)
+    if deferred_kernels(lowered):  # (the memo builds every one lower-graph does not erase)
+        raise MemoMiss()
     return lowered, entry_kernels(lowered)
 
 

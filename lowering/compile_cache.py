@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import ModuleOp
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.dialects.pattern_kind import PatternKind
 from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
@@ -240,6 +241,12 @@ entry launches (`fusion_compiler.driver.lower_to_entries`)."""
 MEMO_PIPELINE = "schedule-memo"
 """The pipeline part of a schedule memo record's cache key."""
 
+KIND_PIPELINE = "pattern-kind"
+"""The pipeline part of the key of a kernel's pattern kind, by the kernel's source digest
+(`legalize_ops.deferred`)."""
+
+KIND_FORMAT = "pattern kind 1"
+
 
 def compile_native(
     module: ModuleOp,
@@ -311,7 +318,18 @@ def _memo(
             return False
         return entry_path(directory, key_of_hash(digest, unit_pipeline)).exists()
 
-    return ScheduleMemo(schedule, lookup, has_unit, ahead=workers)
+    def known_kind(source: str) -> PatternKind | None:
+        assert directory is not None
+        parsed = _read(directory, key_of_hash(source, KIND_PIPELINE))
+        if parsed is None or parsed[0].get("format") != KIND_FORMAT:
+            return None
+        try:
+            return PatternKind.from_mnemonic(str(parsed[0]["kind"]))
+        except (KeyError, ValueError):
+            return None
+
+    kinds = None if directory is None else known_kind
+    return ScheduleMemo(schedule, lookup, has_unit, ahead=workers, known_kind=kinds)
 
 
 @dataclass(frozen=True)
@@ -370,6 +388,11 @@ class Compile:
                         directory,
                         key_of_hash(memo_key, MEMO_PIPELINE),
                         _entry_bytes(record.data(), b"", b""),
+                    )
+                for source, kind in memo.kinds.items():
+                    meta = {"format": KIND_FORMAT, "kind": kind.mnemonic}
+                    _store(
+                        directory, key_of_hash(source, KIND_PIPELINE), _entry_bytes(meta, b"", b"")
                     )
             timings.append(("cache-store", time.perf_counter() - clock))
         clock = time.perf_counter()

@@ -61,13 +61,24 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR, UNIT_DIGEST_ATTR
+from fusion_compiler.dialects.pattern_kind import PatternKind
 from fusion_compiler.lowering.ir_hash import renamed_hash
 from fusion_compiler.lowering.lower_graph import in_place_kernels
 from fusion_compiler.lowering.native_units import base_name, stub_digest
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
-from fusion_compiler.passes.analysis.kernel_sources import SOURCE_KEEPING_PASSES, kernel_source_key
+from fusion_compiler.passes.analysis.kernel_sources import (
+    SOURCE_KEEPING_PASSES,
+    kernel_source_key,
+    source_digest,
+)
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.fuse_tir import group_digest, is_primitive, kernel_call
+from fusion_compiler.passes.legalize_ops.deferred import (
+    KnownKind,
+    deferred_kernels,
+    is_deferred,
+    materialize,
+)
 from fusion_compiler.passes.schedule.prepack_weights import packing_launch, replace_launch
 
 SCHEDULE_PASS = "schedule-kernels"
@@ -76,7 +87,8 @@ MEMO_FORMAT = "schedule memo 1"
 
 
 class MemoMiss(Exception):
-    """A stub's unit is not in the cache: the module must be compiled without the memo."""
+    """A stub's unit is not in the cache, or a deferred kernel was left unbuilt
+    (`legalize_ops.deferred`): the module must be compiled without the memo."""
 
 
 def split_schedule(pipeline: str) -> tuple[str, str] | None:
@@ -107,6 +119,22 @@ def split_fuse_tir(fusion: str) -> str | None:
     if not specs or specs[-1] != FUSE_TIR_PASS:
         return None
     return ",".join(specs[:-1])
+
+
+def lazy_legalize_holds(fusion: str) -> bool:
+    """Whether legalize-ops may defer kernels (`legalize_ops.deferred`) in the passes
+    `fusion` before schedule-kernels: they end with fuse-tir, keep kernel bodies
+    (`sources_hold`) and analyse every kernel legalize-ops makes right after it
+    (annotate-pattern, without `force`: a deferred kernel comes with its kind)."""
+    try:
+        specs = list(split_pipeline(fusion))
+    except (ArgSpecParseError, ValueError):
+        return False
+    names = [spec.name for spec in specs]
+    if split_fuse_tir(fusion) is None or not sources_hold(fusion) or "legalize-ops" not in names:
+        return False
+    after = names.index("legalize-ops") + 1
+    return after < len(specs) and names[after] == "annotate-pattern" and not specs[after].parameters
 
 
 def sources_hold(fusion: str) -> bool:
@@ -286,6 +314,31 @@ def _primitive_functions(module: Operation) -> list[func.FuncOp]:
     return [op for op in ops if isinstance(op, func.FuncOp) and is_primitive(op)]
 
 
+def unbuilt_members(module: Operation) -> list[str]:
+    """The deferred kernels (`legalize_ops.deferred`) that a primitive function of `module`
+    calls: fuse-tir would fuse their empty bodies (`replay_groups` builds every one)."""
+    symbols = {op.sym_name.data: op for op in _symbol_ops(module)}
+    names = []
+    for function in _primitive_functions(module):
+        for op in function.body.block.ops:
+            if isinstance(op, graph.CallLoopOp):
+                kernel = symbols.get(op.callee.string_value())
+                if isinstance(kernel, loop.FuncOp) and is_deferred(module, kernel):
+                    names.append(kernel.sym_name.data)
+    return names
+
+
+def _materialize_members(
+    module: Operation, function: func.FuncOp, symbols: dict[str, loop.FuncOp | func.FuncOp]
+) -> None:
+    """Builds the deferred kernels the primitive `function` calls (fuse-tir reads them)."""
+    for op in function.body.block.ops:
+        if isinstance(op, graph.CallLoopOp):
+            kernel = symbols.get(op.callee.string_value())
+            if isinstance(kernel, loop.FuncOp):
+                materialize(module, kernel)
+
+
 def _function_calls(module: Operation) -> dict[str, list[func.CallOp]]:
     """The `func.call`s of each function (by name) in the module's graph functions."""
     calls: dict[str, list[func.CallOp]] = {}
@@ -321,6 +374,9 @@ class ScheduleMemo:
     lookup: Callable[[str], Record | None]
     has_unit: Callable[[str], bool]
     ahead: ScheduleAhead | None = None
+    known_kind: KnownKind | None = None
+    """The pattern kind an earlier compile noted for a source digest (`legalize_ops.
+    deferred`), when the cache is there to ask."""
     replayed: int = 0
     seconds: float = 0.0
     """The time `replay` and `capture` took, less `ahead`'s (which times itself)."""
@@ -337,6 +393,9 @@ class ScheduleMemo:
     """The symbols of the module and the names of the packing stubs made so far."""
     _packing_stubs: dict[str, loop.FuncOp] = field(default_factory=dict)
     """The packing stubs made so far, by digest."""
+    kinds: dict[str, PatternKind] = field(default_factory=dict)
+    """The pattern kinds annotate-pattern gave the kernels legalize-ops built in this
+    compile, by source digest (for `known_kind` in later compiles)."""
 
     # --- before fuse-tir: stubs for the kernels of fuse-ops' groups with a record ---
 
@@ -363,12 +422,15 @@ class ScheduleMemo:
                 digests[name] = source or renamed_hash(kernel, base_name(name))
             return digests[name]
 
+        if sources:
+            self._note_kinds(module)
         calls = _function_calls(module)
         for function in _primitive_functions(module):
             name = function.sym_name.data
             sites = calls.get(name, [])
             digest = group_digest(function, symbols, kernel_digest)
             if not sites or digest is None:
+                _materialize_members(module, function, symbols)
                 continue
             count = len(function.body.block.args)
             constants = {
@@ -379,6 +441,7 @@ class ScheduleMemo:
             key = self._group_keys[name] = group_memo_key(digest, name, constants, self.schedule)
             record = self.lookup(key)
             if record is None or not all(self.has_unit(d) for d in record.digests()):
+                _materialize_members(module, function, symbols)  # fuse-tir reads them
                 continue
             launches = []
             for site in sites:
@@ -388,6 +451,13 @@ class ScheduleMemo:
             self._stub(module, function, record, launches, self._taken, self._packing_stubs)
             self.replayed += 1
         self.seconds += time.perf_counter() - start
+
+    def _note_kinds(self, module: Operation) -> None:
+        for kernel in _kernels(module):
+            digest = source_digest(module, kernel)
+            kind = kernel.pattern_kind
+            if digest is not None and kind is not None and not is_deferred(module, kernel):
+                self.kinds[digest] = kind
 
     # --- before schedule-kernels: stubs for the kernels with a record ---
 
@@ -420,7 +490,11 @@ class ScheduleMemo:
                 self._stub(module, kernel, record, calls, taken, packing_stubs)
                 self.replayed += 1
             else:
+                materialize(module, kernel)  # (scheduling reads it)
                 unknown.append((kernel, calls, key))
+        for kernel in deferred_kernels(module):  # (a concat written in place is erased)
+            if kernel.sym_name.data not in never_launched:
+                materialize(module, kernel)
         made = {}
         if self.ahead is not None and unknown:
             self.seconds += time.perf_counter() - start

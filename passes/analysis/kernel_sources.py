@@ -48,9 +48,13 @@ def source_text(op: Operation, literals: dict[int, bytes]) -> str:
     return "\0".join(parts)
 
 
-def note_source(module: Operation, kernel: loop.FuncOp, text: str) -> None:
-    """Keeps the source digest of `kernel` (made from `text`, `source_text`) with `module`."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
+def text_digest(text: str) -> str:
+    """The source digest of a `source_text`."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def note_source(module: Operation, kernel: loop.FuncOp, digest: str) -> None:
+    """Keeps the source digest of `kernel` (`text_digest`) with `module`."""
     module.__dict__.setdefault(_SOURCES, {})[kernel.sym_name.data] = (kernel, digest)
 
 

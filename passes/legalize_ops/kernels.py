@@ -24,7 +24,7 @@ from fusion_compiler.dialects.graph import ConcatOp
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES, type_names
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import tensor_buffer_type
-from fusion_compiler.passes.analysis.kernel_sources import note_source, source_text
+from fusion_compiler.passes.analysis.kernel_sources import note_source, source_text, text_digest
 from fusion_compiler.passes.legalize_ops import (
     elementwise,
     gather,
@@ -35,6 +35,7 @@ from fusion_compiler.passes.legalize_ops import (
     reduction,
     transform,
 )
+from fusion_compiler.passes.legalize_ops.deferred import defer, known_kind, recipe
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder, Legalization
 
 LEGALIZATIONS: dict[type[Operation], Legalization] = {
@@ -118,9 +119,25 @@ def build_kernel(op: Operation, name: str) -> loop.FuncOp:
     )
     LEGALIZATIONS[type(op)](op, kb)
     kernel = kb.finish()
+    _mark_concat(op, kernel)
+    return kernel
+
+
+def _kernel_type(op: Operation, name: str) -> loop.FuncOp:
+    """`build_kernel`'s kernel without its body (a deferred kernel, `deferred`)."""
+    kernel = KernelBuilder(
+        name,
+        [tensor_buffer_type(operand.type) for operand in kernel_operands(op)],
+        [tensor_buffer_type(result.type) for result in op.results],
+    ).finish()
+    _mark_concat(op, kernel)
+    return kernel
+
+
+def _mark_concat(op: Operation, kernel: loop.FuncOp) -> None:
+    """A concat's kernel says its axis (what lower-graph reads to write it in place)."""
     if isinstance(op, ConcatOp):
         kernel.attributes[CONCAT_AXIS_ATTR] = IntegerAttr(op.axis_value, i64)
-    return kernel
 
 
 def kernel_base_name(op: Operation) -> str:
@@ -145,11 +162,17 @@ class KernelLibrary:
         if key in self._names:
             return self._names[key]
         name = self._fresh_name(kernel_base_name(op))
-        kernel = build_kernel(op, name)
         literals = elementwise.scalar_literals(op)
-        note_source(
-            self.module, kernel, source_text(op, {i: v.data.data for i, v in literals.items()})
-        )
+        digest = text_digest(source_text(op, {i: v.data.data for i, v in literals.items()}))
+        kind = known_kind(self.module, digest)
+        if kind is None:
+            kernel = build_kernel(op, name)
+        else:  # its body may never be needed (`deferred`)
+            check_legalizable(op)
+            kernel = _kernel_type(op, name)
+            constants = {i: op.operands[i].owner for i in literals}
+            defer(self.module, kernel, recipe(op, constants), kind)  # type: ignore[arg-type]
+        note_source(self.module, kernel, digest)
         point = (
             InsertPoint.at_start(self.module.body.block)
             if self._last_kernel is None

@@ -84,14 +84,14 @@ DAMAGES = {
 @pytest.fixture(scope="module")
 def pristine_entries(tmp_path_factory) -> dict[str, bytes]:
     """File name → contents of the cache entries of SOURCE (the model's, one per unit: the
-    fused kernel's and the entry function's, and the schedule memo's record of the kernel),
-    compiled in this process."""
+    fused kernel's and the entry function's, the schedule memo's record of the kernel, and
+    the pattern kinds of the two kernels legalize-ops made), compiled in this process."""
     cache = tmp_path_factory.mktemp("pristine")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(compile_cache.CACHE_VARIABLE, str(cache))
         compile_module(parse_source(make_context(), SOURCE, "faults.mlir"))
     entries = {entry.name: entry.read_bytes() for entry in cache.glob("*.entry")}
-    assert len(entries) == 4
+    assert len(entries) == 6
     return entries
 
 

@@ -137,13 +137,16 @@ def test_a_changed_layer_recompiles_only_its_kernel(tmp_path, monkeypatch):
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
     compile_module(parse_source(make_context(), TWO_KERNELS, "a.mlir"))
     before = set(tmp_path.glob("*.entry"))
-    assert len(before) == 6  # the model, two kernels, the entry function, two memo records
+    # the model, two kernels, the entry function, two memo records, and the pattern kinds of
+    # the two kernels legalize-ops made (matmul, softmax)
+    assert len(before) == 8
     changed = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
     assert not changed.from_cache
     new = set(tmp_path.glob("*.entry")) - before
     # The new model, the new softmax kernel, its memo record and the entry function (which
-    # calls it by its content symbol); the matmul kernel comes from the cache.
-    assert len(new) == 4
+    # calls it by its content symbol), and the kind of the new kernel legalize-ops made; the
+    # matmul kernel comes from the cache.
+    assert len(new) == 5
     again = compile_module(parse_source(make_context(), ONE_LAYER_CHANGED, "b.mlir"))
     assert again.from_cache
     x, w = _inputs()
@@ -154,13 +157,15 @@ def test_kernels_renumbered_by_an_edit_come_from_the_cache(tmp_path, monkeypatch
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
     compile_module(parse_source(make_context(), TWO_MATMULS, "a.mlir"))
     before = set(tmp_path.glob("*.entry"))
-    assert len(before) == 6  # the model, two kernels, the entry function, two memo records
+    # the model, two kernels, the entry function, two memo records, and the pattern kinds of
+    # the four kernels legalize-ops made (a matmul and a relu of each shape)
+    assert len(before) == 10
     edited = compile_module(parse_source(make_context(), FIRST_RELU_A_SIGMOID, "b.mlir"))
     assert edited.kernels() == ["fused_matmul_sigmoid", "fused_matmul_relu"]
-    # The model, the sigmoid kernel (and its memo record) and the entry function are new;
-    # the second kernel, named `fused_matmul_relu_1` before and `fused_matmul_relu` now, is
-    # the same unit.
-    assert len(set(tmp_path.glob("*.entry")) - before) == 4
+    # The model, the sigmoid kernel (its memo record, and the kind of the sigmoid kernel
+    # legalize-ops made) and the entry function are new; the second kernel, named
+    # `fused_matmul_relu_1` before and `fused_matmul_relu` now, is the same unit.
+    assert len(set(tmp_path.glob("*.entry")) - before) == 5
     rng = np.random.default_rng(0)
     x, w, v = (rng.standard_normal(s, np.float32) for s in [(64, 32), (32, 16), (16, 8)])
     (out,) = edited.run("main", x, w, v)
