@@ -299,6 +299,9 @@ def compile_native(
     except MemoMiss:  # a stub's unit went missing since its record was read
         made.clear()
         code = compile.run(None, None, made)
+    finally:
+        if workers is not None:
+            workers.close()
     if timings is not None:
         timings.extend(merged_timings(made))
     return code
@@ -352,6 +355,7 @@ class Compile:
         if memo is not None:
             timings.append(("schedule-memo", memo.seconds))
         ahead = {} if workers is None else workers.units
+        promised = set() if workers is None else workers.promised
         clock = time.perf_counter()
         bindings = entry_bindings(lowered)
         units, digests, by_name = name_by_content(split_units(lowered), module_hash)
@@ -360,16 +364,18 @@ class Compile:
             key_of_hash(d, self.unit_pipeline) if directory is not None else "" for d in digests
         ]
         compiled = [ahead.get(d) for d in digests]
-        fresh = [index for index, unit in enumerate(compiled) if unit is not None]
+        fresh = [i for i, unit in enumerate(compiled) if unit is not None or digests[i] in promised]
         if directory is not None:
             clock = time.perf_counter()
             loaded: dict[str, NativeUnit | None] = {}
             compiled = [
-                _load_unit(directory, k, loaded) if u is None else u
-                for u, k in zip(compiled, keys, strict=True)
+                _load_unit(directory, k, loaded) if u is None and d not in promised else u
+                for u, k, d in zip(compiled, keys, digests, strict=True)
             ]
             timings.append(("cache-load", time.perf_counter() - clock))
-        pending = [index for index, unit in enumerate(compiled) if unit is None]
+        pending = [
+            i for i, unit in enumerate(compiled) if unit is None and digests[i] not in promised
+        ]
         if any(is_stub(units[index]) for index in pending):
             raise MemoMiss()
         _check_convertible([units[index] for index in pending])
@@ -378,22 +384,14 @@ class Compile:
         )
         for index, unit in zip(pending, made, strict=True):
             compiled[index] = unit
+        if workers is not None and promised:
+            compiled = _collect_background(workers, compiled, digests, timings)
         if directory is not None:
             clock = time.perf_counter()
             _store_units(directory, [(keys[i], compiled[i]) for i in (*fresh, *pending)])  # type: ignore[misc]
             _store(directory, self.key, _model_bytes(kernels, bindings, keys))
             if memo is not None:
-                for memo_key, record in memo.records(by_name).items():
-                    _store(
-                        directory,
-                        key_of_hash(memo_key, MEMO_PIPELINE),
-                        _entry_bytes(record.data(), b"", b""),
-                    )
-                for source, kind in memo.kinds.items():
-                    meta = {"format": KIND_FORMAT, "kind": kind.mnemonic}
-                    _store(
-                        directory, key_of_hash(source, KIND_PIPELINE), _entry_bytes(meta, b"", b"")
-                    )
+                _store_memo(directory, memo, by_name)
             timings.append(("cache-store", time.perf_counter() - clock))
         clock = time.perf_counter()
         done = [unit for unit in compiled if unit is not None]
@@ -402,6 +400,35 @@ class Compile:
         return NativeCode(
             jit, kernels, from_cache=not (fresh or pending), bindings=bindings, key=self.key
         )
+
+
+def _store_memo(directory: Path, memo: ScheduleMemo, by_name: dict[str, str]) -> None:
+    """The memo's records of this compile's kernels, and the pattern kinds it noted."""
+    for memo_key, record in memo.records(by_name).items():
+        _store(
+            directory, key_of_hash(memo_key, MEMO_PIPELINE), _entry_bytes(record.data(), b"", b"")
+        )
+    for source, kind in memo.kinds.items():
+        meta = {"format": KIND_FORMAT, "kind": kind.mnemonic}
+        _store(directory, key_of_hash(source, KIND_PIPELINE), _entry_bytes(meta, b"", b""))
+
+
+def _collect_background(
+    workers: ScheduleWorkers,
+    compiled: list[NativeUnit | None],
+    digests: list[str],
+    timings: StageTimings,
+) -> list[NativeUnit | None]:
+    """`compiled` with the units a background worker compiled meanwhile (`schedule_workers`);
+    `MemoMiss` if one is missing (the worker failed: the module is compiled again, without
+    the memo)."""
+    workers.collect(timings)
+    done = [
+        workers.units.get(d) if u is None else u for u, d in zip(compiled, digests, strict=True)
+    ]
+    if any(unit is None for unit in done):
+        raise MemoMiss()
+    return done
 
 
 def _check_convertible(units: list[ModuleOp]) -> None:

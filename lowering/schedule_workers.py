@@ -37,10 +37,14 @@ Profiling builds do not use the memo, and so schedule in this process.
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
@@ -72,7 +76,13 @@ from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_lau
 
 SCHEDULE_PARALLEL_MIN_OPS = 1000
 """The fewest ops (in the kernels to schedule, before scheduling) for which worker processes
-pay for their fork: below, schedule-kernels runs in this process."""
+pay for their fork: below, one worker in the background (`BACKGROUND_MIN_OPS`) or none."""
+
+BACKGROUND_MIN_OPS = 48
+"""The fewest ops (in the kernels to schedule) for which one background worker pays for its
+fork: it schedules them, and compiles them while this process goes on (an op edit's new
+kernel); below, schedule-kernels runs in this process and their units are compiled with the
+rest."""
 
 ScheduleModule = Callable[[ModuleOp], None]
 """Runs schedule-kernels (with the compile's options and verification) on a module, in place
@@ -121,16 +131,14 @@ class Scheduled:
     timings: StageTimings
 
 
-def schedule_and_compile(
+def schedule_alone(
     kernel: loop.FuncOp,
     calls: list[graph.CallLoopOp],
     schedule: str,
     schedule_module: ScheduleModule,
-    lower: LowerToLLVMDialect,
-    family: bool = True,
-) -> Scheduled:
-    """`kernel` scheduled alone (`launch_module`) and its units prepared, for `family`
-    (enough kernels of its base name for a kernel family), else compiled (in a worker)."""
+) -> tuple[Record | None, dict[str, ModuleOp], StageTimings]:
+    """`kernel` scheduled alone (`launch_module`): its record (None when its launch could not
+    be recorded), the units of it and its packing kernels by content digest, the seconds."""
     module = launch_module(kernel, calls)
     memo = ScheduleMemo(schedule, lambda key: None, lambda digest: False)
     memo.replay(module)
@@ -143,14 +151,29 @@ def schedule_and_compile(
             op.detach()
     units, digests, by_name = name_by_content(split_units(module), module_hash)
     records = list(memo.records(by_name).values())
+    record = records[0] if len(records) == 1 else None
+    return record, dict(zip(digests, units, strict=True)), timings
+
+
+def schedule_and_compile(
+    kernel: loop.FuncOp,
+    calls: list[graph.CallLoopOp],
+    schedule: str,
+    schedule_module: ScheduleModule,
+    lower: LowerToLLVMDialect,
+    family: bool = True,
+) -> Scheduled:
+    """`kernel` scheduled alone (`schedule_alone`) and its units prepared, for `family`
+    (enough kernels of its base name for a kernel family), else compiled (in a worker)."""
+    record, units, timings = schedule_alone(kernel, calls, schedule, schedule_module)
     made: dict[str, PreparedUnit | NativeUnit] = {}
-    for unit, digest in zip(units, digests, strict=True):
+    for digest, unit in units.items():
         if family:
             made[digest] = prepare_one(unit, lower)
         else:
             made[digest], stages = compile_one(unit, lower)
             timings += stages
-    return Scheduled(records[0] if len(records) == 1 else None, made, timings)
+    return Scheduled(record, made, timings)
 
 
 @dataclass
@@ -165,6 +188,9 @@ class ScheduleWorkers:
     jobs: int | None = None
     units: dict[str, NativeUnit] = field(default_factory=dict)
     timings: StageTimings = field(default_factory=list)
+    promised: set[str] = field(default_factory=set)
+    """The digests of the units a background worker is compiling (`collect` waits for them)."""
+    _background: _Background | None = None
 
     def __call__(self, module: Operation, pending: Collection[str]) -> dict[str, Record]:
         jobs = compile_jobs() if self.jobs is None else self.jobs
@@ -174,11 +200,13 @@ class ScheduleWorkers:
             if isinstance(op, loop.FuncOp) and op.sym_name.data in pending
         ]
         sizes = [op_count(kernel) for kernel in kernels]
-        if jobs < 2 or len(kernels) < 2 or sum(sizes) < SCHEDULE_PARALLEL_MIN_OPS:
-            return {}
-        if not can_fork():
+        if jobs < 2 or not kernels or not can_fork():
             return {}
         launches = kernel_launches(module)  # type: ignore[arg-type]
+        if len(kernels) < 2 or sum(sizes) < SCHEDULE_PARALLEL_MIN_OPS:
+            if sum(sizes) < BACKGROUND_MIN_OPS:
+                return {}
+            return self._in_background(kernels, launches)
         bases = Counter(base_name(kernel.sym_name.data) for kernel in kernels)
 
         def task(index: int) -> Scheduled:
@@ -211,3 +239,115 @@ class ScheduleWorkers:
         self.timings += merged_timings(stages)
         self.timings.append((f"kernel workers ({jobs} jobs, wall)", time.perf_counter() - start))
         return made
+
+    # --- a few kernels: one worker in the background (an op edit's new kernel) ---
+
+    def _in_background(
+        self, kernels: list[loop.FuncOp], launches: dict[str, list[graph.CallLoopOp]]
+    ) -> dict[str, Record]:
+        """Forks one worker that schedules `kernels`, sends their records at once and then
+        compiles their units, which `collect` receives: LLVM's time on them overlaps this
+        process's (the stubs, the schedule of the others, lower-graph, the entry units)."""
+        context = multiprocessing.get_context("fork")
+        reader, writer = context.Pipe(duplex=False)
+        arguments = (writer, kernels, launches, self.schedule, self.schedule_module, self.lower)
+        start = time.perf_counter()
+        process = context.Process(target=_background_work, args=arguments, daemon=True)
+        process.start()
+        writer.close()
+        self._background = _Background(process, reader)
+        made: dict[str, Record] = {}
+        stages: StageTimings = []
+        try:
+            for _ in kernels:
+                message = reader.recv()
+                if message[0] != "record":
+                    raise EOFError(message)
+                _, name, record, digests, timings = message
+                if record is not None:
+                    made[name] = record
+                    self.promised.update(digests)
+                stages += timings
+        except (EOFError, OSError):
+            self.close()
+            self.promised.clear()
+            return {}
+        self.timings += merged_timings(stages)
+        self.timings.append(("kernel worker (background, records)", time.perf_counter() - start))
+        return made
+
+    def collect(self, timings: StageTimings | None = None) -> None:
+        """Waits for the units the background worker compiles (those of `promised`) and keeps
+        them in `units`; a unit it could not make stays missing. Their stages' seconds are
+        appended to `timings` when given."""
+        background = self._background
+        if background is None:
+            return
+        start = time.perf_counter()
+        stages: StageTimings = []
+        try:
+            while True:
+                message = background.reader.recv()
+                if message[0] != "unit":
+                    break
+                _, digest, unit, unit_stages = message
+                self.units[digest] = unit
+                stages += unit_stages
+        except (EOFError, OSError):
+            pass
+        self.close()
+        if timings is not None:
+            timings += merged_timings(stages)
+            timings.append(("kernel worker (background, wait)", time.perf_counter() - start))
+
+    def close(self) -> None:
+        """Ends the background worker (if any) and its pipe."""
+        background, self._background = self._background, None
+        if background is None:
+            return
+        background.reader.close()
+        background.process.join(timeout=1.0)
+        if background.process.is_alive():
+            background.process.kill()
+            background.process.join()
+
+
+def _background_work(
+    writer: Connection,
+    kernels: list[loop.FuncOp],
+    launches: dict[str, list[graph.CallLoopOp]],
+    schedule: str,
+    schedule_module: ScheduleModule,
+    lower: LowerToLLVMDialect,
+) -> None:
+    """The background worker (a forked process): each kernel's record (with the digests of
+    its units) sent as soon as it is scheduled, then each unit as it is compiled, then
+    `done`; `failed` if anything raised."""
+    try:
+        made = []
+        for kernel in kernels:
+            name = kernel.sym_name.data
+            try:
+                record, units, timings = schedule_alone(
+                    kernel, launches[name], schedule, schedule_module
+                )
+            except Exception:  # noqa: BLE001 - scheduled (and reported) by the parent
+                record, units, timings = None, {}, []
+            units = units if record is not None else {}
+            writer.send(("record", name, record, list(units), timings))
+            made.append(units)
+        for units in made:
+            for digest, unit in units.items():
+                writer.send(("unit", digest, *compile_one(unit, lower)))
+        writer.send(("done",))
+    except BaseException as err:  # noqa: BLE001 - the parent compiles without the memo
+        with contextlib.suppress(BaseException):
+            writer.send(("failed", f"{type(err).__name__}: {err}"))
+    finally:
+        os._exit(0)  # (nothing of the parent's to clean up or flush)
+
+
+@dataclass
+class _Background:
+    process: multiprocessing.process.BaseProcess
+    reader: Connection

@@ -130,10 +130,56 @@ def test_the_records_workers_make_serve_an_edited_model(
 
     monkeypatch.setattr(schedule_memo.ScheduleMemo, "replay", counting_replay)
     edited = compile_module(parse_random_weights(ONE_OP_CHANGED))
-    # The other three kernels came from the records the workers made; the third alone was new
-    # (too little to fork for: one kernel).
+    # The other three kernels came from the records the workers made; the third alone was new,
+    # scheduled by one worker in the background, which compiled it while this process went on.
     assert replayed == [3]
-    assert noted["ahead"] == [4, 0]
+    assert noted["ahead"] == [4, 1]
+    assert _run(edited) == _run(compile_module(parse_random_weights(ONE_OP_CHANGED), cache=False))
+
+
+def _edit_in_background(tmp_path, monkeypatch, parse_random_weights, **failing):
+    """The edited model compiled after THREE_CONVS, its new kernel in a background worker
+    (whose functions named in `failing` then raise)."""
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    _workers(monkeypatch, 2)
+    compile_module(parse_random_weights(THREE_CONVS))
+    monkeypatch.setattr(schedule_workers, "BACKGROUND_MIN_OPS", 0)
+
+    def fail(*args):
+        raise RuntimeError("a worker failed")
+
+    for name in failing:
+        monkeypatch.setattr(schedule_workers, name, fail)
+    return compile_module(parse_random_weights(ONE_OP_CHANGED))
+
+
+def test_a_kernel_compiled_in_the_background_gives_the_same_units(
+    tmp_path, monkeypatch, noted, parse_random_weights
+):
+    edited = _edit_in_background(tmp_path, monkeypatch, parse_random_weights)
+    assert noted["ahead"] == [4, 1]
+    monkeypatch.setenv(JOBS_VARIABLE, "1")
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "fresh"))
+    serial = compile_module(parse_random_weights(ONE_OP_CHANGED))
+    assert noted["units"][1] == noted["units"][2]
+    assert _run(edited) == _run(serial)
+
+
+def test_a_background_worker_that_fails_to_compile_leaves_a_correct_model(
+    tmp_path, monkeypatch, noted, parse_random_weights
+):
+    """The worker sends the record, then fails to compile the unit: the units it promised are
+    missing, and the model is compiled again without the memo."""
+    edited = _edit_in_background(tmp_path, monkeypatch, parse_random_weights, compile_one=True)
+    assert noted["ahead"] == [4, 1]
+    assert _run(edited) == _run(compile_module(parse_random_weights(ONE_OP_CHANGED), cache=False))
+
+
+def test_a_kernel_the_background_worker_cannot_schedule_is_scheduled_here(
+    tmp_path, monkeypatch, noted, parse_random_weights
+):
+    edited = _edit_in_background(tmp_path, monkeypatch, parse_random_weights, schedule_alone=True)
+    assert noted["ahead"] == [4, 0]  # (no record: this process scheduled the kernel)
     assert _run(edited) == _run(compile_module(parse_random_weights(ONE_OP_CHANGED), cache=False))
 
 
