@@ -28,6 +28,13 @@ this process as on a compile whose kernels all came from the memo; `compile_cach
 units from here (`units`, by digest) and stores them with the records. The native code is
 the same, unit for unit, as a compile in one process (tested).
 
+A compile with few kernels to schedule (fewer than `SCHEDULE_PARALLEL_MIN_OPS` ops, at least
+`BACKGROUND_MIN_OPS`: an op edit's new kernel) forks one worker instead, in the background
+(`_in_background`): it sends each kernel's record (and its units' digests, `promised`) as
+soon as the kernel is scheduled, then compiles the units, which `collect` receives once this
+process has done the rest (the stubs, lower-graph, the entry units); LLVM's time on the new
+kernel overlaps this process's.
+
 Concats that lower-graph writes in place (`lower_graph.in_place_kernels`) do not go: they
 never run, so nothing schedules or compiles them. A kernel a worker
 could not schedule (a pass raised, or its launch could not be recorded) is left to this
