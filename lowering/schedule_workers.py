@@ -77,6 +77,7 @@ from fusion_compiler.lowering.native_units import (
     prepare_one,
     run_in_workers,
     split_units,
+    stub_digest,
 )
 from fusion_compiler.lowering.schedule_memo import Record, ScheduleMemo
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
@@ -88,8 +89,8 @@ pay for their fork: below, one worker in the background (`BACKGROUND_MIN_OPS`) o
 BACKGROUND_MIN_OPS = 48
 """The fewest ops (in the kernels to schedule) for which one background worker pays for its
 fork: it schedules them, and compiles them while this process goes on (an op edit's new
-kernel); below, schedule-kernels runs in this process and their units are compiled with the
-rest."""
+kernels, `_an_edit`); below, schedule-kernels runs in this process and their units are
+compiled with the rest."""
 
 ScheduleModule = Callable[[ModuleOp], None]
 """Runs schedule-kernels (with the compile's options and verification) on a module, in place
@@ -211,9 +212,9 @@ class ScheduleWorkers:
             return {}
         launches = kernel_launches(module)  # type: ignore[arg-type]
         if len(kernels) < 2 or sum(sizes) < SCHEDULE_PARALLEL_MIN_OPS:
-            if sum(sizes) < BACKGROUND_MIN_OPS:
-                return {}
-            return self._in_background(kernels, launches)
+            if _an_edit(module, kernels, sizes):
+                return self._in_background(kernels, launches)
+            return {}
         bases = Counter(base_name(kernel.sym_name.data) for kernel in kernels)
 
         def task(index: int) -> Scheduled:
@@ -317,6 +318,16 @@ class ScheduleWorkers:
         if background.process.is_alive():
             background.process.kill()
             background.process.join()
+
+
+def _an_edit(module: Operation, kernels: list[loop.FuncOp], sizes: list[int]) -> bool:
+    """Whether `kernels` (to schedule, of `sizes` ops) are an edit's few new kernels, for
+    one background worker: fewer than a kernel family needs (compiled alone, they lose
+    nothing), `BACKGROUND_MIN_OPS` or more in all, beside kernels the memo replayed (stubs)."""
+    if len(kernels) >= FAMILY_MIN_MEMBERS or sum(sizes) < BACKGROUND_MIN_OPS:
+        return False
+    ops = module.ops  # type: ignore[attr-defined]
+    return any(isinstance(op, loop.FuncOp) and stub_digest(op) is not None for op in ops)
 
 
 def _background_work(

@@ -104,9 +104,11 @@ def test_a_concat_replayed_from_the_schedule_memo_is_still_written_in_place(tmp_
 def test_an_edited_model_replays_its_concats(tmp_path, monkeypatch):
     """A concat written in place has no launch, but its unit is compiled all the same, so the
     schedule memo's record of it is usable: an edit elsewhere does not schedule it again."""
-    from fusion_compiler.lowering import compile_cache, schedule_memo
+    from fusion_compiler.lowering import compile_cache, schedule_memo, schedule_workers
 
     monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path))
+    # (the edit's new kernels are scheduled here, not by a background worker: noted)
+    monkeypatch.setattr(schedule_workers, "BACKGROUND_MIN_OPS", 10**9)
     compile_module(parse(FIRE_AND_CHAIN))
     pending: list[list[str]] = []
     replay = schedule_memo.ScheduleMemo.replay

@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import BFloat16Type, FunctionType, MemRefType, f16, f
 from xdsl.parser import Parser
 
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
-from fusion_compiler.lowering import compile_cache, schedule_memo
+from fusion_compiler.lowering import compile_cache, schedule_memo, schedule_workers
 from fusion_compiler.lowering.native_units import stub_digest
 from fusion_compiler.lowering.schedule_memo import _context, _memref_function_type
 from fusion_compiler.passes.schedule.contraction_schedule import ScheduleContractionsPass
@@ -67,6 +67,8 @@ def memo_counts(monkeypatch):
     monkeypatch.setattr(schedule_memo.ScheduleMemo, "replay", counting_replay)
     monkeypatch.setattr(ScheduleContractionsPass, "apply", counting_schedule)
     monkeypatch.setattr(compile_cache, "_model_bytes", noting_units)
+    # (an edit's new kernel is scheduled here, not by a background worker: counted)
+    monkeypatch.setattr(schedule_workers, "BACKGROUND_MIN_OPS", 10**9)
     return counts
 
 
