@@ -309,12 +309,13 @@ class ScheduleWorkers:
             timings.append(("kernel worker (background, wait)", time.perf_counter() - start))
 
     def close(self) -> None:
-        """Ends the background worker (if any) and its pipe."""
+        """Ends the background worker (if any) and its pipe: one that has sent everything exits
+        at once; one still at work (a compile that fell back, `MemoMiss`) is killed."""
         background, self._background = self._background, None
         if background is None:
             return
         background.reader.close()
-        background.process.join(timeout=1.0)
+        background.process.join(timeout=0.1)
         if background.process.is_alive():
             background.process.kill()
             background.process.join()
