@@ -71,7 +71,11 @@ from fusion_compiler.passes.analysis.kernel_sources import (
     kernel_source_key,
     source_digest,
 )
-from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
+from fusion_compiler.passes.analysis.launches import (
+    constant_inputs,
+    constant_positions,
+    kernel_launches,
+)
 from fusion_compiler.passes.fuse_tir import group_digest, is_primitive, kernel_call
 from fusion_compiler.passes.legalize_ops.deferred import (
     KnownKind,
@@ -318,25 +322,30 @@ def unbuilt_members(module: Operation) -> list[str]:
     """The deferred kernels (`legalize_ops.deferred`) that a primitive function of `module`
     calls: fuse-tir would fuse their empty bodies (`replay_groups` builds every one)."""
     symbols = {op.sym_name.data: op for op in _symbol_ops(module)}
-    names = []
-    for function in _primitive_functions(module):
-        for op in function.body.block.ops:
-            if isinstance(op, graph.CallLoopOp):
-                kernel = symbols.get(op.callee.string_value())
-                if isinstance(kernel, loop.FuncOp) and is_deferred(module, kernel):
-                    names.append(kernel.sym_name.data)
-    return names
+    return [
+        kernel.sym_name.data
+        for function in _primitive_functions(module)
+        for kernel in _members(function, symbols)
+        if is_deferred(module, kernel)
+    ]
 
 
-def _materialize_members(
-    module: Operation, function: func.FuncOp, symbols: dict[str, loop.FuncOp | func.FuncOp]
-) -> None:
-    """Builds the deferred kernels the primitive `function` calls (fuse-tir reads them)."""
-    for op in function.body.block.ops:
-        if isinstance(op, graph.CallLoopOp):
-            kernel = symbols.get(op.callee.string_value())
-            if isinstance(kernel, loop.FuncOp):
-                materialize(module, kernel)
+def _members(
+    function: func.FuncOp, symbols: dict[str, loop.FuncOp | func.FuncOp]
+) -> list[loop.FuncOp]:
+    """The kernels the primitive `function` calls."""
+    called = (
+        symbols.get(op.callee.string_value())
+        for op in function.body.block.ops
+        if isinstance(op, graph.CallLoopOp)
+    )
+    return [kernel for kernel in called if isinstance(kernel, loop.FuncOp)]
+
+
+def _materialize(module: Operation, kernels: list[loop.FuncOp]) -> None:
+    """Builds those of `kernels` that are deferred (`legalize_ops.deferred.materialize`)."""
+    for kernel in kernels:
+        materialize(module, kernel)
 
 
 def _function_calls(module: Operation) -> dict[str, list[func.CallOp]]:
@@ -428,20 +437,16 @@ class ScheduleMemo:
         for function in _primitive_functions(module):
             name = function.sym_name.data
             sites = calls.get(name, [])
-            digest = group_digest(function, symbols, kernel_digest)
-            if not sites or digest is None:
-                _materialize_members(module, function, symbols)
+            digest = group_digest(function, symbols, kernel_digest) if sites else None
+            if digest is None:
+                _materialize(module, _members(function, symbols))  # fuse-tir reads them
                 continue
             count = len(function.body.block.args)
-            constants = {
-                index
-                for index in range(count)
-                if all(isinstance(site.arguments[index].owner, graph.ConstantOp) for site in sites)
-            }
+            constants = constant_positions(count, [site.arguments for site in sites])
             key = self._group_keys[name] = group_memo_key(digest, name, constants, self.schedule)
             record = self.lookup(key)
             if record is None or not all(self.has_unit(d) for d in record.digests()):
-                _materialize_members(module, function, symbols)  # fuse-tir reads them
+                _materialize(module, _members(function, symbols))
                 continue
             launches = []
             for site in sites:

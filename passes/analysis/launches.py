@@ -7,8 +7,11 @@ about what it will be passed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.loop import FuncOp
@@ -30,10 +33,16 @@ def constant_inputs(kernel: FuncOp, launches: dict[str, list[graph.CallLoopOp]])
     """The indices of the inputs of `kernel` that every launch passes a `graph.constant` for
     (none when it is never launched)."""
     calls = launches.get(kernel.sym_name.data, [])
-    if not calls:
+    return constant_positions(kernel.num_inputs, [call.inputs for call in calls])
+
+
+def constant_positions(count: int, operand_lists: Sequence[Sequence[SSAValue]]) -> set[int]:
+    """The positions among the first `count` operands at which every one of `operand_lists`
+    (the operands of each call of one callee) passes a `graph.constant` (none without calls)."""
+    if not operand_lists:
         return set()
     return {
         index
-        for index in range(kernel.num_inputs)
-        if all(isinstance(call.inputs[index].owner, graph.ConstantOp) for call in calls)
+        for index in range(count)
+        if all(isinstance(operands[index].owner, graph.ConstantOp) for operands in operand_lists)
     }
