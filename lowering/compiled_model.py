@@ -91,10 +91,16 @@ class CompiledFunction:
     """(shape, dtype) of every parameter when all shapes are static: the fast argument check."""
     _outputs: OutputPool = field(default_factory=lambda: OutputPool(()))
     """The results' buffers, reused once the caller has dropped them (`output_pool`)."""
+    _code: JitModule | None = None
+    """The engine holding the entry's code: kept alive as long as the function is (a
+    function taken from a model the caller then drops, `compile_file(p).main`, must not
+    call freed code)."""
 
-    def bind(self, native: ctypes._CFuncPtr) -> None:
-        """Sets the native entry, once `constants` are final (their addresses are kept)."""
+    def bind(self, native: ctypes._CFuncPtr, code: JitModule) -> None:
+        """Sets the native entry, in `code`, once `constants` are final (their addresses are
+        kept)."""
         self._native = native
+        self._code = code
         self._bound = tuple(buffer_address(array) for array in self.constants)
         if all(is_static(parameter.shape) for parameter in self.parameters):
             self._expected = tuple((p.shape, np.dtype(p.dtype)) for p in self.parameters)
@@ -161,7 +167,7 @@ class CompiledModel:
                 _check_binding(function, signature)
             count = len(function.parameters) + len(function.constants) + len(function.results)
             prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * count))
-            function.bind(prototype(jit.function_address(function.name)))
+            function.bind(prototype(jit.function_address(function.name)), jit)
 
     @staticmethod
     def of(module: ModuleOp, native: NativeCode) -> CompiledModel:

@@ -1,6 +1,7 @@
 """The compiled-model API: native results equal the reference; arguments are checked; weights
 are bound as buffers; the compile cache makes the second compile of a model a lookup."""
 
+import gc
 import re
 
 import llvmlite.binding as llvm
@@ -55,6 +56,14 @@ def test_results_match_the_reference(cache_dir):
     (want,) = evaluate(module, "main", [x, w])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     assert model.kernels("main") == ["fused_matmul_add_relu"]
+
+
+def test_a_function_outlives_the_model_it_was_taken_from(cache_dir):
+    function = compile_module(_module()).main  # (the model itself is dropped at once)
+    gc.collect()
+    x, w = _inputs()
+    (want,) = evaluate(_module(), "main", [x, w])
+    np.testing.assert_allclose(function(x, w)[0], want, rtol=1e-5, atol=1e-5)
 
 
 def test_every_function_is_compiled_and_passthrough_results_are_copies(cache_dir):
