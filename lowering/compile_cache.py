@@ -54,6 +54,7 @@ from fusion_compiler.lowering.jit import (
     signatures_of_data,
 )
 from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
+from fusion_compiler.lowering.load_launches import LoadLaunch, launch_plans, with_launches
 from fusion_compiler.lowering.native_units import (
     LowerToLLVMDialect,
     compile_units,
@@ -93,6 +94,10 @@ class LoadBinding:
     load_sources: tuple[int, ...]
     results: tuple[tuple[tuple[int, ...], str], ...]
     sources: tuple[int, ...]
+    launches: tuple[LoadLaunch, ...] = ()
+    """The load entry's launches one by one, when each reads only its inputs and writes
+    only its results and the cache is on: then they run apart and `load_memo` keeps each
+    one's results by its kernel and its inputs. Empty: the load entry runs whole."""
 
     def data(self) -> dict:
         return {
@@ -100,6 +105,10 @@ class LoadBinding:
             "load_sources": list(self.load_sources),
             "results": [[list(shape), dtype] for shape, dtype in self.results],
             "sources": list(self.sources),
+            "launches": [
+                [launch.kernel, launch.unit, list(launch.inputs), list(launch.outputs)]
+                for launch in self.launches
+            ],
         }
 
     @staticmethod
@@ -107,12 +116,21 @@ class LoadBinding:
         results = tuple(
             (tuple(int(d) for d in shape), str(dtype)) for shape, dtype in data["results"]
         )
+        launches = tuple(
+            LoadLaunch(str(kernel), str(unit), _ints(inputs), _ints(outputs))
+            for kernel, unit, inputs, outputs in data.get("launches", [])
+        )
         return LoadBinding(
             str(data["load_entry"]),
-            tuple(int(i) for i in data["load_sources"]),
+            _ints(data["load_sources"]),
             results,
-            tuple(int(i) for i in data["sources"]),
+            _ints(data["sources"]),
+            launches,
         )
+
+
+def _ints(items) -> tuple[int, ...]:
+    return tuple(int(i) for i in items)
 
 
 def cache_dir() -> Path | None:
@@ -359,6 +377,7 @@ class Compile:
         clock = time.perf_counter()
         bindings = entry_bindings(lowered)
         units, digests, by_name = name_by_content(split_units(lowered), module_hash)
+        plans = launch_plans(units, bindings)  # (before the units are lowered to LLVM)
         timings.append(("split-units", time.perf_counter() - clock))
         keys = [
             key_of_hash(d, self.unit_pipeline) if directory is not None else "" for d in digests
@@ -387,6 +406,7 @@ class Compile:
         if workers is not None and promised:
             compiled = _collect_background(workers, compiled, digests, timings)
         if directory is not None:
+            bindings = with_launches(bindings, plans, keys, compiled)
             clock = time.perf_counter()
             _store_units(directory, [(keys[i], compiled[i]) for i in (*fresh, *pending)])  # type: ignore[misc]
             _store(directory, self.key, _model_bytes(kernels, bindings, keys))
@@ -462,6 +482,17 @@ def read_meta(directory: Path, key: str) -> dict | None:
 def store_meta(directory: Path, key: str, meta: dict) -> None:
     """Stores an entry of metadata only (`read_meta` reads it back)."""
     _store(directory, key, _entry_bytes(meta, b"", b""))
+
+
+def read_data(directory: Path, key: str) -> tuple[dict, bytes] | None:
+    """The metadata and the data of the entry `key` (`store_data`), or None."""
+    parsed = _read(directory, key)
+    return None if parsed is None else (parsed[0], parsed[2])
+
+
+def store_data(directory: Path, key: str, meta: dict, data: bytes) -> None:
+    """Stores an entry of metadata and raw data (`read_data` reads them back)."""
+    _store(directory, key, _entry_bytes(meta, b"", data))
 
 
 def _read(directory: Path, key: str) -> tuple[dict, str, bytes] | None:

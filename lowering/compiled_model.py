@@ -49,6 +49,7 @@ from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.errors import ArgumentError
+from fusion_compiler.lowering import compile_cache, load_memo
 from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
 from fusion_compiler.lowering.jit import (
     BufferSpec,
@@ -58,6 +59,7 @@ from fusion_compiler.lowering.jit import (
     array_problem,
     buffer_address,
 )
+from fusion_compiler.lowering.load_memo import Digests
 from fusion_compiler.lowering.lower_graph import bound_constants, graph_functions
 from fusion_compiler.lowering.machine_roofs import Roofs, machine_roofs, team_size
 from fusion_compiler.lowering.output_pool import OutputPool
@@ -153,6 +155,7 @@ class CompiledModel:
         functions: dict[str, CompiledFunction],
         from_cache: bool,
         native_key: str = "",
+        blob_digests: Digests | None = None,
     ):
         self._jit = jit
         self.functions = functions
@@ -161,6 +164,9 @@ class CompiledModel:
         self.native_key = native_key
         """The cache key of the native code's model entry (empty when compiled without the
         cache): what the file level of the cache (`file_cache`) points to."""
+        self.blob_digests = blob_digests or {}
+        """The file cache's names of some of the functions' constants (`load_memo.Digests`),
+        known when they were bound: `file_cache.store` need not hash them again."""
         for function in functions.values():
             signature = jit.kernels.get(function.name)
             if signature is not None:
@@ -173,14 +179,15 @@ class CompiledModel:
     def of(module: ModuleOp, native: NativeCode) -> CompiledModel:
         """The model of `module`'s graph-level functions, run by `native` (its native code)."""
         functions = {}
+        digests: Digests = {}
         for function in graph_functions(module):
             name = function.sym_name.data
             binding = native.bindings.get(name)
             described = _describe_function(function, native.kernels[name], binding)
             if binding is not None:
-                described.constants = _load(native.jit, binding, described.constants)
+                described.constants = _load(native.jit, binding, described.constants, digests)
             functions[name] = described
-        return CompiledModel(native.jit, functions, native.from_cache, native.key)
+        return CompiledModel(native.jit, functions, native.from_cache, native.key, digests)
 
     def run(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         """Call the compiled function `name`; returns its results as new arrays."""
@@ -309,14 +316,23 @@ def _describe_function(
     return CompiledFunction(function.sym_name.data, parameters, results, dtypes, constants, kernels)
 
 
-def _load(jit: JitModule, binding: LoadBinding, constants: tuple[np.ndarray, ...]):
+def _load(
+    jit: JitModule, binding: LoadBinding, constants: tuple[np.ndarray, ...], digests: Digests
+):
     """The bound inputs of an entry with a load entry: the load entry runs once, here, on its
-    constants; its results and the constants the entry reads, in the entry's order."""
-    results = [aligned_empty(shape, np.dtype(dtype)) for shape, dtype in binding.results]
+    constants (its launches one by one, with the compile cache: `load_memo`, which maps the
+    results it holds and notes in `digests` the blobs' names); its results and the constants
+    the entry reads, in the entry's order."""
     inputs = [constants[index] for index in binding.load_sources]
-    prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (len(inputs) + len(results))))
-    load = prototype(jit.function_address(binding.load_entry))
-    load(*(buffer_address(array) for array in (*inputs, *results)))
+    directory = compile_cache.cache_dir() if binding.launches else None
+    if directory is not None:
+        results, known = load_memo.bind_results(jit, binding, inputs, directory)
+        digests.update(known)
+    else:
+        results = [aligned_empty(shape, np.dtype(dtype)) for shape, dtype in binding.results]
+        prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (len(inputs) + len(results))))
+        load = prototype(jit.function_address(binding.load_entry))
+        load(*(buffer_address(array) for array in (*inputs, *results)))
     return tuple(constants[i] if i >= 0 else results[-1 - i] for i in binding.sources)
 
 

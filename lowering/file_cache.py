@@ -11,7 +11,7 @@ describes each graph-level function: parameters, results, kernels and its bound 
 the compile left them (folded by the graph passes, packed by the load entry). The small
 constants are raw in a file of their own beside the entry, `KEY.constants`, each at a 64-byte
 aligned offset, with the file's size and CRC-32 in the entry. Each constant of at least
-`BLOB_MIN_BYTES` is a file of the cache's `blobs` folder named by a hash of its bytes (`_digests`),
+`BLOB_MIN_BYTES` is a blob (`cache_blobs`: a file named by a hash of its bytes),
 shared by every entry that holds the same constant: a model whose weights were edited, or
 the same model imported into another file, stores only the constants that changed (they were
 all written again, vgg19's 548 MB for an edit of one op).
@@ -27,7 +27,7 @@ recorded with their size, modification and change times and inode; a hit require
 unchanged, so new weights written to the weights file are a miss (then a model hit: the
 native code does not depend on the weights). A missing or damaged entry, constants file or
 model entry is a miss. The constants files and blobs are kept within a budget
-(`FUSION_CACHE_CONSTANTS_MB`, default 4 GiB), the least recently used deleted first (`evict`);
+(`FUSION_CACHE_CONSTANTS_MB`, default 4 GiB), the least recently used deleted first (`cache_blobs.evict`);
 an entry whose blob went is a miss.
 """
 
@@ -37,28 +37,25 @@ import contextlib
 import hashlib
 import os
 import zlib
-from collections.abc import Collection
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from fusion_compiler.host import usable_cores
-from fusion_compiler.lowering import compile_cache
+from fusion_compiler.lowering import cache_blobs, compile_cache
+from fusion_compiler.lowering.cache_blobs import (
+    BLOB_MIN_BYTES,
+    blob_path,
+    content_digests,
+    map_blobs,
+    store_blob,
+)
 from fusion_compiler.lowering.compiled_model import CompiledFunction, CompiledModel, Parameter
 
 FILE_PIPELINE = "file"
 """The pipeline part of a file entry's key is this, a colon, then the model's pipeline."""
 
 ALIGNMENT = 64
-
-BLOB_MIN_BYTES = 1 << 16
-"""Constants of at least this many bytes are shared blobs (`BLOB_FOLDER`); smaller ones
-(biases, scales: a file each would cost more than their bytes) go in the entry's constants
-file."""
-
-BLOB_FOLDER = "blobs"
 
 
 @dataclass
@@ -95,7 +92,7 @@ def load(source: SourceFile, pipeline: str) -> CompiledModel | None:
         if any(identity(Path(p)) != list(seen) for p, *seen in meta["read_files"]):
             return None
         constants = _map_constants(directory, key, meta["constants"])
-        blobs = _map_blobs(directory, meta["blobs"])
+        blobs = map_blobs(directory, meta["blobs"])
         if constants is None or blobs is None:
             return None
         native = compile_cache.load_native(directory, meta["model"])
@@ -121,7 +118,10 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
         for function in model.functions.values()
         for array in function.constants
     }
-    digests = _digests([raw for raw in raws.values() if raw.nbytes >= BLOB_MIN_BYTES])
+    known = model.blob_digests  # (the load entry's results: hashed by `load_memo` already)
+    large = {array: raw for array, raw in raws.items() if raw.nbytes >= BLOB_MIN_BYTES}
+    digests = content_digests([raw for array, raw in large.items() if array not in known])
+    digests.update((id(raw), known[array]) for array, raw in large.items() if array in known)
     parts: list[memoryview] = []
     offset = 0
     checksum = 0
@@ -169,100 +169,11 @@ def store(source: SourceFile, pipeline: str, model: CompiledModel) -> None:
         "functions": functions,
     }
     constants_path = _constants_path(directory, key)
-    stored = all(_store_blob(directory, name, data) for name, data in blob_data.items())
+    stored = all(store_blob(directory, name, data) for name, data in blob_data.items())
     if stored and compile_cache.store_file(directory, constants_path, parts):
         compile_cache.store_meta(directory, key, meta)  # (after its constants: see `load`)
-        kept = [constants_path, *(_blob_path(directory, name) for name in blobs)]
-        evict(directory, budget_bytes(), keep=kept)
-
-
-PIECE_BYTES = 16 << 20
-"""Blobs are hashed in pieces of this many bytes, on every core (`_digests`)."""
-
-
-def _digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
-    """The name and the CRC-32s (one per `PIECE_BYTES` piece, checked by `load`) of each of
-    `raws`, by its id. The name is the SHA-256 of the size and of the SHA-256s of the pieces,
-    which are hashed on every core (hashlib and zlib let go of the interpreter lock while they
-    hash): one 411 MB weight would take 0.23 s on one core."""
-    pieces = [
-        (index, raw[start : start + PIECE_BYTES])
-        for index, raw in enumerate(raws)
-        for start in range(0, raw.nbytes, PIECE_BYTES)
-    ]
-
-    def digest(piece: tuple[int, memoryview]) -> tuple[bytes, int]:
-        return hashlib.sha256(piece[1]).digest(), zlib.crc32(piece[1])
-
-    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
-        hashed = list(pool.map(digest, pieces))
-    names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
-    checksums: list[list[int]] = [[] for _ in raws]
-    for (index, _), (sha, crc) in zip(pieces, hashed, strict=True):
-        names[index].update(sha)
-        checksums[index].append(crc)
-    return {
-        id(raw): (name.hexdigest(), crcs)
-        for raw, name, crcs in zip(raws, names, checksums, strict=True)
-    }
-
-
-def _store_blob(directory: Path, name: str, data: memoryview) -> bool:
-    """Writes the blob `name` unless the cache holds it already (then it is marked recently
-    used); whether the cache holds it now."""
-    path = _blob_path(directory, name)
-    with contextlib.suppress(OSError):
-        if path.stat().st_size == data.nbytes:
-            os.utime(path)
-            return True
-    return compile_cache.store_file(path.parent, path, [data])
-
-
-def _blob_path(directory: Path, name: str) -> Path:
-    if len(name) != 64 or any(c not in "0123456789abcdef" for c in name):
-        raise ValueError(f"{name!r} is not the name of a blob")
-    return directory / BLOB_FOLDER / name
-
-
-BUDGET_VARIABLE = "FUSION_CACHE_CONSTANTS_MB"
-DEFAULT_BUDGET_MB = 4096
-"""The megabytes of constants files the cache keeps (each edit of a model's weights is a new
-file entry holding all of them): past it, the least recently used go first."""
-
-
-def budget_bytes() -> int:
-    """`FUSION_CACHE_CONSTANTS_MB` (default `DEFAULT_BUDGET_MB`), in bytes."""
-    text = os.environ.get(BUDGET_VARIABLE, "").strip()
-    if not text:
-        return DEFAULT_BUDGET_MB << 20
-    if not text.isdigit():
-        raise ValueError(f"{BUDGET_VARIABLE} must be a whole number of megabytes, got {text!r}")
-    return int(text) << 20
-
-
-def evict(directory: Path, budget: int, keep: Collection[Path]) -> None:
-    """Deletes the least recently used constants files (with their entries) and blobs of
-    `directory` until the rest fit in `budget` bytes; those of `keep` (the ones an entry just
-    stored uses) stay whatever their size. A process that maps a deleted file keeps its
-    pages; one about to map it has a miss."""
-    files = []
-    for path in (*directory.glob("*.constants"), *(directory / BLOB_FOLDER).glob("*")):
-        with contextlib.suppress(OSError):  # (another process may evict it first)
-            stat = path.stat()
-            files.append((stat.st_mtime_ns, path, stat.st_size))
-    total = sum(size for _, _, size in files)
-    for _, path, size in sorted(files):
-        if total <= budget:
-            break
-        if path in keep:
-            continue
-        stale = [path]
-        if path.suffix == ".constants":
-            stale.append(compile_cache.entry_path(directory, path.name.removesuffix(".constants")))
-        for doomed in stale:
-            with contextlib.suppress(OSError):
-                doomed.unlink()
-        total -= size
+        kept = [constants_path, *(blob_path(directory, name) for name in blobs)]
+        cache_blobs.evict(directory, cache_blobs.budget_bytes(), keep=kept)
 
 
 def _constants_path(directory: Path, key: str) -> Path:
@@ -289,37 +200,6 @@ def _map_constants(directory: Path, key: str, described: dict) -> np.ndarray | N
         return None
     with contextlib.suppress(OSError):
         os.utime(path)  # (recently used: `evict` takes the oldest first)
-    return mapped
-
-
-def _map_blobs(directory: Path, described: dict[str, list[int]]) -> dict[str, np.ndarray] | None:
-    """Each blob of `described` (name → the CRC-32 of each piece) mapped copy-on-write, or
-    None if one is missing or damaged (a damaged one is deleted: the next store writes it
-    anew). The pieces are checked on every core."""
-    mapped: dict[str, np.ndarray] = {}
-    for name in described:
-        try:
-            mapped[name] = np.memmap(_blob_path(directory, name), dtype=np.uint8, mode="c")
-        except (OSError, ValueError):  # (missing, or empty)
-            return None
-    pieces = [
-        (name, blob[start : start + PIECE_BYTES].data)
-        for name, blob in mapped.items()
-        for start in range(0, blob.size, PIECE_BYTES)
-    ]
-    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
-        checksums = list(pool.map(lambda piece: zlib.crc32(piece[1]), pieces))
-    found: dict[str, list[int]] = {name: [] for name in mapped}
-    for (name, _), checksum in zip(pieces, checksums, strict=True):
-        found[name].append(checksum)
-    for name, expected in described.items():
-        path = _blob_path(directory, name)
-        if found[name] != list(expected):
-            with contextlib.suppress(OSError):
-                path.unlink()
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # (recently used: `evict` takes the oldest first)
     return mapped
 
 

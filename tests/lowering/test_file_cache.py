@@ -17,7 +17,7 @@ from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.dialects.resources import WeightsFile, externalize_constants
 from fusion_compiler.driver import compile_file
-from fusion_compiler.lowering import compile_cache, file_cache
+from fusion_compiler.lowering import cache_blobs, compile_cache, file_cache
 from fusion_compiler.tools import fusion_run
 
 RNG = np.random.default_rng(7)
@@ -200,7 +200,7 @@ def test_constants_files_past_the_budget_go_least_recently_used_first(tmp_path, 
     os.utime(first, ns=(1, 1))  # a long time ago
     os.utime(second, ns=(2, 2))
     compile_file(paths[0])  # a hit makes the first the most recently used
-    monkeypatch.setattr(file_cache, "budget_bytes", lambda: 2 * size)
+    monkeypatch.setattr(cache_blobs, "budget_bytes", lambda: 2 * size)
     assert len(list(cache.glob("*.constants"))) == 2
     compile_file(paths[2])  # a third over a budget of two: the second goes
     kept = set(cache.glob("*.constants"))
@@ -210,11 +210,11 @@ def test_constants_files_past_the_budget_go_least_recently_used_first(tmp_path, 
 
 
 def test_the_budget_is_in_megabytes_and_must_be_a_number(monkeypatch):
-    monkeypatch.setenv(file_cache.BUDGET_VARIABLE, "3")
-    assert file_cache.budget_bytes() == 3 * 2**20
-    monkeypatch.setenv(file_cache.BUDGET_VARIABLE, "lots")
+    monkeypatch.setenv(cache_blobs.BUDGET_VARIABLE, "3")
+    assert cache_blobs.budget_bytes() == 3 * 2**20
+    monkeypatch.setenv(cache_blobs.BUDGET_VARIABLE, "lots")
     with pytest.raises(ValueError, match="FUSION_CACHE_CONSTANTS_MB"):
-        file_cache.budget_bytes()
+        cache_blobs.budget_bytes()
 
 
 # Two convolutions whose packed weights are blobs (at least `BLOB_MIN_BYTES` each).
@@ -250,7 +250,7 @@ def _write_large_model(folder: Path, second: np.ndarray = SECOND) -> Path:
 
 
 def _blobs(cache: Path) -> list[Path]:
-    return sorted((cache / file_cache.BLOB_FOLDER).glob("*"))
+    return sorted((cache / cache_blobs.BLOB_FOLDER).glob("*"))
 
 
 def _written(monkeypatch) -> list[Path]:
@@ -271,7 +271,7 @@ def test_large_constants_are_blobs_shared_between_entries(tmp_path, cache, monke
     want = compile_file(first).run("main", LARGE_X)[0]
     blobs = _blobs(cache)
     assert len(blobs) == 2  # (the two packed weights: 64 KiB or more whatever the tile width)
-    assert all(blob.stat().st_size >= file_cache.BLOB_MIN_BYTES for blob in blobs)
+    assert all(blob.stat().st_size >= cache_blobs.BLOB_MIN_BYTES for blob in blobs)
     written = _written(monkeypatch)
     second = _write_large_model(tmp_path / "b")  # the same model in another file: a file miss
     again = compile_file(second)
@@ -303,7 +303,7 @@ def test_a_damaged_blob_is_a_miss_and_is_written_again(
     tmp_path, cache, monkeypatch, damage, pieces
 ):
     if pieces == "many pieces":  # (hashed and checked piece by piece)
-        monkeypatch.setattr(file_cache, "PIECE_BYTES", 4096)
+        monkeypatch.setattr(cache_blobs, "PIECE_BYTES", 4096)
     path = _write_large_model(tmp_path / "m")
     want = compile_file(path).run("main", LARGE_X)[0]
     _damage(_blobs(cache)[0], damage)
@@ -320,7 +320,7 @@ def test_blobs_count_in_the_budget(tmp_path, cache, monkeypatch):
     old = _blobs(cache)
     for blob in old:
         os.utime(blob, ns=(1, 1))  # a long time ago
-    monkeypatch.setattr(file_cache, "budget_bytes", lambda: 1)  # room for the newest only
+    monkeypatch.setattr(cache_blobs, "budget_bytes", lambda: 1)  # room for the newest only
     second = _write_large_model(tmp_path / "b", SECOND * np.float32(2.0))
     compile_file(second)
     kept = _blobs(cache)

@@ -1,0 +1,152 @@
+"""The compile cache's blobs: large constants, each a file named by a hash of its bytes.
+
+A blob is a file of the cache's `BLOB_FOLDER` holding one constant's raw bytes, named by
+`content_digests` (a SHA-256 of its size and of its pieces' SHA-256s), so that every entry
+holding the same bytes shares it: the file level's large constants (`file_cache`) and the
+results of load entries (`load_memo`). Entries list the blobs they hold with the CRC-32 of
+each `PIECE_BYTES` piece, which `map_blobs` checks (zlib's CRC-32, 5.6 GB/s here against
+SHA-256's 1.7: it is there to catch a truncated or damaged file, not an adversary); a
+damaged blob is deleted, so the next store writes it anew. `evict` keeps them and the file
+level's constants files within the cache's budget, the least recently used deleted first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import zlib
+from collections.abc import Collection
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from fusion_compiler.host import usable_cores
+from fusion_compiler.lowering import compile_cache
+
+BLOB_FOLDER = "blobs"
+
+BLOB_MIN_BYTES = 1 << 16
+"""Constants of at least this many bytes are shared blobs (`BLOB_FOLDER`); smaller ones
+(biases, scales: a file each would cost more than their bytes) go in the entry that holds
+them (`file_cache`'s constants file, `load_memo`'s entry)."""
+
+PIECE_BYTES = 16 << 20
+"""Blobs are hashed in pieces of this many bytes, on every core (`content_digests`)."""
+
+
+def content_digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
+    """The name and the CRC-32s (one per `PIECE_BYTES` piece, checked by `map_blobs`) of each of
+    `raws`, by its id. The name is the SHA-256 of the size and of the SHA-256s of the pieces,
+    which are hashed on every core (hashlib and zlib let go of the interpreter lock while they
+    hash): one 411 MB weight would take 0.23 s on one core."""
+    pieces = [
+        (index, raw[start : start + PIECE_BYTES])
+        for index, raw in enumerate(raws)
+        for start in range(0, raw.nbytes, PIECE_BYTES)
+    ]
+
+    def digest(piece: tuple[int, memoryview]) -> tuple[bytes, int]:
+        return hashlib.sha256(piece[1]).digest(), zlib.crc32(piece[1])
+
+    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
+        hashed = list(pool.map(digest, pieces))
+    names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
+    checksums: list[list[int]] = [[] for _ in raws]
+    for (index, _), (sha, crc) in zip(pieces, hashed, strict=True):
+        names[index].update(sha)
+        checksums[index].append(crc)
+    return {
+        id(raw): (name.hexdigest(), crcs)
+        for raw, name, crcs in zip(raws, names, checksums, strict=True)
+    }
+
+
+def store_blob(directory: Path, name: str, data: memoryview) -> bool:
+    """Writes the blob `name` unless the cache holds it already (then it is marked recently
+    used); whether the cache holds it now."""
+    path = blob_path(directory, name)
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == data.nbytes:
+            os.utime(path)
+            return True
+    return compile_cache.store_file(path.parent, path, [data])
+
+
+def blob_path(directory: Path, name: str) -> Path:
+    if len(name) != 64 or any(c not in "0123456789abcdef" for c in name):
+        raise ValueError(f"{name!r} is not the name of a blob")
+    return directory / BLOB_FOLDER / name
+
+
+def map_blobs(directory: Path, described: dict[str, list[int]]) -> dict[str, np.ndarray] | None:
+    """Each blob of `described` (name → the CRC-32 of each piece) mapped copy-on-write, or
+    None if one is missing or damaged (a damaged one is deleted: the next store writes it
+    anew). The pieces are checked on every core."""
+    mapped: dict[str, np.ndarray] = {}
+    for name in described:
+        try:
+            mapped[name] = np.memmap(blob_path(directory, name), dtype=np.uint8, mode="c")
+        except (OSError, ValueError):  # (missing, or empty)
+            return None
+    pieces = [
+        (name, blob[start : start + PIECE_BYTES].data)
+        for name, blob in mapped.items()
+        for start in range(0, blob.size, PIECE_BYTES)
+    ]
+    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
+        checksums = list(pool.map(lambda piece: zlib.crc32(piece[1]), pieces))
+    found: dict[str, list[int]] = {name: [] for name in mapped}
+    for (name, _), checksum in zip(pieces, checksums, strict=True):
+        found[name].append(checksum)
+    for name, expected in described.items():
+        path = blob_path(directory, name)
+        if found[name] != list(expected):
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # (recently used: `evict` takes the oldest first)
+    return mapped
+
+
+BUDGET_VARIABLE = "FUSION_CACHE_CONSTANTS_MB"
+DEFAULT_BUDGET_MB = 4096
+"""The megabytes of constants files and blobs the cache keeps: past it, the least recently
+used go first."""
+
+
+def budget_bytes() -> int:
+    """`FUSION_CACHE_CONSTANTS_MB` (default `DEFAULT_BUDGET_MB`), in bytes."""
+    text = os.environ.get(BUDGET_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BUDGET_MB << 20
+    if not text.isdigit():
+        raise ValueError(f"{BUDGET_VARIABLE} must be a whole number of megabytes, got {text!r}")
+    return int(text) << 20
+
+
+def evict(directory: Path, budget: int, keep: Collection[Path]) -> None:
+    """Deletes the least recently used constants files (with their entries) and blobs of
+    `directory` until the rest fit in `budget` bytes; those of `keep` (the ones an entry just
+    stored uses) stay whatever their size. A process that maps a deleted file keeps its
+    pages; one about to map it has a miss."""
+    files = []
+    for path in (*directory.glob("*.constants"), *(directory / BLOB_FOLDER).glob("*")):
+        with contextlib.suppress(OSError):  # (another process may evict it first)
+            stat = path.stat()
+            files.append((stat.st_mtime_ns, path, stat.st_size))
+    total = sum(size for _, _, size in files)
+    for _, path, size in sorted(files):
+        if total <= budget:
+            break
+        if path in keep:
+            continue
+        stale = [path]
+        if path.suffix == ".constants":
+            stale.append(compile_cache.entry_path(directory, path.name.removesuffix(".constants")))
+        for doomed in stale:
+            with contextlib.suppress(OSError):
+                doomed.unlink()
+        total -= size
