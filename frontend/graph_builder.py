@@ -12,13 +12,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, f32, i32, i64
+from xdsl.dialects.builtin import (
+    DenseResourceAttr,
+    FileLineColLoc,
+    IntAttr,
+    StringAttr,
+    TensorType,
+    f32,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, element_type_of
 from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.dialects.resources import EXTERNAL_MIN_BYTES, WeightsWriter
 from fusion_compiler.dialects.shape_rules import (
     DYN,
     broadcast,
@@ -36,6 +46,8 @@ from fusion_compiler.frontend.values import (
     dims_of_value,
     exact_f32,
     exact_integers,
+    is_splat,
+    row_major_chunks,
     ssa_name,
 )
 
@@ -58,8 +70,11 @@ def _whole_axis(size: int, start: int, end: int, step: int) -> bool:
 class GraphBuilder:
     """Builds the single block of `@main`."""
 
-    def __init__(self, block: Block, filename: str):
+    def __init__(self, block: Block, filename: str, weights: WeightsWriter | None = None):
         self.block = block
+        self.weights = weights
+        """Where large float constants go as they are made (`fusion-import -o`), or None:
+        then they are dense attributes."""
         self.filename = StringAttr(filename)
         self.location: FileLineColLoc | None = None
         self._constants: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
@@ -104,15 +119,42 @@ class GraphBuilder:
         named = self._names.get(id(value))
         name = named[1] if named is not None else None
         label = f"constant '{name}'" if name else what
+        hint = ssa_name(name) if name else None
         if target is None:
-            attr = dense_f32(exact_f32(value, label))
+            array = exact_f32(value, label)
+            if self._to_weights_file(array):
+                result = self._external_constant(array, hint)
+            else:
+                result = self.emit(graph.ConstantOp(dense_f32(array))).results[0]
         else:
             attr = dense_integers(exact_integers(value, target, label))
-        result = self.emit(graph.ConstantOp(attr)).results[0]
-        result.name_hint = ssa_name(name) if name else None
+            result = self.emit(graph.ConstantOp(attr)).results[0]
+        result.name_hint = hint
         # The array is kept alive with its tensor, so its id cannot be reused by another array.
         self._constants[key] = (value, result)
         return result
+
+    def _to_weights_file(self, array: np.ndarray) -> bool:
+        return (
+            self.weights is not None and array.nbytes >= EXTERNAL_MIN_BYTES and not is_splat(array)
+        )
+
+    def _external_constant(self, array: np.ndarray, hint: str | None) -> SSAValue:
+        """A `graph.constant dense_resource<...>` whose elements `weights` writes at once,
+        straight from `array` (no copy of them stays in memory). It is not verified: a
+        resource has no elements to check until the IR is parsed again with its weights
+        file, and the type is the array's own."""
+        assert self.weights is not None
+        typ = TensorType(f32, list(array.shape))
+        op = graph.ConstantOp(DenseResourceAttr.from_params("weight", typ))
+        op.results[0].name_hint = hint  # (the handle is made from it as xDSL keeps it)
+        name = op.results[0].name_hint or "weight"
+        handle = self.weights.add(name, row_major_chunks(array), array.nbytes)
+        op.properties["value"] = DenseResourceAttr.from_params(handle, typ)
+        if self.location is not None:
+            op.location = self.location
+        self.block.add_op(op)
+        return op.results[0]
 
     @staticmethod
     def _integer_target(array: np.ndarray, like: Attribute | None) -> np.dtype | None:

@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from fusion_compiler.dialects.resources import WeightsWriter
 from fusion_compiler.dialects.shape_rules import DYN, ShapeError
 from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
@@ -92,12 +93,16 @@ def import_model(
     *,
     filename: str = "model.onnx",
     progress: Callable[[int], None] | None = None,
+    weights: WeightsWriter | None = None,
 ) -> ModuleOp:
     """The graph-dialect module of `model`; `input_shapes` fixes dynamic input dimensions.
     `filename` is the model's file: diagnostics name it, and initializers held as external
     data (the weights `load_model` leaves in the file) are read from its folder. `progress(n)`
-    is called after each node with the number of nodes imported so far."""
-    return _ModelImporter(model, dict(input_shapes or {}), filename, progress).run()
+    is called after each node with the number of nodes imported so far. With `weights`,
+    every float constant of at least `EXTERNAL_MIN_BYTES` is written there as it is made and
+    is a `dense_resource` of the module (`externalize_constants` completes the pair)."""
+    importer = _ModelImporter(model, dict(input_shapes or {}), filename, progress, weights)
+    return importer.run()
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -114,8 +119,10 @@ class _ModelImporter:
         input_shapes: dict,
         filename: str,
         progress: Callable[[int], None] | None = None,
+        weights: WeightsWriter | None = None,
     ):
         self.graph = model.graph
+        self.weights = weights
         self.progress = progress
         self.opset = default_opset(model)
         self.input_shapes = input_shapes
@@ -134,7 +141,7 @@ class _ModelImporter:
         arguments = [i for i in self.graph.input if i.name not in initializers]
         types = [self._argument_type(info) for info in arguments]
         block = Block(arg_types=[t or _PLACEHOLDER_TYPE for t in types])
-        builder = GraphBuilder(block, self.filename)
+        builder = GraphBuilder(block, self.filename, self.weights)
         for name, initializer in initializers.items():
             self.values[name] = self.tensors.array(initializer)
             builder.name_constant(self.values[name], name)

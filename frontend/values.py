@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -152,6 +153,35 @@ def _whole_bytes(array: np.ndarray) -> bytes | None:
     return None
 
 
+def is_splat(array: np.ndarray) -> bool:
+    """Whether `dense_f32` stores `array` as a splat (more than one element, all the same)."""
+    return array.size > 1 and _is_uniform(array)
+
+
+BAND_BYTES = 16 << 20
+"""The size of the bands in which `row_major_chunks` copies a transposed matrix."""
+
+
+def row_major_chunks(array: np.ndarray) -> Iterator[memoryview]:
+    """The bytes of a float32 array in C order, little-endian, as consecutive chunks: a
+    C-contiguous array's own memory (a weight mapped from its `.onnx` file: no copy), a
+    transposed matrix (a folded Gemm weight) copied in bands of about `BAND_BYTES`
+    (`_copy_tiled`), any other array copied whole."""
+    array = array.astype("<f4", copy=False)
+    if array.flags.c_contiguous:
+        yield array.reshape(-1).view(np.uint8).data
+        return
+    if array.ndim != 2:
+        yield np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
+        return
+    rows = max(1, BAND_BYTES // max(1, array.shape[1] * 4))
+    band = np.empty((min(rows, array.shape[0]), array.shape[1]), "<f4")
+    for start in range(0, array.shape[0], rows):
+        part = band[: min(rows, array.shape[0] - start)]
+        _copy_tiled(part, array[start : start + rows])
+        yield part.reshape(-1).view(np.uint8).data
+
+
 def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """The elements of a float32 array as a dense attribute.
 
@@ -161,7 +191,7 @@ def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """
     assert array.dtype == np.float32
     typ = TensorType(f32, list(array.shape))
-    if array.size > 1 and _is_uniform(array):
+    if is_splat(array):
         data = np.array(array.flat[0], dtype="<f4").tobytes()
     else:
         data = _whole_bytes(array) or _row_major_bytes(array.astype("<f4", copy=False))

@@ -27,8 +27,9 @@ import io
 import json
 import os
 import re
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -41,6 +42,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
+from xdsl.ir import Operation
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.printing import ModulePrinter
@@ -202,8 +204,10 @@ class WeightsFile:
             head += more
             end = head.find(b"\n", magic)
         version = head[:magic]
-        if version not in (WEIGHTS_MAGIC, WEIGHTS_MAGIC_1) or end < 0:
+        if version not in (WEIGHTS_MAGIC, WEIGHTS_MAGIC_1):
             raise CompileError(f"{self.path} is not a weights file written by fusion-import")
+        if end < 0 and len(head) < magic + self.HEADER_MAX:  # (the file ends in its header)
+            raise CompileError(f"the weights file {self.path} is truncated (in its header)")
         try:
             header = json.loads(head[magic:end])
             self.tag = header["tag"] if version == WEIGHTS_MAGIC else None
@@ -271,42 +275,55 @@ def handle_for(name: str, taken: set[str]) -> str:
 
 
 def externalize_constants(
-    module: ModuleOp, weights_path: Path, generic: bool = False
+    module: ModuleOp, weights: Path | WeightsWriter, generic: bool = False
 ) -> str | None:
     """Moves every constant of at least `EXTERNAL_MIN_BYTES` of `module` into a weights file
-    at `weights_path` (written atomically), leaving `dense_resource` handles and the module's
-    `graph.weights` and `graph.weights_tag` attributes; smaller constants stay inline. Returns
-    the module's text (`generic`: in the generic format), which the tag had to print anyway,
-    or None, and no file, when no constant is large."""
-    taken: set[str] = set()
-    blobs: list[tuple[str, bytes]] = []
+    (at the path `weights`, or the file `weights` is writing, which may hold blobs already:
+    `fusion-import` writes the weights there as it makes them), leaving `dense_resource`
+    handles and the module's `graph.weights` and `graph.weights_tag` attributes; smaller
+    constants stay inline. The file is written atomically. Returns the module's text
+    (`generic`: in the generic format), which the tag had to print anyway, or None, and no
+    file, when no constant is large."""
+    large: list[tuple[Operation, DenseIntOrFPElementsAttr, str]] = []
+    taken = set() if isinstance(weights, Path) else {handle for handle, _ in weights.blobs}
     for op in list(module.walk()):
         value = op.properties.get("value")
         if op.name != "graph.constant" or not isinstance(value, DenseIntOrFPElementsAttr):
             continue
-        data = value.data.data
-        if len(data) < EXTERNAL_MIN_BYTES:
-            continue
-        handle = handle_for(op.results[0].name_hint or "weight", taken)
-        blobs.append((handle, data))
-        op.properties["value"] = DenseResourceAttr.from_params(handle, value.type)
-    if not blobs:
-        return None
-    module.attributes[WEIGHTS_ATTR] = StringAttr(weights_path.name)
-    text, tag = tagged_text(module, blobs, generic)
-    write_weights(weights_path, blobs, tag)
-    return text
+        if len(value.data.data) >= EXTERNAL_MIN_BYTES:
+            handle = handle_for(op.results[0].name_hint or "weight", taken)
+            large.append((op, value, handle))
+    if isinstance(weights, Path):
+        sizes = [(handle, len(value.data.data)) for _, value, handle in large]
+        writer = WeightsWriter(weights, WeightsWriter.room_for(sizes))
+    else:
+        writer = weights
+    try:
+        for op, value, handle in large:
+            data = value.data.data
+            writer.add(handle, [data], len(data))
+            op.properties["value"] = DenseResourceAttr.from_params(handle, value.type)
+        if not writer.blobs:
+            writer.discard()
+            return None
+        module.attributes[WEIGHTS_ATTR] = StringAttr(writer.path.name)
+        text, tag = tagged_text(module, writer.blobs, generic)
+        writer.commit(tag)
+        return text
+    except BaseException:
+        writer.discard()
+        raise
 
 
 TAG_LENGTH = 32
 
 
 def tagged_text(
-    module: ModuleOp, blobs: list[tuple[str, bytes]], generic: bool = False
+    module: ModuleOp, blobs: list[tuple[str, int]], generic: bool = False
 ) -> tuple[str, str]:
     """The text of `module` (its constants already handles) holding the tag that pairs it
-    with the weights file of `blobs`, and that tag: a hash of the module's text with the tag
-    all zeros and of the blobs' handles and sizes (not of their bytes, which would cost a
+    with the weights file of `blobs` (handle, bytes), and that tag: a hash of the module's
+    text with the tag all zeros and of the blobs' handles and sizes (not of their bytes, which would cost a
     second pass over the weights). The module is printed once and the tag written into the
     text (and set on the module): printing it apart, in the generic format, took longer than
     the print of the file (densenet121's import: 0.12 s of 0.51). Two imports whose IR and
@@ -316,7 +333,7 @@ def tagged_text(
     module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(zeros)
     text = _printed(module, generic)
     digest = hashlib.sha256(text.encode())
-    digest.update(json.dumps([[handle, len(data)] for handle, data in blobs]).encode())
+    digest.update(json.dumps([[handle, size] for handle, size in blobs]).encode())
     tag = digest.hexdigest()[:TAG_LENGTH]
     module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(tag)
     placeholder = f'{WEIGHTS_TAG_ATTR} = "{zeros}"'
@@ -348,32 +365,120 @@ class HashingStream:
 
 
 def write_weights(path: Path, blobs: list[tuple[str, bytes]], tag: str) -> None:
-    """Writes a weights file (to a temporary name, renamed when complete): the header line
-    holds the pair's `tag` and maps each handle to [offset, bytes], offsets counted from the
-    first 64-byte boundary after the header."""
-    index: dict[str, list[int]] = {}
-    offset = 0
-    for handle, data in blobs:
-        index[handle] = [offset, len(data)]
-        offset = _aligned(offset + len(data))
-    fields = {"tag": tag, "blobs": index}
-    header = WEIGHTS_MAGIC + json.dumps(fields, separators=(",", ":")).encode() + b"\n"
-    start = _aligned(len(header))
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(header)
-            for handle, data in blobs:
-                stream.seek(start + index[handle][0])
-                stream.write(data)
-            stream.truncate(start + offset)
+    """Writes a weights file of `blobs` (handle, bytes), paired with IR of `tag`
+    (`WeightsWriter`)."""
+    with WeightsWriter(path, WeightsWriter.room_for([(h, len(d)) for h, d in blobs])) as writer:
+        for handle, data in blobs:
+            if writer.add(handle, [data], len(data)) != handle:
+                raise ValueError(f"the handle {handle!r} is given twice, or is no identifier")
+        writer.commit(tag)
+
+
+class WeightsWriter:
+    """A weights file in the making: each blob is written as soon as it is given (`add`),
+    into a temporary file beside `path`, after room left for the header; `commit` writes the
+    header into that room (its JSON line padded with blanks to fill it) and renames the file
+    into place, so a reader never sees a partial file. `fusion-import` gives it the weights
+    as it imports them, straight from the `.onnx` file's pages: no copy of them is held in
+    memory (vgg19: 548 MB less at the import's peak). A header that outgrows its room moves
+    the blobs once, into a file with more. Abandoned (`discard`, or leaving its `with` block
+    uncommitted), nothing is left behind.
+
+    The header line holds the pair's tag and maps each handle to [offset, bytes], offsets
+    counted from the first 64-byte boundary after the header (`WeightsFile` reads it)."""
+
+    def __init__(self, path: Path, header_room: int = 1 << 16):
+        self.path = Path(path)
+        self._room = _aligned(header_room)
+        descriptor, temporary = tempfile.mkstemp(
+            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+        )
+        self._temporary = Path(temporary)
+        self._stream: io.BufferedRandom | None = os.fdopen(descriptor, "w+b")
+        self._index: dict[str, list[int]] = {}
+        self._end = 0
+        """Where the next blob goes, counted from the end of the header's room."""
+
+    @staticmethod
+    def room_for(blobs: list[tuple[str, int]]) -> int:
+        """The room the header of a file of `blobs` (handle, bytes) takes, exactly."""
+        index, offset = {}, 0
+        for handle, size in blobs:
+            index[handle] = [offset, size]
+            offset = _aligned(offset + size)
+        fields = json.dumps({"tag": "0" * TAG_LENGTH, "blobs": index}, separators=(",", ":"))
+        return _aligned(len(WEIGHTS_MAGIC) + len(fields) + 1)
+
+    @property
+    def blobs(self) -> list[tuple[str, int]]:
+        """(handle, bytes) of each blob, in the order they were added."""
+        return [(handle, size) for handle, (_, size) in self._index.items()]
+
+    def add(self, name: str, chunks: Iterable[bytes | memoryview], size: int) -> str:
+        """Writes a blob of `size` bytes, given as `chunks` in order, under a handle made
+        from `name` (`handle_for`); returns the handle."""
+        stream = self._open_stream()
+        handle = handle_for(name, set(self._index))
+        stream.seek(self._room + self._end)
+        written = 0
+        for chunk in chunks:
+            written += stream.write(chunk)
+        if written != size:
+            raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
+        self._index[handle] = [self._end, size]
+        self._end = _aligned(self._end + size)
+        return handle
+
+    def commit(self, tag: str) -> None:
+        """Writes the header (pairing the file with IR of `tag`) and moves the file into
+        place at `path`."""
+        stream = self._open_stream()
+        fields = json.dumps({"tag": tag, "blobs": self._index}, separators=(",", ":"))
+        header = WEIGHTS_MAGIC + fields.encode()
+        if len(header) + 1 > self._room:
+            self._move_blobs(_aligned(len(header) + 1))
+            stream = self._open_stream()
+        stream.seek(0)
+        stream.write(header + b" " * (self._room - len(header) - 1) + b"\n")
+        stream.truncate(self._room + self._end)
+        stream.close()
+        self._stream = None
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
-        os.replace(temporary, path)
-    except BaseException:
+        os.chmod(self._temporary, 0o666 & ~umask)  # as open() would have made it, not 0600
+        os.replace(self._temporary, self.path)
+
+    def discard(self) -> None:
+        """Drops the temporary file (nothing is written at `path`)."""
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
         with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+            os.unlink(self._temporary)
+
+    def __enter__(self) -> WeightsWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._stream is not None:  # (not committed)
+            self.discard()
+
+    def _open_stream(self) -> io.BufferedRandom:
+        if self._stream is None:
+            raise ValueError(f"the weights file {self.path} is committed or discarded")
+        return self._stream
+
+    def _move_blobs(self, room: int) -> None:
+        """Copies the blobs into a new temporary file whose header has `room` bytes."""
+        old = self._open_stream()
+        descriptor, temporary = tempfile.mkstemp(
+            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+        )
+        new = os.fdopen(descriptor, "w+b")
+        old.seek(self._room)
+        new.seek(room)
+        shutil.copyfileobj(old, new, 16 << 20)
+        old.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._temporary)
+        self._stream, self._temporary, self._room = new, Path(temporary), room

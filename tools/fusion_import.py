@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.printing import ModulePrinter
-from fusion_compiler.dialects.resources import externalize_constants
+from fusion_compiler.dialects.resources import WeightsWriter, externalize_constants
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.output_files import AtomicOutput
 
@@ -80,11 +80,16 @@ def _run(argv: Sequence[str] | None) -> int:
             "install it with: pip install 'fusion-compiler[onnx]'"
         ) from None
     model = load_model(args.model)
-    module = import_model(model, dict(args.input_shape), filename=args.model)
+    shapes = dict(args.input_shape)
     if args.output is not None:
         text = None
-        if not args.inline_weights:
-            text = externalize_constants(module, weights_path(args.output), args.print_op_generic)
+        if args.inline_weights:
+            module = import_model(model, shapes, filename=args.model)
+        else:  # (the weights are written as they are imported: `WeightsWriter`)
+            room = WeightsWriter.room_for([(i.name, 0) for i in model.graph.initializer])
+            with WeightsWriter(weights_path(args.output), 2 * room) as weights:
+                module = import_model(model, shapes, filename=args.model, weights=weights)
+                text = externalize_constants(module, weights, args.print_op_generic)
         with AtomicOutput(args.output) as output:  # never a partial file (Ctrl-C, a kill)
             if text is None:
                 _print_module(module, output.stream, args.print_op_generic)
@@ -92,6 +97,7 @@ def _run(argv: Sequence[str] | None) -> int:
                 output.stream.write(text)
             output.commit()
         return 0
+    module = import_model(model, shapes, filename=args.model)
     try:
         _print_module(module, sys.stdout, args.print_op_generic)
         sys.stdout.flush()

@@ -154,3 +154,58 @@ def test_generic_form(conv_model, tmp_path):
     text = out.read_text()
     assert '"graph.conv2d"(%x, %w) <{' in text
     parse_source(make_context(), text, str(out)).verify()
+
+
+@pytest.fixture
+def gemm_model(make_model, tmp_path):
+    """A Gemm with transB (its weight is transposed at import) after a conv."""
+    rng = np.random.default_rng(1)
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"]),
+        helper.make_node("Flatten", ["c"], ["f"]),
+        helper.make_node("Gemm", ["f", "fc", "fb"], ["y"], transB=1),
+    ]
+    inits = {
+        "w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+        "fc": rng.standard_normal((10, 144)).astype(np.float32),
+        "fb": rng.standard_normal(10).astype(np.float32),
+    }
+    path = tmp_path / "gemm.onnx"
+    onnx.save(make_model(nodes, {"x": [1, 3, 8, 8]}, ["y"], inits), str(path))
+    return path
+
+
+def test_weights_written_while_importing_are_those_of_the_inline_import(gemm_model, tmp_path):
+    """`-o` writes each weight as the import makes it (the transposed Gemm weight in bands);
+    the files are those of the inline import with its constants moved out afterwards."""
+    from fusion_compiler.dialects.resources import WeightsFile, externalize_constants
+
+    out = tmp_path / "direct" / "gemm.mlir"
+    out.parent.mkdir()
+    assert main([str(gemm_model), "-o", str(out)]) == 0
+    inline = tmp_path / "after" / "gemm.mlir"
+    inline.parent.mkdir()
+    assert main([str(gemm_model), "-o", str(inline), "--inline-weights"]) == 0
+    module = parse_source(make_context(), inline.read_text(), str(inline))
+    text = externalize_constants(module, inline.with_suffix(".weights"))
+    assert text == out.read_text()
+    direct, after = (WeightsFile(p.with_suffix(".weights")) for p in (out, inline))
+    assert list(direct.index) == list(after.index) and len(direct.index) == 2
+    assert all(direct.blob(h, None) == after.blob(h, None) for h in direct.index)
+    x = np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    (want,) = evaluate(parse_source(make_context(), inline.read_text(), str(inline)), "main", [x])
+    (got,) = evaluate(parse_source(make_context(), out.read_text(), str(out)), "main", [x])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_an_import_that_fails_after_writing_weights_leaves_no_file(
+    gemm_model, tmp_path, monkeypatch
+):
+    out = tmp_path / "model.mlir"
+
+    def failing(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fusion_import, "externalize_constants", failing)
+    assert main([str(gemm_model), "-o", str(out)]) == 130
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gemm.onnx"]

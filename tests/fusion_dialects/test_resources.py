@@ -20,6 +20,8 @@ from fusion_compiler.dialects.resources import (
     WEIGHTS_ATTR,
     WEIGHTS_MAGIC_1,
     WEIGHTS_TAG_ATTR,
+    WeightsFile,
+    WeightsWriter,
     externalize_constants,
     write_weights,
 )
@@ -215,3 +217,31 @@ def test_a_version_1_weights_file_is_still_read(tmp_path):
     np.testing.assert_array_equal(
         evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0]
     )
+
+
+def test_a_header_too_large_for_its_room_moves_the_blobs(tmp_path):
+    """`WeightsWriter` leaves room for the header before the first blob; a header that
+    outgrows it moves the blobs once (then the file is as `write_weights` makes it)."""
+    blobs = [(f"weight_with_a_long_name_{i}", bytes([i]) * (100 + i)) for i in range(40)]
+    with WeightsWriter(tmp_path / "small.weights", header_room=64) as writer:
+        for handle, data in blobs:
+            writer.add(handle, [data[:50], data[50:]], len(data))
+        writer.commit("t" * 32)
+    write_weights(tmp_path / "exact.weights", blobs, "t" * 32)
+    small = WeightsFile(tmp_path / "small.weights")
+    exact = WeightsFile(tmp_path / "exact.weights")
+    assert small.tag == exact.tag == "t" * 32
+    assert all(small.blob(h, None) == data == exact.blob(h, None) for h, data in blobs)
+    assert not [p.name for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+
+
+def test_a_discarded_writer_leaves_nothing(tmp_path):
+    with WeightsWriter(tmp_path / "model.weights") as writer:
+        writer.add("w", [bytes(256)], 256)
+    assert list(tmp_path.iterdir()) == []
+    with (
+        pytest.raises(ValueError, match="has 10 bytes, not 12"),
+        WeightsWriter(tmp_path / "model.weights") as writer,
+    ):
+        writer.add("w", [bytes(10)], 12)
+    assert list(tmp_path.iterdir()) == []
