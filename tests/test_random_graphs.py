@@ -81,6 +81,6 @@ def test_a_constant_weight_is_packed_at_load_time_not_launched(monkeypatch) -> N
     )
     staged = build_module(spec)
     launches = run_pipeline_checking_partition(spec, staged)
-    assert "_prepack" in str(staged)
+    assert "@prepack" in str(staged)
     assert launches.kernels == 1
     check_graph(spec)

@@ -9,7 +9,7 @@ of weights once more per run, and where a layer has few output pixels (13 x 13, 
 single pixel of a classifier) the packing costs as much as the contraction itself.
 
 When every launch of the kernel passes a `graph.constant` as the packed operand, the nest
-that fills the panel moves into a kernel of its own, `@<kernel>_prepack`, that writes the
+that fills the panel moves into a kernel of its own, `@prepack_<shape>`, that writes the
 panels of every iteration of the loops they depend on (the column tiles) into one buffer of
 shape `[iterations..., panel shape]`. The graph-level function calls it on the constant and
 passes its result to the kernel, which reads that buffer instead of packing (the operand the
@@ -21,12 +21,12 @@ loop.func @k(%x, %w) outs(%y) {                 loop.func @k(%x, %wp) outs(%y) {
     %p = loop.alloc {fusion.private}                %t = arith.divui %jt, 32
     loop.for %c { loop.for %jj {          ==>       ... %wp[%t, %c, %jj] ...
       %p[%c, %jj] = %w[%jt + %jj, %c] } }         }
-    ... %p[%c, %jj] ...                           loop.func @k_prepack(%w) outs(%wp) {
+    ... %p[%c, %jj] ...                           loop.func @prepack_64xK(%w) outs(%wp) {
   }                                                 loop.for %t = 0 to 2 { loop.for %c {
                                                       loop.for %jj {
 %y = graph.call_loop @k(%x, %w)                         %wp[%t, %c, %jj] = %w[%t * 32 + %jj, %c]
                                                     }}}
-                                                  %wp = graph.call_loop @k_prepack(%w)
+                                                  %wp = graph.call_loop @prepack_64xK(%w)
                                                   %y = graph.call_loop @k(%x, %wp)
 ```
 
@@ -89,8 +89,6 @@ MAX_GROWTH = 2
 """Most elements of a prepacked buffer per element of the operands it is packed from (the
 padding of a remainder tile to whole vectors; never a copy per iteration of a loop the panel
 does not depend on, which the dependence analysis leaves out anyway)."""
-
-PREPACK_SUFFIX = "_prepack"
 
 
 @dataclass
@@ -424,16 +422,26 @@ def _unique(module: ModuleOp, kernel: FuncOp, prepack: FuncOp, made: dict[str, F
     if text in made:
         prepack.erase()
         return made[text]
-    name = kernel.sym_name.data + PREPACK_SUFFIX
+    base = _packing_name(prepack)
     taken = {o.sym_name.data for o in module.ops if isinstance(o, FuncOp)}
-    suffix = 1
+    name, suffix = base, 1
     while name in taken:
-        name = f"{kernel.sym_name.data}{PREPACK_SUFFIX}_{suffix}"
+        name = f"{base}_{suffix}"
         suffix += 1
     prepack.sym_name = StringAttr(name)
     module.body.block.insert_op_after(prepack, kernel)
     made[text] = prepack
     return prepack
+
+
+def _packing_name(prepack: FuncOp) -> str:
+    """`prepack_` and the shape of what the kernel packs (its first input): a name of its own,
+    not of the kernel it packs for, so that the packing of a weight keeps its name, and its
+    content symbol (`native_units.name_by_content`), when the kernel's epilogue changes (an
+    edited activation): the compile cache then has its unit and its packed weights
+    (`load_memo`)."""
+    shape = _memref(prepack.input_args[0]).get_shape() if prepack.input_args else ()
+    return f"prepack_{'x'.join(str(d) for d in shape)}" if shape else "prepack"
 
 
 def _relaunch(

@@ -137,7 +137,7 @@ def test_the_records_name_the_packing_kernels(tmp_path, monkeypatch, parse_rando
         assert record is not None
         # Each convolution reads its packed weights instead of the constant.
         (packing,) = record.packings
-        assert packing.base.endswith("_prepack")
+        assert packing.base.startswith("prepack")
         assert packing.sources == (1,)
         assert (0, 0) in record.inputs and (-1, 0) in record.inputs
     json.dumps([r.data() for r in records if r is not None])

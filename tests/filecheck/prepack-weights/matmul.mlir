@@ -2,7 +2,7 @@
 
 // A 5x6 @ 6x18 matmul, tile 2 x 8: two column tiles of 8 (the %jt loop) and a remainder of
 // 2 columns padded to one vector of 4. @mm is launched twice, each time with a constant B:
-// the panels are packed by @mm_prepack (all column tiles of the loop into one 2x6x8 buffer,
+// the panels are packed by @prepack_6x18 (all column tiles of the loop into one 2x6x8 buffer,
 // the remainder into 6x4), launched once per constant, and @mm reads them instead of B (B is
 // dropped from its inputs). @mm_arg is launched with a function argument: it packs at
 // every launch, as before.
@@ -71,7 +71,7 @@ func.func @main(%x: tensor<5x6xf32>, %v: tensor<6x18xf32>) -> (tensor<5x18xf32>,
 // The packing kernel: the remainder's panel (zeros in its padding lanes), then every column
 // tile's panel, at tile %t of the packed buffer. It runs once, at load time: its loops that
 // are not vector loops are marked for LLVM not to unroll them.
-// CHECK:       loop.func @mm_prepack(%b: memref<6x18xf32>) outs(%[[P0:.*]]: memref<6x4xf32>, %[[P1:.*]]: memref<2x6x8xf32>) {
+// CHECK:       loop.func @prepack_6x18(%b: memref<6x18xf32>) outs(%[[P0:.*]]: memref<6x4xf32>, %[[P1:.*]]: memref<2x6x8xf32>) {
 // CHECK:         loop.for %{{.*}} = %{{.*}} to %c6 step %{{.*}} attributes {fusion.rolled} {
 // CHECK-NEXT:      loop.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} vectorized {
 // CHECK-NEXT:        arith.addi
@@ -92,8 +92,8 @@ func.func @main(%x: tensor<5x6xf32>, %v: tensor<6x18xf32>) -> (tensor<5x18xf32>,
 // CHECK:       func.func @main(
 // CHECK:         %[[W1:.*]] = graph.constant dense<1.000000e+00> : tensor<6x18xf32>
 // CHECK-NEXT:    %[[W2:.*]] = graph.constant dense<2.000000e+00> : tensor<6x18xf32>
-// CHECK-NEXT:    %[[A1:.*]], %[[B1:.*]] = graph.call_loop @mm_prepack(%[[W1]]) : (tensor<6x18xf32>) -> (tensor<6x4xf32>, tensor<2x6x8xf32>)
+// CHECK-NEXT:    %[[A1:.*]], %[[B1:.*]] = graph.call_loop @prepack_6x18(%[[W1]]) : (tensor<6x18xf32>) -> (tensor<6x4xf32>, tensor<2x6x8xf32>)
 // CHECK-NEXT:    %y1 = graph.call_loop @mm(%x, %[[A1]], %[[B1]])
-// CHECK-NEXT:    %[[A2:.*]], %[[B2:.*]] = graph.call_loop @mm_prepack(%[[W2]])
+// CHECK-NEXT:    %[[A2:.*]], %[[B2:.*]] = graph.call_loop @prepack_6x18(%[[W2]])
 // CHECK-NEXT:    %y2 = graph.call_loop @mm(%x, %[[A2]], %[[B2]])
 // CHECK-NEXT:    %y3 = graph.call_loop @mm_arg(%x, %v) : (tensor<5x6xf32>, tensor<6x18xf32>) -> tensor<5x18xf32>
