@@ -323,12 +323,12 @@ def tagged_text(
 ) -> tuple[str, str]:
     """The text of `module` (its constants already handles) holding the tag that pairs it
     with the weights file of `blobs` (handle, bytes), and that tag: a hash of the module's
-    text with the tag all zeros and of the blobs' handles and sizes (not of their bytes, which would cost a
-    second pass over the weights). The module is printed once and the tag written into the
-    text (and set on the module): printing it apart, in the generic format, took longer than
-    the print of the file (densenet121's import: 0.12 s of 0.51). Two imports whose IR and
-    index agree may swap weights files harmlessly: the IR is the same, so either file is
-    its weights."""
+    text with the tag all zeros and of the blobs' handles and sizes (not of their bytes,
+    which would cost a second pass over the weights). The module is printed once and the tag
+    written into the text (and set on the module): printing it apart, in the generic format,
+    took longer than the print of the file (densenet121's import: 0.12 s of 0.51). Two
+    imports whose IR and index agree may swap weights files harmlessly: the IR is the same,
+    so either file is its weights."""
     zeros = "0" * TAG_LENGTH
     module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(zeros)
     text = _printed(module, generic)
