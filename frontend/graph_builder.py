@@ -93,6 +93,10 @@ class GraphBuilder:
             op.verify_()
         except VerifyException as err:
             raise Unsupported(str(err)) from None
+        return self._append(op)
+
+    def _append(self, op: Operation) -> Operation:
+        """Append `op` at the current node's location."""
         if self.location is not None:
             op.location = self.location
         self.block.add_op(op)
@@ -151,10 +155,7 @@ class GraphBuilder:
         name = op.results[0].name_hint or "weight"
         handle = self.weights.add(name, row_major_chunks(array), array.nbytes)
         op.properties["value"] = DenseResourceAttr.from_params(handle, typ)
-        if self.location is not None:
-            op.location = self.location
-        self.block.add_op(op)
-        return op.results[0]
+        return self._append(op).results[0]
 
     @staticmethod
     def _integer_target(array: np.ndarray, like: Attribute | None) -> np.dtype | None:

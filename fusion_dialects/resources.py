@@ -301,8 +301,8 @@ def externalize_constants(
     try:
         for op, value, handle in large:
             data = value.data.data
-            writer.add(handle, [data], len(data))
-            op.properties["value"] = DenseResourceAttr.from_params(handle, value.type)
+            written = writer.add(handle, [data], len(data))  # (`handle` again: it is free)
+            op.properties["value"] = DenseResourceAttr.from_params(written, value.type)
         if not writer.blobs:
             writer.discard()
             return None

@@ -67,6 +67,8 @@ def launch_plans(units: list[ModuleOp], bindings: dict[str, LoadBinding]) -> dic
 
 
 def _launches_of(load: loop.FuncOp, functions: dict[str, tuple[int, loop.FuncOp]]) -> _Plan | None:
+    """The plan of the load entry `load` (`functions`: each function's unit and op), or None
+    when a launch reads a buffer of its own or a result, or writes an input."""
     block = load.body.block
     entry_inputs = len(load.function_type.inputs.data)
     plan: _Plan = []

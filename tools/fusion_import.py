@@ -86,6 +86,8 @@ def _run(argv: Sequence[str] | None) -> int:
         if args.inline_weights:
             module = import_model(model, shapes, filename=args.model)
         else:  # (the weights are written as they are imported: `WeightsWriter`)
+            # Room for the header: twice what the initializers' names and zero offsets take
+            # (offsets have digits; a header that outgrows it only costs a move of the blobs).
             room = WeightsWriter.room_for([(i.name, 0) for i in model.graph.initializer])
             with WeightsWriter(weights_path(args.output), 2 * room) as weights:
                 module = import_model(model, shapes, filename=args.model, weights=weights)
