@@ -341,7 +341,7 @@ def _load_input(value) -> np.ndarray:
     all its elements (kernels take buffers at any alignment: a model's inputs are numpy's),
     else `_bound_array`'s copy."""
     raw = value.data.data
-    if isinstance(value.get_element_type(), Float32Type) and isinstance(raw, bytes):
+    if isinstance(value.get_element_type(), Float32Type) and isinstance(raw, bytes | memoryview):
         shape = tuple(value.get_shape())
         if len(raw) == 4 * math.prod(shape):
             return np.frombuffer(raw, dtype="<f4").reshape(shape)

@@ -14,7 +14,9 @@ its inputs takes 0.28 s, and the file cache then has no result left to hash.
 A result of at least `BLOB_MIN_BYTES` is a blob (`cache_blobs`: a file named by a hash of its
 bytes, shared with the file cache's entries that hold the same bytes), mapped copy-on-write
 (the entry's kernels only read it) once the CRC-32s of its pieces are checked; smaller ones
-are in the launch's entry itself. A missing or damaged blob, or entry, is a miss: the launch
+are in the launch's entry itself. A launch that runs writes each such result straight into a
+new blob file (`cache_blobs.blob_buffer`), which is named by its bytes once they are hashed:
+no copy of it is made in memory. A missing or damaged blob, or entry, is a miss: the launch
 runs. Without the cache, or when the launches cannot run apart, the load entry runs whole.
 """
 
@@ -29,9 +31,11 @@ import numpy as np
 from fusion_compiler.lowering import cache_blobs, compile_cache
 from fusion_compiler.lowering.cache_blobs import (
     BLOB_MIN_BYTES,
+    blob_buffer,
     blob_path,
     content_digests,
     evict,
+    keep_blob,
     map_blobs,
     store_blob,
 )
@@ -70,9 +74,13 @@ def bind_results(
         specs = [binding.results[j] for j in launch.outputs]
         kept = load(directory, key, specs)
         if kept is None:
-            outputs = [aligned_empty(shape, np.dtype(dtype)) for shape, dtype in specs]
-            jit.call_kernel(launch.kernel, *(inputs[i] for i in launch.inputs), *outputs)
-            kept, stored = (outputs, store(directory, key, outputs)), True
+            outputs, files = _new_outputs(directory, specs)
+            try:
+                jit.call_kernel(launch.kernel, *(inputs[i] for i in launch.inputs), *outputs)
+                kept, stored = store(directory, key, outputs, files), True
+            finally:
+                for unkept in files.values():  # (the kernel failed, or the store)
+                    unkept.unlink(missing_ok=True)
         for index, array in zip(launch.outputs, kept[0], strict=True):
             results[index] = array
         digests.update(kept[1])
@@ -130,9 +138,35 @@ def load(
     return results, digests
 
 
-def store(directory: Path, key: str, results: list[np.ndarray]) -> Digests:
-    """Keeps `results` under `key` (`load`); the names of those that are blobs, by their
-    ids."""
+def _new_outputs(
+    directory: Path, specs: list[tuple[tuple[int, ...], str]]
+) -> tuple[list[np.ndarray], dict[int, Path]]:
+    """Arrays for a launch's results: each one that will be a blob a new blob file mapped for
+    writing (`cache_blobs.blob_buffer`), the others (and a blob that cannot be made) in
+    memory; and the files, by the ids of their arrays."""
+    outputs: list[np.ndarray] = []
+    files: dict[int, Path] = {}
+    for shape, dtype in specs:
+        typed = np.dtype(dtype)
+        made = None
+        if int(np.prod(shape, dtype=np.int64)) * typed.itemsize >= BLOB_MIN_BYTES:
+            made = blob_buffer(directory, shape, typed)
+        if made is None:
+            outputs.append(aligned_empty(shape, typed))
+        else:
+            outputs.append(made[0])
+            files[id(made[0])] = made[1]
+    return outputs, files
+
+
+def store(
+    directory: Path, key: str, results: list[np.ndarray], files: dict[int, Path] | None = None
+) -> tuple[list[np.ndarray], Digests]:
+    """Keeps `results` under `key` (`load`): the arrays to bind (a result written into a blob
+    file, `files` (by array id), is renamed to its blob and mapped again copy-on-write, which
+    removes the entry from `files`; the others are written) and the names of those that are
+    blobs, by the ids of those arrays."""
+    files = {} if files is None else files
     raws = [_raw(array) for array in results]
     named = content_digests([raw for raw in raws if raw.nbytes >= BLOB_MIN_BYTES])
     placed: list[list] = []
@@ -146,15 +180,28 @@ def store(directory: Path, key: str, results: list[np.ndarray]) -> Digests:
             placed.append(["inline", offset])
             small.append(raw.tobytes())
             offset += raw.nbytes
-    stored = all(store_blob(directory, named[id(raw)][0], raw) for raw in raws if id(raw) in named)
+    kept = list(results)
+    stored = True
+    for index, (array, raw) in enumerate(zip(results, raws, strict=True)):
+        if id(raw) not in named:
+            continue
+        name = named[id(raw)][0]
+        filled = files.pop(id(array), None)
+        if filled is None:
+            stored = stored and store_blob(directory, name, raw)
+            continue
+        mapped = keep_blob(directory, filled, name)
+        if mapped is None:  # (the written file is gone: the array still holds its bytes)
+            stored = False
+        else:
+            kept[index] = mapped.view(array.dtype).reshape(array.shape)
     if stored:
         meta = {"format": LOAD_FORMAT, "results": placed}
         compile_cache.store_data(directory, key, meta, b"".join(small))
-    return {
-        id(array): named[id(raw)]
-        for array, raw in zip(results, raws, strict=True)
-        if id(raw) in named
+    digests = {
+        id(array): named[id(raw)] for array, raw in zip(kept, raws, strict=True) if id(raw) in named
     }
+    return kept, digests
 
 
 def _raw(array: np.ndarray) -> memoryview:

@@ -86,6 +86,21 @@ def test_the_weights_file_is_found_beside_the_ir_file(tmp_path, monkeypatch):
     assert np.array_equal(constant_array(constant.value), WEIGHTS)
 
 
+def test_weights_are_views_of_the_mapped_file_and_outlive_its_replacement(tmp_path):
+    """The parse maps the weights file: a constant's bytes are a read-only view of it, not a
+    copy; a new import renames another file into place, which leaves them as they were."""
+    path, inline = _externalized(tmp_path)
+    module = parse_source(make_context(), Path(path).read_text(), path)
+    (constant, *_) = [op for op in module.walk() if isinstance(op, graph.ConstantOp)]
+    data = constant.value.data.data
+    assert isinstance(data, memoryview) and data.readonly
+    write_weights(tmp_path / "new.weights", [("w", (WEIGHTS * 2).tobytes())], "other")
+    (tmp_path / "new.weights").replace(tmp_path / "model.weights")
+    assert np.array_equal(constant_array(constant.value), WEIGHTS)
+    x = np.ones((8, 32), np.float32)
+    assert np.array_equal(evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0])
+
+
 def test_mlir_dialect_resources_blobs_parse():
     data = np.arange(6, dtype=np.float32)
     blob = "0x04000000" + data.tobytes().hex()

@@ -12,7 +12,7 @@ from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.driver import compile_module
 from fusion_compiler.lowering import cache_blobs, compile_cache, load_memo
 from fusion_compiler.lowering.compile_cache import LoadBinding
-from fusion_compiler.lowering.jit import NativeUnit
+from fusion_compiler.lowering.jit import JitModule, NativeUnit
 from fusion_compiler.lowering.load_launches import LoadLaunch, with_launches
 
 RNG = np.random.default_rng(11)
@@ -118,6 +118,34 @@ def test_a_damaged_blob_is_a_miss(cache, lookups, damage):
     assert np.array_equal(model.main(X)[0], want)
     assert _compile(_source()).main(X)[0].tobytes() == want.tobytes()
     assert lookups[4:] == [True, True]  # (written again)
+
+
+def test_packed_weights_are_written_into_their_blobs(cache):
+    """A launch writes each result that is a blob into the blob's own file (mapped), which is
+    then named by its bytes: no temporary file is left, and the model binds the blobs."""
+    model = _compile(_source())
+    blobs = _blobs(cache)
+    assert len(blobs) == 2 and not [b.name for b in blobs if b.name.startswith(".")]
+    bound = {array.tobytes() for array in model.functions["main"].constants}
+    assert {blob.read_bytes() for blob in blobs} <= bound
+    assert np.array_equal(model.main(X)[0], _compile(_source(), cache=False).main(X)[0])
+
+
+def test_results_go_to_memory_when_no_blob_file_can_be_made(cache, monkeypatch):
+    monkeypatch.setattr(load_memo, "blob_buffer", lambda *args: None)
+    model = _compile(_source())
+    assert len(_blobs(cache)) == 2  # (written from memory)
+    assert np.array_equal(model.main(X)[0], _compile(_source(), cache=False).main(X)[0])
+
+
+def test_a_failed_launch_leaves_no_blob_file(cache, monkeypatch):
+    def failing(self, name, *arrays):
+        raise RuntimeError(f"{name} failed")
+
+    monkeypatch.setattr(JitModule, "call_kernel", failing)
+    with pytest.raises(RuntimeError, match="prepack_.* failed"):
+        _compile(_source())
+    assert _blobs(cache) == set()
 
 
 def test_without_the_cache_nothing_is_kept(tmp_path, monkeypatch, lookups):
