@@ -218,6 +218,38 @@ def test_a_weight_only_the_load_entry_reads_is_not_copied_first(cache_dir, monke
     np.testing.assert_allclose(y, x.astype(np.float64) @ weight, rtol=1e-5, atol=1e-5)
 
 
+ADDED_WEIGHT = """
+func.func @main(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %w = graph.constant dense<"0xHEX"> : tensor<8x64xf32>
+  %y = graph.add %x, %w : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32>
+  func.return %y : tensor<8x64xf32>
+}
+"""
+
+
+def test_a_weight_from_a_weights_file_is_bound_as_a_view_of_its_pages(tmp_path, cache_dir):
+    """The entry reads the weights file's mapped pages (64-byte aligned): no copy, read-only."""
+    from fusion_compiler.dialects.resources import externalize_constants
+    from fusion_compiler.driver import compile_file
+
+    weight = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
+    module = parse_source(
+        make_context(), ADDED_WEIGHT.replace("HEX", weight.tobytes().hex().upper()), "m.mlir"
+    )
+    inline = module.clone()
+    externalize_constants(module, tmp_path / "model.weights")
+    (tmp_path / "model.mlir").write_text(str(module))
+    model = compile_file(tmp_path / "model.mlir", cache=False)
+    (bound,) = model.functions["main"].constants
+    assert not bound.flags.writeable and bound.ctypes.data % 64 == 0
+    assert np.array_equal(bound, weight)
+    x = np.random.default_rng(6).standard_normal((8, 64)).astype(np.float32)
+    (y,) = model.run("main", x)
+    (copied,) = compile_module(inline, cache=False).functions["main"].constants
+    assert copied.flags.writeable  # (inline text: a copy, as before)
+    assert np.array_equal(y, x + weight)
+
+
 def test_a_binding_that_does_not_fit_the_native_entry_is_an_error(monkeypatch):
     """The model binds the graph-level function's constants to its entry's trailing inputs;
     were a pass to add or drop one, the entry would be handed its output where a constant goes
