@@ -2,8 +2,10 @@
 
 A blob is a file of the cache's `BLOB_FOLDER` holding one constant's raw bytes, named by
 `content_digests` (a SHA-256 of its size and of its pieces' SHA-256s), so that every entry
-holding the same bytes shares it: the file level's large constants (`file_cache`) and the
-results of load entries (`load_memo`). Entries list the blobs they hold with the CRC-32 of
+holding the same bytes shares it: the file level's large constants (`file_cache`); or, a
+result of a load entry's launch (`load_memo`), named by the key it is kept under, which
+determines its bytes (the same kernel on the same inputs), and shared by every entry that
+holds that result. Entries list the blobs they hold with the CRC-32 of
 each `PIECE_BYTES` piece, which `map_blobs` checks (zlib's CRC-32, 5.6 GB/s here against
 SHA-256's 1.7: it is there to catch a truncated or damaged file, not an adversary); a
 damaged blob is deleted, so the next store writes it anew. `evict` keeps them and the file
@@ -48,15 +50,11 @@ def content_digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
     `raws`, by its id. The name is the SHA-256 of the size and of the SHA-256s of the pieces,
     which are hashed on every core (hashlib and zlib let go of the interpreter lock while they
     hash): one 411 MB weight would take 0.23 s on one core."""
-    pieces = [
-        (index, raw[start : start + PIECE_BYTES])
-        for index, raw in enumerate(raws)
-        for start in range(0, raw.nbytes, PIECE_BYTES)
-    ]
 
     def digest(piece: tuple[int, memoryview]) -> tuple[bytes, int]:
         return hashlib.sha256(piece[1]).digest(), zlib.crc32(piece[1])
 
+    pieces = _pieces(raws)
     hashed = _on_every_core(digest, pieces)
     names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
     checksums: list[list[int]] = [[] for _ in raws]
@@ -67,6 +65,27 @@ def content_digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
         id(raw): (name.hexdigest(), crcs)
         for raw, name, crcs in zip(raws, names, checksums, strict=True)
     }
+
+
+def piece_checksums(raws: list[memoryview]) -> dict[int, list[int]]:
+    """The CRC-32s of each of `raws` (one per `PIECE_BYTES` piece: what `map_blobs` checks), by
+    its id, computed on every core: `content_digests` without the names, for a blob named by
+    what made it."""
+    pieces = _pieces(raws)
+    computed = _on_every_core(lambda piece: zlib.crc32(piece[1]), pieces)
+    checksums: list[list[int]] = [[] for _ in raws]
+    for (index, _), crc in zip(pieces, computed, strict=True):
+        checksums[index].append(crc)
+    return {id(raw): crcs for raw, crcs in zip(raws, checksums, strict=True)}
+
+
+def _pieces(raws: list[memoryview]) -> list[tuple[int, memoryview]]:
+    """(index in `raws`, bytes) of each `PIECE_BYTES` piece of each of `raws`, in order."""
+    return [
+        (index, raw[start : start + PIECE_BYTES])
+        for index, raw in enumerate(raws)
+        for start in range(0, raw.nbytes, PIECE_BYTES)
+    ]
 
 
 def _on_every_core(work: Callable[[_Piece], _Result], pieces: list[_Piece]) -> list[_Result]:
