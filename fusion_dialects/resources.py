@@ -34,6 +34,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import cast
 
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
@@ -120,7 +121,7 @@ def resolve_resources(module: ModuleOp, filename: str, in_file: dict[str, str]) 
         for op in resource_constants(module):
             resource = op.properties["value"]
             handle = resource.resource_handle.data
-            data = _in_file_blob(in_file, handle, op)
+            data: bytes | memoryview | None = _in_file_blob(in_file, handle, op)
             if data is None and weights is not None:
                 data = weights.blob(handle, op)
             if data is None:
@@ -157,7 +158,9 @@ def _dense(resource: DenseResourceAttr, data: bytes | memoryview, op) -> DenseIn
             f"{count * element_size}",
             op,
         )
-    return DenseIntOrFPElementsAttr(typ, BytesAttr(data))
+    # (a read-only view stands for the bytes: xDSL and the passes read them through the
+    # buffer protocol, `len`, `==`, `hash` and `hex`, which a view has)
+    return DenseIntOrFPElementsAttr(typ, BytesAttr(cast(bytes, data)))
 
 
 class WeightsFile:
