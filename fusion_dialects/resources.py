@@ -172,7 +172,8 @@ class WeightsFile:
     host, 0.4-2 s for vgg19's 548 MB, and as much again at the peak). The views keep the map
     alive after `close`. `fusion-import` replaces a weights file by renaming a new one into
     place, which leaves a mapped old file intact; a file overwritten in place while a model
-    parsed from it is being compiled is not supported."""
+    parsed from it is being compiled is not supported. Where the file system cannot map the
+    file, each blob is read into bytes of its own."""
 
     HEADER_READ = 1 << 16
     """Bytes read at a time while looking for the end of the header line."""
@@ -186,6 +187,7 @@ class WeightsFile:
         except OSError as err:
             raise CompileError(f"cannot read the weights file {path}: {err}") from None
         self._map: memoryview | None = None
+        self._unmappable = False
         try:
             self.size = os.fstat(self._descriptor).st_size
             self.index = self._read_index()
@@ -254,16 +256,37 @@ class WeightsFile:
                 f"needs bytes {offset} to {offset + size}, the file has {self.size})",
                 op,
             )
-        return self._mapped()[offset : offset + size]
+        mapped = self._mapped()
+        if mapped is not None:
+            return mapped[offset : offset + size]
+        data = self._read(offset, size)  # (a file system that cannot map the file)
+        if len(data) != size:
+            raise CompileError(f"the weights file {self.path} changed while it was read", op)
+        return memoryview(data)
 
-    def _mapped(self) -> memoryview:
-        if self._map is None:
+    def _mapped(self) -> memoryview | None:
+        """The whole file mapped read-only, or None where it cannot be mapped."""
+        if self._map is None and not self._unmappable:
             try:
-                mapped = mmap.mmap(self._descriptor, self.size, access=mmap.ACCESS_READ)
-            except (OSError, ValueError) as err:
-                raise CompileError(f"cannot map the weights file {self.path}: {err}") from None
-            self._map = memoryview(mapped)
+                self._map = memoryview(
+                    mmap.mmap(self._descriptor, self.size, access=mmap.ACCESS_READ)
+                )
+            except (OSError, ValueError):
+                self._unmappable = True
         return self._map
+
+    def _read(self, offset: int, size: int) -> bytes:
+        """`size` bytes from `offset`, fewer only at the end of the file (Linux reads at most
+        2 GiB per call: a larger blob takes more)."""
+        parts = []
+        done = 0
+        while done < size:
+            more = os.pread(self._descriptor, size - done, offset + done)
+            if not more:
+                break
+            parts.append(more)
+            done += len(more)
+        return b"".join(parts)
 
 
 def _aligned(size: int) -> int:

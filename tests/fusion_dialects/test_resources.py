@@ -101,6 +101,20 @@ def test_weights_are_views_of_the_mapped_file_and_outlive_its_replacement(tmp_pa
     assert np.array_equal(evaluate(module, "main", [x])[0], evaluate(inline, "main", [x])[0])
 
 
+def test_a_weights_file_that_cannot_be_mapped_is_read(tmp_path, monkeypatch):
+    from fusion_compiler.dialects import resources
+
+    def unmappable(*args, **kwargs):
+        raise OSError(19, "No such device")
+
+    path, _ = _externalized(tmp_path)
+    monkeypatch.setattr(resources.mmap, "mmap", unmappable)
+    module = parse_source(make_context(), Path(path).read_text(), path)
+    (constant, *_) = [op for op in module.walk() if isinstance(op, graph.ConstantOp)]
+    assert isinstance(constant.value.data.data.obj, bytes)  # (read, not mapped)
+    assert np.array_equal(constant_array(constant.value), WEIGHTS)
+
+
 def test_mlir_dialect_resources_blobs_parse():
     data = np.arange(6, dtype=np.float32)
     blob = "0x04000000" + data.tobytes().hex()
