@@ -113,8 +113,9 @@ def blob_buffer(
     directory: Path, shape: Sequence[int], dtype: np.dtype
 ) -> tuple[np.ndarray, Path] | None:
     """An array of `shape` and `dtype` that is a new file of the blob folder, mapped for
-    writing, and the file's path (a temporary name, until `keep_blob` names it by its
-    content); None when the folder cannot be written (the caller takes memory instead).
+    writing, and the file's path (a temporary name, until `keep_blob` gives it its blob's
+    name); None when the folder cannot be written, or the system cannot reserve disk space
+    (no `posix_fallocate`: macOS), and the caller takes memory instead.
 
     A kernel that writes its results here writes the blob itself: writing them into new
     memory and then into a file took 1.4-2.8 s for vgg19's 392 MB classifier weight on a
@@ -123,6 +124,8 @@ def blob_buffer(
     writes)."""
     size = math.prod(shape) * np.dtype(dtype).itemsize
     folder = directory / BLOB_FOLDER
+    if not hasattr(os, "posix_fallocate"):
+        return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=folder, prefix=".new.", suffix=".tmp")
@@ -143,8 +146,7 @@ def blob_buffer(
 
 
 def keep_blob(directory: Path, filled: Path, name: str) -> np.ndarray | None:
-    """The file `filled` of `blob_buffer`, renamed to the blob `name` (the hash of its bytes),
-    mapped copy-on-write (as `map_blobs` maps it: a kernel writing into a bound constant would
+    """The file `filled` of `blob_buffer`, renamed to the blob `name`, mapped copy-on-write (as `map_blobs` maps it: a kernel writing into a bound constant would
     change its own page, never the cache's file); None when it cannot be (it is deleted)."""
     path = blob_path(directory, name)
     try:
