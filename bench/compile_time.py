@@ -24,7 +24,10 @@ is counted from the end of the import (which `fusion-import` does in its own pro
 import's own peak is printed apart. `weights MB` is the
 size of the model's initializers; `cache MB` what each step added to the compile cache (an
 edit should store only what changed: the edited weight, the edited kernel). Timings on a shared machine vary: compare runs made
-side by side.
+side by side. On a virtual machine whose memory the host backs on first touch (about a second
+per GB on the Zen 3 VMs), a step's import of a weight-heavy model is faster when the step
+before it freed memory, whose pages it takes: a compile that wastes less makes the next
+import look slower. Compare two builds in both orders.
 """
 
 from __future__ import annotations
