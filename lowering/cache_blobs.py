@@ -121,10 +121,10 @@ def blob_buffer(
     memory and then into a file took 1.4-2.8 s on a virtual machine whose fresh pages come
     from the host, against 0.3-0.9 s (median 0.43) this way (seven runs each). The disk space
     is reserved first, so that a full disk fails here, not as a fault when a kernel writes."""
-    size = math.prod(shape) * np.dtype(dtype).itemsize
-    folder = directory / BLOB_FOLDER
     if not hasattr(os, "posix_fallocate"):
         return None
+    size = math.prod(shape) * np.dtype(dtype).itemsize
+    folder = directory / BLOB_FOLDER
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=folder, prefix=".new.", suffix=".tmp")
@@ -145,8 +145,9 @@ def blob_buffer(
 
 
 def keep_blob(directory: Path, filled: Path, name: str) -> np.ndarray | None:
-    """The file `filled` of `blob_buffer`, renamed to the blob `name`, mapped copy-on-write (as `map_blobs` maps it: a kernel writing into a bound constant would
-    change its own page, never the cache's file); None when it cannot be (it is deleted)."""
+    """The file `filled` of `blob_buffer`, renamed to the blob `name`, mapped copy-on-write
+    (as `map_blobs` maps it: a kernel writing into a bound constant would change its own
+    page, never the cache's file); None when it cannot be (it is deleted)."""
     path = blob_path(directory, name)
     try:
         os.replace(filled, path)

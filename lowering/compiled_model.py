@@ -341,12 +341,8 @@ def _load_input(value) -> np.ndarray:
     """A constant only the load entry reads: a read-only view of its raw bytes when they are
     all its elements (kernels take buffers at any alignment: a model's inputs are numpy's),
     else `_bound_array`'s copy."""
-    raw = value.data.data
-    if isinstance(value.get_element_type(), Float32Type) and isinstance(raw, bytes | memoryview):
-        shape = tuple(value.get_shape())
-        if len(raw) == 4 * math.prod(shape):
-            return np.frombuffer(raw, dtype="<f4").reshape(shape)
-    return _bound_array(value)
+    view = _f32_view(value)
+    return _bound_array(value) if view is None else view
 
 
 def _bound_array(value) -> np.ndarray:
@@ -355,20 +351,26 @@ def _bound_array(value) -> np.ndarray:
     70 MB of convolution weights the entry reads took 0.22 s to copy into new memory), else a
     new array, copied once from the attribute's raw bytes (splats and other element types
     through `constant_array`)."""
-    raw = value.data.data
-    if isinstance(raw, memoryview) and isinstance(value.get_element_type(), Float32Type):
-        shape = tuple(value.get_shape())
-        view = np.frombuffer(raw, dtype="<f4")
-        if view.size == math.prod(shape) and buffer_address(view) % BUFFER_ALIGNMENT == 0:
-            return view.reshape(shape)
-    shape = tuple(value.get_shape())
-    copy = aligned_empty(shape, numpy_dtype(value.get_element_type()))
+    view = _f32_view(value) if isinstance(value.data.data, memoryview) else None
+    if view is not None and buffer_address(view) % BUFFER_ALIGNMENT == 0:
+        return view
+    copy = aligned_empty(tuple(value.get_shape()), numpy_dtype(value.get_element_type()))
     raw = np.frombuffer(value.data.data, dtype=np.uint8)
     if isinstance(value.get_element_type(), Float32Type) and raw.size == copy.nbytes:
         copy.reshape(-1).view(np.uint8)[...] = raw
     else:
         copy[...] = constant_array(value)
     return copy
+
+
+def _f32_view(value) -> np.ndarray | None:
+    """A float32 constant's raw bytes viewed as its elements (read-only, no copy), or None
+    when they are not all its elements (a splat) or the elements are of another type."""
+    raw = value.data.data
+    shape = tuple(value.get_shape())
+    if isinstance(value.get_element_type(), Float32Type) and len(raw) == 4 * math.prod(shape):
+        return np.frombuffer(raw, dtype="<f4").reshape(shape)
+    return None
 
 
 def _tensor(typ) -> TensorType:

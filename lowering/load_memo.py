@@ -162,13 +162,12 @@ def _new_outputs(
 
 
 def store(
-    directory: Path, key: str, results: list[np.ndarray], files: dict[int, Path] | None = None
+    directory: Path, key: str, results: list[np.ndarray], files: dict[int, Path]
 ) -> tuple[list[np.ndarray], Digests]:
     """Keeps `results` under `key` (`load`): the arrays to bind (a result written into a blob
     file, `files` (by array id), is renamed to its blob and mapped again copy-on-write, which
     removes the entry from `files`; the others are written) and the names of those that are
     blobs, by the ids of those arrays."""
-    files = {} if files is None else files
     raws = [_raw(array) for array in results]
     checksums = piece_checksums([raw for raw in raws if raw.nbytes >= BLOB_MIN_BYTES])
     named = {

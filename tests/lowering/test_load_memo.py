@@ -120,10 +120,17 @@ def test_a_damaged_blob_is_a_miss(cache, lookups, damage):
     assert lookups[4:] == [True, True]  # (written again)
 
 
-def test_packed_weights_are_written_into_their_blobs(cache):
+def test_packed_weights_are_written_into_their_blobs(cache, monkeypatch):
     """A launch writes each result that is a blob into the blob's own file (mapped), which is
-    then named by its bytes: no temporary file is left, and the model binds the blobs."""
+    then given its name: nothing is copied into a blob, no temporary file is left, and the
+    model binds the blobs."""
+    copied: list[Path] = []
+    real = compile_cache.atomic_write
+    monkeypatch.setattr(
+        compile_cache, "atomic_write", lambda path, data: copied.append(path) or real(path, data)
+    )
     model = _compile(_source())
+    assert not [path for path in copied if path.parent.name == cache_blobs.BLOB_FOLDER]
     blobs = _blobs(cache)
     assert len(blobs) == 2 and not [b.name for b in blobs if b.name.startswith(".")]
     bound = {array.tobytes() for array in model.functions["main"].constants}
