@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import VerifyException
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, element_type_of
 from fusion_compiler.dialects.loop.queries import numpy_dtype
-from fusion_compiler.dialects.resources import EXTERNAL_MIN_BYTES, WeightsWriter
+from fusion_compiler.dialects.resources import EXTERNAL_MIN_BYTES
 from fusion_compiler.dialects.shape_rules import (
     DYN,
     broadcast,
@@ -37,6 +37,7 @@ from fusion_compiler.dialects.shape_rules import (
     normalize_axis,
     onnx_reshape_target,
 )
+from fusion_compiler.dialects.weights_writer import WeightsWriter
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.values import (
     INTEGER_DTYPES,

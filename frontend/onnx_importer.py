@@ -37,8 +37,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from fusion_compiler.dialects.resources import WeightsWriter
 from fusion_compiler.dialects.shape_rules import DYN, ShapeError
+from fusion_compiler.dialects.weights_writer import WeightsWriter
 from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext, describe_node

@@ -24,15 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import mmap
 import os
 import re
-import shutil
-import tempfile
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
@@ -46,11 +42,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Operation
 
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.printing import ModulePrinter
-from fusion_compiler.host import usable_cores
 
 WEIGHTS_ATTR = "graph.weights"
 """The module attribute naming the weights file (relative to the IR file's folder)."""
@@ -180,10 +173,14 @@ class WeightsFile:
 
     HEADER_MAX = 1 << 24
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, descriptor: int | None = None):
+        """Opens `path`, or the file open as `descriptor` (named `path`), which is not
+        closed."""
         self.path = path
         try:
-            self._descriptor = os.open(path, os.O_RDONLY)
+            self._descriptor = (
+                os.open(path, os.O_RDONLY) if descriptor is None else os.dup(descriptor)
+            )
         except OSError as err:
             raise CompileError(f"cannot read the weights file {path}: {err}") from None
         self._map: memoryview | None = None
@@ -228,7 +225,8 @@ class WeightsFile:
             header = json.loads(head[magic:end])
             self.tag = header["tag"] if version == WEIGHTS_MAGIC else None
             index = header["blobs"] if version == WEIGHTS_MAGIC else header
-            start = _aligned(end + 1)
+            start = aligned(end + 1)
+            self.data_start = start
             return {handle: [start + offset, size] for handle, (offset, size) in index.items()}
         except (ValueError, TypeError, AttributeError, KeyError):
             raise CompileError(f"{self.path}: the index of the weights file is damaged") from None
@@ -256,7 +254,7 @@ class WeightsFile:
                 f"needs bytes {offset} to {offset + size}, the file has {self.size})",
                 op,
             )
-        mapped = self._mapped()
+        mapped = self.mapped()
         if mapped is not None:
             return mapped[offset : offset + size]
         data = self._read(offset, size)  # (a file system that cannot map the file)
@@ -264,7 +262,7 @@ class WeightsFile:
             raise CompileError(f"the weights file {self.path} changed while it was read", op)
         return memoryview(data)
 
-    def _mapped(self) -> memoryview | None:
+    def mapped(self) -> memoryview | None:
         """The whole file mapped read-only, or None where it cannot be mapped."""
         if self._map is None and not self._unmappable:
             try:
@@ -289,7 +287,8 @@ class WeightsFile:
         return b"".join(parts)
 
 
-def _aligned(size: int) -> int:
+def aligned(size: int) -> int:
+    """`size` rounded up to a multiple of `BLOB_ALIGNMENT`."""
     return -(-size // BLOB_ALIGNMENT) * BLOB_ALIGNMENT
 
 
@@ -305,81 +304,6 @@ def handle_for(name: str, taken: set[str]) -> str:
     return handle
 
 
-def externalize_constants(
-    module: ModuleOp, weights: Path | WeightsWriter, generic: bool = False
-) -> str | None:
-    """Moves every constant of at least `EXTERNAL_MIN_BYTES` of `module` into a weights file
-    (at the path `weights`, or the file `weights` is writing, which may hold blobs already:
-    `fusion-import` writes the weights there as it makes them), leaving `dense_resource`
-    handles and the module's `graph.weights` and `graph.weights_tag` attributes; smaller
-    constants stay inline. The file is written atomically. Returns the module's text
-    (`generic`: in the generic format), which the tag had to print anyway, or None, and no
-    file, when no constant is large."""
-    large: list[tuple[Operation, DenseIntOrFPElementsAttr, str]] = []
-    taken = set() if isinstance(weights, Path) else {handle for handle, _ in weights.blobs}
-    for op in list(module.walk()):
-        value = op.properties.get("value")
-        if op.name != "graph.constant" or not isinstance(value, DenseIntOrFPElementsAttr):
-            continue
-        if len(value.data.data) >= EXTERNAL_MIN_BYTES:
-            handle = handle_for(op.results[0].name_hint or "weight", taken)
-            large.append((op, value, handle))
-    if isinstance(weights, Path):
-        sizes = [(handle, len(value.data.data)) for _, value, handle in large]
-        writer = WeightsWriter(weights, WeightsWriter.room_for(sizes))
-    else:
-        writer = weights
-    try:
-        for op, value, handle in large:
-            data = value.data.data
-            written = writer.add(handle, [data], len(data))  # (`handle` again: it is free)
-            op.properties["value"] = DenseResourceAttr.from_params(written, value.type)
-        if not writer.blobs:
-            writer.discard()
-            return None
-        module.attributes[WEIGHTS_ATTR] = StringAttr(writer.path.name)
-        text, tag = tagged_text(module, writer.blobs, generic)
-        writer.commit(tag)
-        return text
-    except BaseException:
-        writer.discard()
-        raise
-
-
-TAG_LENGTH = 32
-
-
-def tagged_text(
-    module: ModuleOp, blobs: list[tuple[str, int]], generic: bool = False
-) -> tuple[str, str]:
-    """The text of `module` (its constants already handles) holding the tag that pairs it
-    with the weights file of `blobs` (handle, bytes), and that tag: a hash of the module's
-    text with the tag all zeros and of the blobs' handles and sizes (not of their bytes,
-    which would cost a second pass over the weights). The module is printed once and the tag
-    written into the text (and set on the module): printing it apart, in the generic format,
-    took longer than the print of the file (densenet121's import: 0.12 s of 0.51). Two
-    imports whose IR and index agree may swap weights files harmlessly: the IR is the same,
-    so either file is its weights."""
-    zeros = "0" * TAG_LENGTH
-    module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(zeros)
-    text = _printed(module, generic)
-    digest = hashlib.sha256(text.encode())
-    digest.update(json.dumps([[handle, size] for handle, size in blobs]).encode())
-    tag = digest.hexdigest()[:TAG_LENGTH]
-    module.attributes[WEIGHTS_TAG_ATTR] = StringAttr(tag)
-    placeholder = f'{WEIGHTS_TAG_ATTR} = "{zeros}"'
-    if text.count(placeholder) == 1:
-        return text.replace(placeholder, f'{WEIGHTS_TAG_ATTR} = "{tag}"'), tag
-    return _printed(module, generic), tag  # (a printer that spells it otherwise)
-
-
-def _printed(module: ModuleOp, generic: bool) -> str:
-    stream = io.StringIO()
-    ModulePrinter(stream=stream, print_generic_format=generic).print_op(module)
-    stream.write("\n")
-    return stream.getvalue()
-
-
 class HashingStream:
     """A text stream that feeds what is written to it into a hash (nothing is kept): a
     printer's output hashed without holding the text."""
@@ -393,156 +317,3 @@ class HashingStream:
 
     def flush(self) -> None:
         pass
-
-
-def write_weights(path: Path, blobs: list[tuple[str, bytes]], tag: str) -> None:
-    """Writes a weights file of `blobs` (handle, bytes), paired with IR of `tag`
-    (`WeightsWriter`)."""
-    with WeightsWriter(path, WeightsWriter.room_for([(h, len(d)) for h, d in blobs])) as writer:
-        for handle, data in blobs:
-            if writer.add(handle, [data], len(data)) != handle:
-                raise ValueError(f"the handle {handle!r} is given twice, or is no identifier")
-        writer.commit(tag)
-
-
-WRITE_PIECE_BYTES = 4 << 20
-"""A chunk of a blob is written in pieces of at least this many bytes, on every core: the
-import of vgg19 (548 MB) took 0.97-2.27 s (median 1.85) writing on one core, 0.97-2.40
-(1.10) on two (in one process, its modules loaded first; eight rounds alternating; Zen 3).
-On a virtual machine, filling new pages of the file cache is most of the cost of a write."""
-
-
-def _write_at(descriptor: int, chunk: bytes | memoryview, offset: int) -> int:
-    """Writes `chunk` at `offset` of the open file `descriptor`; returns its length. A large
-    chunk is written in pieces on every core (the file's new pages are filled in parallel:
-    the kernel lets go of the interpreter lock while it copies)."""
-    data = memoryview(chunk).cast("B")
-    pieces = min(usable_cores(), data.nbytes // WRITE_PIECE_BYTES)
-    if pieces < 2:
-        _write_all(descriptor, data, offset)
-        return data.nbytes
-    step = -(-data.nbytes // pieces)
-    with ThreadPoolExecutor(pieces) as pool:
-        done = [
-            pool.submit(_write_all, descriptor, data[start : start + step], offset + start)
-            for start in range(0, data.nbytes, step)
-        ]
-        for piece in done:
-            piece.result()
-    return data.nbytes
-
-
-def _write_all(descriptor: int, data: memoryview, offset: int) -> None:
-    while data.nbytes:
-        count = os.pwrite(descriptor, data, offset)
-        data, offset = data[count:], offset + count
-
-
-class WeightsWriter:
-    """A weights file in the making: each blob is written as soon as it is given (`add`),
-    into a temporary file beside `path`, after room left for the header; `commit` writes the
-    header into that room (its JSON line padded with blanks to fill it) and renames the file
-    into place, so a reader never sees a partial file. `fusion-import` gives it the weights
-    as it imports them, straight from the `.onnx` file's pages: no copy of them is held in
-    memory (vgg19: 548 MB less at the import's peak). A header that outgrows its room moves
-    the blobs once, into a file with more. Abandoned (`discard`, or leaving its `with` block
-    uncommitted), nothing is left behind.
-
-    The header line holds the pair's tag and maps each handle to [offset, bytes], offsets
-    counted from the first 64-byte boundary after the header (`WeightsFile` reads it)."""
-
-    def __init__(self, path: Path, header_room: int = 1 << 16):
-        self.path = Path(path)
-        self._room = _aligned(header_room)
-        descriptor, temporary = tempfile.mkstemp(
-            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-        )
-        self._temporary = Path(temporary)
-        self._stream: io.BufferedRandom | None = os.fdopen(descriptor, "w+b")
-        self._index: dict[str, list[int]] = {}
-        self._end = 0
-        """Where the next blob goes, counted from the end of the header's room."""
-
-    @staticmethod
-    def room_for(blobs: list[tuple[str, int]]) -> int:
-        """The room the header of a file of `blobs` (handle, bytes) takes, exactly."""
-        index, offset = {}, 0
-        for handle, size in blobs:
-            index[handle] = [offset, size]
-            offset = _aligned(offset + size)
-        fields = json.dumps({"tag": "0" * TAG_LENGTH, "blobs": index}, separators=(",", ":"))
-        return _aligned(len(WEIGHTS_MAGIC) + len(fields) + 1)
-
-    @property
-    def blobs(self) -> list[tuple[str, int]]:
-        """(handle, bytes) of each blob, in the order they were added."""
-        return [(handle, size) for handle, (_, size) in self._index.items()]
-
-    def add(self, name: str, chunks: Iterable[bytes | memoryview], size: int) -> str:
-        """Writes a blob of `size` bytes, given as `chunks` in order, under a handle made
-        from `name` (`handle_for`); returns the handle."""
-        stream = self._open_stream()
-        handle = handle_for(name, set(self._index))
-        stream.flush()  # (the blobs are written around its buffer)
-        written = 0
-        for chunk in chunks:
-            written += _write_at(stream.fileno(), chunk, self._room + self._end + written)
-        if written != size:
-            raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
-        self._index[handle] = [self._end, size]
-        self._end = _aligned(self._end + size)
-        return handle
-
-    def commit(self, tag: str) -> None:
-        """Writes the header (pairing the file with IR of `tag`) and moves the file into
-        place at `path`."""
-        stream = self._open_stream()
-        fields = json.dumps({"tag": tag, "blobs": self._index}, separators=(",", ":"))
-        header = WEIGHTS_MAGIC + fields.encode()
-        if len(header) + 1 > self._room:
-            self._move_blobs(_aligned(len(header) + 1))
-            stream = self._open_stream()
-        stream.seek(0)
-        stream.write(header + b" " * (self._room - len(header) - 1) + b"\n")
-        stream.truncate(self._room + self._end)
-        stream.close()
-        self._stream = None
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self._temporary, 0o666 & ~umask)  # as open() would have made it, not 0600
-        os.replace(self._temporary, self.path)
-
-    def discard(self) -> None:
-        """Drops the temporary file (nothing is written at `path`)."""
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-        with contextlib.suppress(OSError):
-            os.unlink(self._temporary)
-
-    def __enter__(self) -> WeightsWriter:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._stream is not None:  # (not committed)
-            self.discard()
-
-    def _open_stream(self) -> io.BufferedRandom:
-        if self._stream is None:
-            raise ValueError(f"the weights file {self.path} is committed or discarded")
-        return self._stream
-
-    def _move_blobs(self, room: int) -> None:
-        """Copies the blobs into a new temporary file whose header has `room` bytes."""
-        old = self._open_stream()
-        descriptor, temporary = tempfile.mkstemp(
-            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-        )
-        new = os.fdopen(descriptor, "w+b")
-        old.seek(self._room)
-        new.seek(room)
-        shutil.copyfileobj(old, new, 16 << 20)
-        old.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._temporary)
-        self._stream, self._temporary, self._room = new, Path(temporary), room

@@ -6,7 +6,9 @@ prints `func.func @main` in the custom syntax of the graph dialect (initializers
 `graph.constant`s; uniform ones print as splats such as `dense<0.02>`). With `-o OUT.mlir`,
 constants of 64 bytes or more are written to `OUT.weights` beside it, raw, and the IR refers to
 them as `dense_resource<name>` (`fusion_compiler.dialects.resources`): the IR stays small and
-parses fast; `--inline-weights` keeps them in the text. A problem with the
+parses fast; `--inline-weights` keeps them in the text. Importing again over the same output
+updates the weights file in place, writing only the weights that changed
+(`fusion_compiler.dialects.weights_writer`). A problem with the
 model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with status 1.
 Needs the optional `onnx` package: `pip install 'fusion-compiler[onnx]'`.
 """
@@ -24,7 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.printing import ModulePrinter
-from fusion_compiler.dialects.resources import WeightsWriter, externalize_constants
+from fusion_compiler.dialects.weights_writer import WeightsWriter, externalize_constants
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.output_files import AtomicOutput
 
@@ -88,8 +90,11 @@ def _run(argv: Sequence[str] | None) -> int:
         else:  # (the weights are written as they are imported: `WeightsWriter`)
             # Room for the header: twice what the initializers' names and zero offsets take
             # (offsets have digits; a header that outgrows it only costs a move of the blobs).
+            # A weights file already there (this model imported before) is updated: only the
+            # weights that changed are written.
             room = WeightsWriter.room_for([(i.name, 0) for i in model.graph.initializer])
-            with WeightsWriter(weights_path(args.output), 2 * room) as weights:
+            path = weights_path(args.output)
+            with WeightsWriter(path, 2 * room, reuse=True) as weights:
                 module = import_model(model, shapes, filename=args.model, weights=weights)
                 text = externalize_constants(module, weights, args.print_op_generic)
         with AtomicOutput(args.output) as output:  # never a partial file (Ctrl-C, a kill)

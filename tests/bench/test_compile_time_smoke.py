@@ -38,7 +38,8 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     model = tmp_path / "tiny.onnx"
     tiny_model(model)
     cache = tmp_path / "cache"
-    cold = run_worker(model, cache, skip_import=False)
+    mlir = model.with_suffix(".mlir")
+    cold = run_worker(model, mlir, cache, skip_import=False)
     stages = [name for name, _ in cold["stages"]]
     assert stages[:4] == ["import", "parse", "fold-constants", "legalize-ops"]
     compiled = stages[stages.index("convert-loop-to-llvm") :]
@@ -55,7 +56,7 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     assert not cold["from_cache"] and cold["peak_mb"] > 0
     assert cold["cache_mb"] > 0  # (the units, the model entry, the file entry)
     assert (tmp_path / "tiny.weights").exists()  # the conv weights left the IR text
-    hit = run_worker(model, cache, skip_import=True)
+    hit = run_worker(model, mlir, cache, skip_import=True)
     # a hit of the file level: nothing parsed or folded (the folded weights are in the cache)
     assert hit["from_cache"] and [name for name, _ in hit["stages"]] == ["file hit"]
     assert hit["cache_mb"] == 0

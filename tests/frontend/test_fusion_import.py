@@ -1,5 +1,6 @@
 """The `fusion-import` command line: output, --input-shape, and errors without tracebacks."""
 
+import os
 import subprocess
 import sys
 
@@ -178,7 +179,8 @@ def gemm_model(make_model, tmp_path):
 def test_weights_written_while_importing_are_those_of_the_inline_import(gemm_model, tmp_path):
     """`-o` writes each weight as the import makes it (the transposed Gemm weight in bands);
     the files are those of the inline import with its constants moved out afterwards."""
-    from fusion_compiler.dialects.resources import WeightsFile, externalize_constants
+    from fusion_compiler.dialects.resources import WeightsFile
+    from fusion_compiler.dialects.weights_writer import externalize_constants
 
     out = tmp_path / "direct" / "gemm.mlir"
     out.parent.mkdir()
@@ -209,3 +211,41 @@ def test_an_import_that_fails_after_writing_weights_leaves_no_file(
     monkeypatch.setattr(fusion_import, "externalize_constants", failing)
     assert main([str(gemm_model), "-o", str(out)]) == 130
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gemm.onnx"]
+
+
+def test_a_reimport_writes_only_the_weights_that_changed(gemm_model, tmp_path, monkeypatch):
+    """Importing again over the same output updates its weights file in place: the same model
+    writes no weight, an edited one appends the edited weight (the transposed Gemm weight);
+    a model compiled from the first import keeps computing with the weights it was given,
+    and compiling the new IR computes with the new ones."""
+    from fusion_compiler.driver import compile_file
+    from fusion_compiler.lowering import compile_cache
+
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    out = tmp_path / "gemm.mlir"
+    weights = out.with_suffix(".weights")
+    assert main([str(gemm_model), "-o", str(out)]) == 0
+    first = os.stat(weights)
+    x = np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    compiled = compile_file(out)
+    (before,) = compiled.run("main", x)
+    assert main([str(gemm_model), "-o", str(out)]) == 0
+    assert (os.stat(weights).st_ino, os.stat(weights).st_size) == (first.st_ino, first.st_size)
+
+    model = onnx.load(str(gemm_model))
+    (fc,) = [i for i in model.graph.initializer if i.name == "fc"]
+    array = onnx.numpy_helper.to_array(fc).copy()
+    array[3, 100] += 1.0
+    fc.CopyFrom(onnx.numpy_helper.from_array(array, "fc"))
+    edited = tmp_path / "edited.onnx"
+    onnx.save(model, str(edited))
+    assert main([str(edited), "-o", str(out)]) == 0
+    assert os.stat(weights).st_ino == first.st_ino
+    assert os.stat(weights).st_size == first.st_size + array.nbytes  # (5760: 64-byte aligned)
+    assert np.array_equal(compiled.run("main", x)[0], before)
+    inline = tmp_path / "inline.mlir"
+    assert main([str(edited), "-o", str(inline), "--inline-weights"]) == 0
+    (want,) = evaluate(parse_source(make_context(), inline.read_text(), str(inline)), "main", [x])
+    (got,) = compile_file(out).run("main", x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # (sums of 144 float32 products)
+    assert not np.allclose(got, before)

@@ -21,6 +21,8 @@ from fusion_compiler.dialects.resources import (
     WEIGHTS_MAGIC_1,
     WEIGHTS_TAG_ATTR,
     WeightsFile,
+)
+from fusion_compiler.dialects.weights_writer import (
     WeightsWriter,
     externalize_constants,
     write_weights,
@@ -199,18 +201,18 @@ def test_the_ir_and_its_weights_file_are_a_pair(tmp_path):
 def test_the_module_is_printed_once_with_its_tag_written_in(tmp_path, monkeypatch, generic):
     """The tag hashes the module's text, so the text that is written is that print with the
     tag put in (a second print of the whole module would double the import's printing)."""
-    import fusion_compiler.dialects.resources as resources
+    import fusion_compiler.dialects.weights_writer as weights_writer
 
     module = parse_source(make_context(), SOURCE, "inline.mlir")
     prints = []
-    original = resources.ModulePrinter.print_op
+    original = weights_writer.ModulePrinter.print_op
 
     def counted(printer, op, *args, **kwargs):
         if op is module:
             prints.append(op)
         return original(printer, op, *args, **kwargs)
 
-    monkeypatch.setattr(resources.ModulePrinter, "print_op", counted)
+    monkeypatch.setattr(weights_writer.ModulePrinter, "print_op", counted)
     text = externalize_constants(module, tmp_path / "model.weights", generic)
     monkeypatch.undo()
     assert text is not None and len(prints) == 1

@@ -229,7 +229,7 @@ func.func @main(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 def test_a_weight_from_a_weights_file_is_bound_as_a_view_of_its_pages(tmp_path, cache_dir):
     """The entry reads the weights file's mapped pages (64-byte aligned): no copy, read-only."""
-    from fusion_compiler.dialects.resources import externalize_constants
+    from fusion_compiler.dialects.weights_writer import externalize_constants
     from fusion_compiler.driver import compile_file
 
     weight = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)

@@ -15,7 +15,8 @@ from fusion_compiler import api
 from fusion_compiler.dialects import diagnostics
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
-from fusion_compiler.dialects.resources import WeightsFile, externalize_constants
+from fusion_compiler.dialects.resources import WeightsFile
+from fusion_compiler.dialects.weights_writer import externalize_constants
 from fusion_compiler.driver import compile_file
 from fusion_compiler.lowering import cache_blobs, compile_cache, file_cache
 from fusion_compiler.tools import fusion_run

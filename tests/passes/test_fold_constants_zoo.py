@@ -28,7 +28,7 @@ import zoo  # noqa: E402
 from fusion_compiler.dialects.context import make_context  # noqa: E402
 from fusion_compiler.dialects.diagnostics import parse_source  # noqa: E402
 from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
-from fusion_compiler.dialects.resources import externalize_constants  # noqa: E402
+from fusion_compiler.dialects.weights_writer import externalize_constants  # noqa: E402
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module  # noqa: E402
 from fusion_compiler.frontend.onnx_importer import import_model  # noqa: E402
 

@@ -1,0 +1,157 @@
+"""`WeightsWriter` updating the weights file of an earlier import in place (`reuse`): equal
+blobs are not written again, changed ones are appended, bytes an index referred to are never
+overwritten, and where an update is not possible or not worth it a new file replaces the old."""
+
+import fcntl
+import os
+
+import numpy as np
+import pytest
+
+from fusion_compiler.dialects.resources import WeightsFile, aligned
+from fusion_compiler.dialects.weights_writer import WeightsWriter, write_weights
+
+TAG = "t" * 32
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal(1000).astype(np.float32).tobytes()
+B = RNG.standard_normal(3000).astype(np.float32).tobytes()
+C = RNG.standard_normal(500).astype(np.float32).tobytes()
+
+
+def _changed(data: bytes, at: int) -> bytes:
+    edited = bytearray(data)
+    edited[at] ^= 0xFF
+    return bytes(edited)
+
+
+def _write(path, blobs, reuse=True, tag=TAG, room=1 << 12):
+    """Writes `blobs` (name, bytes or a list of chunks) as a weights file at `path`."""
+    with WeightsWriter(path, room, reuse=reuse) as writer:
+        for name, data in blobs:
+            chunks = data if isinstance(data, list) else [data]
+            writer.add(name, chunks, sum(len(c) for c in chunks))
+        writer.commit(tag)
+
+
+def _contents(path) -> dict[str, bytes]:
+    with WeightsFile(path) as weights:
+        return {handle: bytes(weights.blob(handle, None)) for handle in weights.index}
+
+
+def test_a_reimport_of_the_same_weights_writes_nothing(tmp_path):
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A), ("b", B)])
+    before = os.stat(path)
+    _write(path, [("a", A), ("b", B)], tag="u" * 32)
+    after = os.stat(path)
+    assert (after.st_ino, after.st_size) == (before.st_ino, before.st_size)
+    assert _contents(path) == {"a": A, "b": B}
+    assert WeightsFile(path).tag == "u" * 32
+
+
+def test_a_changed_weight_is_appended_and_the_old_bytes_stay(tmp_path):
+    """A process that mapped the old file (a compiled model, running) keeps its weights: the
+    changed blob goes after the old file's end, and the old blob's bytes are untouched."""
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A), ("b", B), ("c", C)])
+    old = WeightsFile(path)
+    old_b = old.blob("b", None)
+    size = os.stat(path).st_size
+    new_b = _changed(B, 100)
+    _write(path, [("a", A), ("b", new_b), ("c", C)])
+    assert os.stat(path).st_size == size + aligned(len(B))
+    assert _contents(path) == {"a": A, "b": new_b, "c": C}
+    assert bytes(old_b) == B
+    with WeightsFile(path) as new:
+        assert new.index["a"] == old.index["a"] and new.index["c"] == old.index["c"]
+
+
+def test_a_blob_found_different_after_equal_chunks_is_whole(tmp_path):
+    """The chunks of a transposed weight are gone once compared: when a later chunk differs,
+    the equal part is copied from the old blob."""
+    path = tmp_path / "model.weights"
+    _write(path, [("b", [B[:4000], B[4000:8000], B[8000:]])])
+    new_b = _changed(B, 9000)
+    _write(path, [("b", [new_b[:4000], new_b[4000:8000], new_b[8000:]])])
+    assert _contents(path) == {"b": new_b}
+
+
+def test_new_renamed_and_resized_blobs(tmp_path):
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A), ("b", B)])
+    _write(path, [("a", A[:400]), ("c", C), ("b", B)])
+    assert _contents(path) == {"a": A[:400], "c": C, "b": B}
+
+
+def test_too_much_garbage_makes_a_new_file(tmp_path):
+    """Garbage (bytes no blob of the index covers) beyond the live bytes: a new file, without
+    it, replaces the old one."""
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A), ("b", B)])
+    inode = os.stat(path).st_ino
+    _write(path, [("a", A), ("b", _changed(B, 1))])
+    assert os.stat(path).st_ino == inode  # 12 KB of garbage, 16 KB live: updated
+    _write(path, [("a", A), ("b", _changed(B, 2))])
+    assert os.stat(path).st_ino == inode  # 12 + 12 KB of garbage: updated once more
+    _write(path, [("a", A), ("b", _changed(B, 3))])
+    stat = os.stat(path)
+    assert stat.st_ino != inode
+    assert _contents(path) == {"a": A, "b": _changed(B, 3)}
+    assert stat.st_size == WeightsFile(path).data_start + aligned(len(A)) + aligned(len(B))
+
+
+def test_a_file_another_import_is_updating_is_replaced_instead(tmp_path):
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A)])
+    inode = os.stat(path).st_ino
+    other = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        _write(path, [("a", A), ("c", C)])
+    finally:
+        os.close(other)
+    assert os.stat(path).st_ino != inode
+    assert _contents(path) == {"a": A, "c": C}
+
+
+def test_an_abandoned_update_leaves_the_old_file_as_it_was(tmp_path):
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A), ("b", B)])
+    before = path.read_bytes()
+    with WeightsWriter(path, reuse=True) as writer:
+        writer.add("a", [A], len(A))
+        writer.add("b", [_changed(B, 5)], len(B))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.weights"]
+
+
+def test_a_header_that_outgrows_the_old_room_makes_a_new_file(tmp_path):
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A)], room=64)
+    inode = os.stat(path).st_ino
+    names = [(f"weight_with_a_long_name_{i}", C) for i in range(8)]
+    _write(path, [("a", A), *names], room=64)
+    assert os.stat(path).st_ino != inode
+    assert _contents(path) == {"a": A, **dict(names)}
+
+
+@pytest.mark.parametrize("old", ["missing", "version 1", "not weights"])
+def test_without_an_updatable_file_a_new_one_is_written(tmp_path, old):
+    path = tmp_path / "model.weights"
+    if old == "version 1":
+        from fusion_compiler.dialects.resources import WEIGHTS_MAGIC_1
+
+        path.write_bytes(WEIGHTS_MAGIC_1 + b'{"a": [0, 4]}\n' + b"\0" * 60 + b"abcd")
+    elif old == "not weights":
+        path.write_text("something else\n")
+    _write(path, [("a", A)])
+    assert _contents(path) == {"a": A}
+
+
+def test_without_reuse_the_file_is_replaced(tmp_path):
+    path = tmp_path / "model.weights"
+    write_weights(path, [("a", A)], TAG)
+    inode = os.stat(path).st_ino
+    _write(path, [("a", A)], reuse=False)
+    assert os.stat(path).st_ino != inode
+    assert _contents(path) == {"a": A}
