@@ -282,7 +282,11 @@ class WeightsWriter:
         padded = header + b" " * (self._room - len(header) - 1) + b"\n"
         if self._reused is not None:
             stream.flush()
-            _write_all(stream.fileno(), memoryview(padded), 0)
+            unchanged = self._end == self._reused.end and padded == os.pread(
+                stream.fileno(), self._room, 0
+            )
+            if not unchanged:  # (the same model imported again leaves the file untouched)
+                _write_all(stream.fileno(), memoryview(padded), 0)
             if os.fstat(stream.fileno()).st_size < self._room + self._end:
                 os.ftruncate(stream.fileno(), self._room + self._end)
             self._reused.close(keep=True)
