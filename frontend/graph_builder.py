@@ -49,6 +49,7 @@ from fusion_compiler.frontend.values import (
     exact_integers,
     is_splat,
     row_major_chunks,
+    row_major_equals,
     ssa_name,
 )
 
@@ -154,7 +155,12 @@ class GraphBuilder:
         op = graph.ConstantOp(DenseResourceAttr.from_params("weight", typ))
         op.results[0].name_hint = hint  # (the handle is made from it as xDSL keeps it)
         name = op.results[0].name_hint or "weight"
-        handle = self.weights.add(name, row_major_chunks(array), array.nbytes)
+        handle = self.weights.add(
+            name,
+            row_major_chunks(array),
+            array.nbytes,
+            same_as=lambda old: row_major_equals(array, old),
+        )
         op.properties["value"] = DenseResourceAttr.from_params(handle, typ)
         return self._append(op).results[0]
 

@@ -186,6 +186,45 @@ def row_major_chunks(array: np.ndarray) -> Iterator[memoryview]:
         yield part.reshape(-1).view(np.uint8).data
 
 
+def row_major_equals(array: np.ndarray, data: memoryview) -> bool:
+    """Whether `data` holds exactly the bytes `row_major_chunks(array)` gives (bit for bit:
+    -0.0 is not 0.0), without making them: a transposed matrix is compared tile by tile (the
+    re-import of bvlc_alexnet spent 0.42 of its 0.58 s copying its Gemm weights in bands only
+    to compare them): a band of rows at a time, copied in tiles, then compared whole."""
+    array = array.astype("<f4", copy=False)
+    if len(data) != array.nbytes:
+        return False
+    bits = array.view(np.uint32)
+    old = np.frombuffer(data, np.uint32).reshape(array.shape)
+    if array.ndim != 2 or array.flags.c_contiguous:
+        flat_bits, flat_old = bits.reshape(-1), old.reshape(-1)
+        step = 1 << 18
+        return all(
+            np.array_equal(flat_bits[i : i + step], flat_old[i : i + step])
+            for i in range(0, flat_bits.size, step)
+        )
+
+    def band_equal(start: int, stop: int) -> bool:
+        strip = np.empty((_TILE, array.shape[1]), np.uint32)  # (rows copied in tiles, compared)
+        for i in range(start, stop, _TILE):
+            count = min(_TILE, stop - i)
+            _copy_band(strip, bits[i : i + count], 0, count)
+            if not np.array_equal(strip[:count], old[i : i + count]):
+                return False
+        return True
+
+    rows = array.shape[0]
+    bands = min(usable_cores(), max(1, array.nbytes // PARALLEL_COPY_BYTES))
+    if bands < 2:
+        return band_equal(0, rows)
+    step = -(-rows // bands // _TILE) * _TILE
+    with ThreadPoolExecutor(bands) as pool:  # (numpy lets go of the interpreter lock)
+        found = pool.map(
+            lambda start: band_equal(start, min(start + step, rows)), range(0, rows, step)
+        )
+        return all(list(found))
+
+
 def dense_f32(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     """The elements of a float32 array as a dense attribute.
 

@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -221,18 +221,30 @@ class WeightsWriter:
         """(handle, bytes) of each blob, in the order they were added."""
         return [(handle, size) for handle, (_, size) in self._index.items()]
 
-    def add(self, name: str, chunks: Iterable[bytes | memoryview], size: int) -> str:
+    def add(
+        self,
+        name: str,
+        chunks: Iterable[bytes | memoryview],
+        size: int,
+        same_as: Callable[[memoryview], bool] | None = None,
+    ) -> str:
         """Writes a blob of `size` bytes, given as `chunks` in order, under a handle made
-        from `name` (`handle_for`); returns the handle."""
+        from `name` (`handle_for`); returns the handle. Updating an old file, `same_as`
+        tells whether the blob's bytes equal the old blob's (given), at less cost than its
+        chunks (a transposed weight compared tile by tile rather than copied in bands)."""
         stream = self._open_stream()
         handle = handle_for(name, set(self._index))
         stream.flush()  # (the blobs are written around its buffer)
         old = None if self._reused is None else self._reused.blob(handle, size)
-        if old is None:
+        if old is not None and same_as is not None:
+            offset = old.offset if same_as(old.data) else self._end
+            if offset == self._end:
+                self._write(chunks, 0, size, handle)
+        elif old is not None:
+            offset = self._reuse_or_write(chunks, size, handle, old)
+        else:
             self._write(chunks, 0, size, handle)
             offset = self._end
-        else:
-            offset = self._reuse_or_write(chunks, size, handle, old)
         self._index[handle] = [offset, size]
         if offset == self._end:
             self._end = aligned(self._end + size)

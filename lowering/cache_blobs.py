@@ -67,6 +67,17 @@ def content_digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
     }
 
 
+def content_names(raws: list[memoryview]) -> dict[int, str]:
+    """The name `content_digests` gives each of `raws`, by its id, without the CRC-32s (the
+    key of a load launch names its inputs; vgg19's 548 MB, 0.1 s of CRC-32s less)."""
+    pieces = _pieces(raws)
+    hashed = _on_every_core(lambda piece: hashlib.sha256(piece[1]).digest(), pieces)
+    names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
+    for (index, _), sha in zip(pieces, hashed, strict=True):
+        names[index].update(sha)
+    return {id(raw): name.hexdigest() for raw, name in zip(raws, names, strict=True)}
+
+
 def piece_checksums(raws: list[memoryview]) -> dict[int, list[int]]:
     """The CRC-32s of each of `raws` (one per `PIECE_BYTES` piece: what `map_blobs` checks), by
     its id, computed on every core: `content_digests` without the names, for a blob named by

@@ -34,7 +34,7 @@ from fusion_compiler.lowering.cache_blobs import (
     BLOB_MIN_BYTES,
     blob_buffer,
     blob_path,
-    content_digests,
+    content_names,
     evict,
     keep_blob,
     map_blobs,
@@ -63,9 +63,9 @@ def bind_results(
     there; and the names of the results that are blobs, by their ids (`file_cache.store`
     need not hash them again)."""
     raws = [_raw(array) for array in inputs]
-    named = content_digests(raws)
+    named = content_names(raws)
     described = [
-        [array.dtype.str, list(array.shape), named[id(raw)][0]]
+        [array.dtype.str, list(array.shape), named[id(raw)]]
         for array, raw in zip(inputs, raws, strict=True)
     ]
     results: list[np.ndarray | None] = [None] * len(binding.results)

@@ -163,3 +163,33 @@ def test_without_reuse_the_file_is_replaced(tmp_path):
     _write(path, [("a", A)], reuse=False)
     assert os.stat(path).st_ino != inode
     assert _contents(path) == {"a": A}
+
+
+def test_a_given_comparison_decides_without_reading_the_chunks(tmp_path):
+    """`same_as` (the importer's tile-by-tile comparison of a transposed weight) is asked
+    instead of the chunks; they are read only when the blob is written."""
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A)])
+    asked = []
+
+    def unread():
+        raise AssertionError("the chunks of an equal blob are not read")
+        yield A
+
+    def same_as(old: memoryview) -> bool:
+        asked.append(bytes(old))
+        return bytes(old) == A
+
+    with WeightsWriter(path, 1 << 12, reuse=True) as writer:
+        writer.add("a", unread(), len(A), same_as=same_as)
+        writer.commit(TAG)
+    assert asked == [A]
+    edited = _changed(A, 7)
+    with WeightsWriter(path, 1 << 12, reuse=True) as writer:
+        writer.add("a", [edited], len(A), same_as=lambda old: bytes(old) == edited)
+        writer.commit(TAG)
+    assert _contents(path) == {"a": edited}
+    with WeightsWriter(path, 1 << 12, reuse=True) as writer:
+        writer.add("a", [A], len(A), same_as=lambda old: bytes(old) == A)
+        writer.commit(TAG)
+    assert _contents(path) == {"a": A}

@@ -1,0 +1,44 @@
+"""`row_major_equals`: whether stored bytes are those `row_major_chunks` would write, bit for
+bit, for contiguous arrays and for transposed matrices (compared in bands, on several threads)."""
+
+import numpy as np
+import pytest
+
+from fusion_compiler.frontend import values
+from fusion_compiler.frontend.values import row_major_chunks, row_major_equals
+
+RNG = np.random.default_rng(0)
+
+
+def _stored(array: np.ndarray) -> memoryview:
+    return memoryview(b"".join(bytes(chunk) for chunk in row_major_chunks(array)))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "array",
+    [
+        RNG.standard_normal((300, 700)).astype(np.float32),  # contiguous
+        RNG.standard_normal((700, 300)).astype(np.float32).T,  # a transposed Gemm weight
+        RNG.standard_normal((4, 5, 6)).astype(np.float32).transpose(2, 0, 1),
+        RNG.standard_normal(17).astype(np.float64),  # (stored as float32)
+    ],
+    ids=["contiguous", "transposed", "permuted", "float64"],
+)
+def test_equal_to_its_own_bytes_and_not_to_a_changed_copy(array, threads, monkeypatch):
+    monkeypatch.setattr(values, "usable_cores", lambda: threads)
+    monkeypatch.setattr(values, "PARALLEL_COPY_BYTES", 1 << 12)
+    stored = _stored(array)
+    assert row_major_equals(array, stored)
+    for index in (0, len(stored) // 2, len(stored) - 1):  # (first band, middle, last tile)
+        changed = bytearray(stored)
+        changed[index] ^= 1
+        assert not row_major_equals(array, memoryview(changed))
+    assert not row_major_equals(array, stored[:-4])
+
+
+def test_signed_zeros_and_nans_are_compared_by_their_bits():
+    zeros = np.zeros((3, 300), np.float32).T
+    assert not row_major_equals(zeros, _stored(-zeros))
+    nans = np.full(20, np.nan, np.float32)
+    assert row_major_equals(nans, _stored(nans))
