@@ -433,7 +433,7 @@ def has_strided_access(loop: ForOp) -> bool:
     iv = loop.induction_var
     return not all(
         is_invariant(access, iv) or is_unit_stride(access, iv)
-        for access in memory_accesses(walk_ops(loop))
+        for access in memory_accesses([loop])
     )
 
 
