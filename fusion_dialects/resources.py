@@ -28,10 +28,13 @@ import json
 import mmap
 import os
 import re
+import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     Builtin,
@@ -186,7 +189,9 @@ class WeightsFile:
         self._map: memoryview | None = None
         self._unmappable = False
         try:
-            self.size = os.fstat(self._descriptor).st_size
+            stat = os.fstat(self._descriptor)
+            self.size = stat.st_size
+            self.identity = file_identity(stat)
             self.index = self._read_index()
         except BaseException:
             self.close()
@@ -266,11 +271,14 @@ class WeightsFile:
         """The whole file mapped read-only, or None where it cannot be mapped."""
         if self._map is None and not self._unmappable:
             try:
-                self._map = memoryview(
-                    mmap.mmap(self._descriptor, self.size, access=mmap.ACCESS_READ)
-                )
+                mapped = mmap.mmap(self._descriptor, self.size, access=mmap.ACCESS_READ)
             except (OSError, ValueError):
                 self._unmappable = True
+                return None
+            self._map = memoryview(mapped)
+            blobs = {offset: size for offset, size in self.index.values()}
+            base = np.frombuffer(mapped, np.uint8).ctypes.data if self.size else 0
+            _MAPPED[mapped] = _Mapping(self.path.resolve(), self.identity, base, blobs)
         return self._map
 
     def _read(self, offset: int, size: int) -> bytes:
@@ -285,6 +293,52 @@ class WeightsFile:
             parts.append(more)
             done += len(more)
         return b"".join(parts)
+
+
+def file_identity(stat: os.stat_result) -> tuple[int, ...]:
+    """What changes when a file is written or replaced: device, inode, size, modification and
+    change times (the cache's file level trusts the same, `file_cache.identity`)."""
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
+@dataclass(frozen=True)
+class BlobPlace:
+    """Where a weights file's blob is: the file (resolved), its identity when it was mapped,
+    and the blob's offset and size."""
+
+    path: Path
+    identity: tuple[int, ...]
+    offset: int
+    size: int
+
+
+@dataclass(frozen=True)
+class _Mapping:
+    path: Path
+    identity: tuple[int, ...]
+    base: int
+    blobs: dict[int, int]
+    """offset → size of each blob of the index."""
+
+
+_MAPPED: weakref.WeakKeyDictionary[mmap.mmap, _Mapping] = weakref.WeakKeyDictionary()
+"""The weights files mapped in this process, while their maps live."""
+
+
+def blob_place(array: np.ndarray) -> BlobPlace | None:
+    """Where `array` is, when it is exactly the bytes of one blob of a mapped weights file (a
+    constant bound as a view of them), else None."""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    mapped = base.obj if isinstance(base, memoryview) else None
+    mapping = _MAPPED.get(mapped) if isinstance(mapped, mmap.mmap) else None
+    if mapping is None or not array.flags.c_contiguous:
+        return None
+    offset = array.ctypes.data - mapping.base
+    if mapping.blobs.get(offset) != array.nbytes:
+        return None
+    return BlobPlace(mapping.path, mapping.identity, offset, array.nbytes)
 
 
 def aligned(size: int) -> int:

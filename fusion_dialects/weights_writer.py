@@ -39,6 +39,7 @@ from fusion_compiler.dialects.resources import (
     WEIGHTS_TAG_ATTR,
     WeightsFile,
     aligned,
+    file_identity,
     handle_for,
 )
 from fusion_compiler.host import usable_cores
@@ -190,6 +191,11 @@ class WeightsWriter:
         self.path = Path(path)
         self._index: dict[str, list[int]] = {}
         self._reused = _Reused.open(self.path) if reuse else None
+        self._kept: list[tuple[int, int]] = []
+        """(offset in the file, bytes) of each old blob kept, updating an old file."""
+        self.updated: tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, int]]] | None = None
+        """Once an old file is updated in place: its identity before and after
+        (`resources.file_identity`) and the blobs kept, byte for byte (`weight_names`)."""
         self._stream: io.BufferedRandom | None
         self._temporary: Path | None = None
         if self._reused is not None:
@@ -248,6 +254,8 @@ class WeightsWriter:
         self._index[handle] = [offset, size]
         if offset == self._end:
             self._end = aligned(self._end + size)
+        else:
+            self._kept.append((self._room + offset, size))
         return handle
 
     def _write(self, chunks: Iterable[bytes | memoryview], done: int, size: int, handle: str):
@@ -301,6 +309,8 @@ class WeightsWriter:
                 _write_all(stream.fileno(), memoryview(padded), 0)
             if os.fstat(stream.fileno()).st_size < self._room + self._end:
                 os.ftruncate(stream.fileno(), self._room + self._end)
+            after = file_identity(os.fstat(stream.fileno()))
+            self.updated = (self._reused.identity, after, self._kept)
             self._reused.close(keep=True)
             self._stream = self._reused = None
             return
@@ -390,6 +400,8 @@ class _Reused:
     def __init__(self, stream: io.BufferedRandom, old: WeightsFile):
         self.stream = stream
         self.old = old
+        self.identity = old.identity
+        """The file's identity before the update (it is locked: no other import changes it)."""
         self.room = old.data_start
         self.end = aligned(max(0, old.size - self.room))
         """Where appended blobs go: after the old file's last byte."""

@@ -6,7 +6,8 @@ model is bound, and binds their results as further inputs of the entry. When the
 can run apart (`load_launches`), they do, and each one's results are kept under a key made of
 all they depend on: the cache key of its kernel's unit (the kernel's loop-level IR, with the
 unit pipeline, the CPU and the compiler's source: `compile_cache.key_of_hash`) and, per input,
-its dtype, shape and a SHA-256 of its bytes. A model compiled again with one op edited, or
+its dtype, shape and a SHA-256 of its bytes (for a blob of a weights file, the name its
+record holds, `weight_names`, while the file is unchanged). A model compiled again with one op edited, or
 one weight, or the same weights in another file, maps the packed weights it already has from
 the cache and packs only the others: vgg19's load entry packs 548 MB in 0.7-0.9 s, hashing
 its inputs takes 0.28 s, and the file cache then has no result left to hash.
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fusion_compiler.lowering import cache_blobs, compile_cache
+from fusion_compiler.lowering import cache_blobs, compile_cache, weight_names
 from fusion_compiler.lowering.cache_blobs import (
     BLOB_MIN_BYTES,
     blob_buffer,
@@ -63,10 +64,14 @@ def bind_results(
     there; and the names of the results that are blobs, by their ids (`file_cache.store`
     need not hash them again)."""
     raws = [_raw(array) for array in inputs]
-    named = content_names(raws)
+    known = weight_names.known_names(directory, inputs)
+    hashed = content_names([raw for index, raw in enumerate(raws) if index not in known])
+    names = [known.get(index) or hashed[id(raw)] for index, raw in enumerate(raws)]
+    if len(known) < len(inputs):
+        weight_names.remember(directory, inputs, names)
     described = [
-        [array.dtype.str, list(array.shape), named[id(raw)]]
-        for array, raw in zip(inputs, raws, strict=True)
+        [array.dtype.str, list(array.shape), name]
+        for array, name in zip(inputs, names, strict=True)
     ]
     results: list[np.ndarray | None] = [None] * len(binding.results)
     digests: Digests = {}
@@ -87,8 +92,8 @@ def bind_results(
             results[index] = array
         digests.update(kept[1])
     if stored:  # (within the cache's budget, these results' blobs kept)
-        names = {name for name, _ in digests.values()}
-        evict(directory, cache_blobs.budget_bytes(), [blob_path(directory, n) for n in names])
+        kept_names = {name for name, _ in digests.values()}
+        evict(directory, cache_blobs.budget_bytes(), [blob_path(directory, n) for n in kept_names])
     assert all(result is not None for result in results)  # (`load_launches`: each is written)
     return results, digests  # type: ignore[return-value]
 

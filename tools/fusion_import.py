@@ -97,6 +97,8 @@ def _run(argv: Sequence[str] | None) -> int:
             with WeightsWriter(path, 2 * room, reuse=True) as weights:
                 module = import_model(model, shapes, filename=args.model, weights=weights)
                 text = externalize_constants(module, weights, args.print_op_generic)
+            if weights.updated is not None:
+                _carry_names_forward(path, *weights.updated)
         with AtomicOutput(args.output) as output:  # never a partial file (Ctrl-C, a kill)
             if text is None:
                 _print_module(module, output.stream, args.print_op_generic)
@@ -111,6 +113,16 @@ def _run(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `fusion-import model.onnx | head`: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _carry_names_forward(path: Path, before, after, kept) -> None:
+    """The compile cache's names of the blobs an update kept, moved to the file's new
+    identity (`weight_names`): the next compile hashes only the weights that changed."""
+    from fusion_compiler.lowering import compile_cache, weight_names
+
+    directory = compile_cache.cache_dir()
+    if directory is not None:
+        weight_names.carry_forward(directory, path, before, after, kept)
 
 
 def weights_path(output: str) -> Path:

@@ -432,8 +432,7 @@ def has_strided_access(loop: ForOp) -> bool:
     """Whether a load or store in `loop` is neither contiguous nor invariant in its iterations."""
     iv = loop.induction_var
     return not all(
-        is_invariant(access, iv) or is_unit_stride(access, iv)
-        for access in memory_accesses([loop])
+        is_invariant(access, iv) or is_unit_stride(access, iv) for access in memory_accesses([loop])
     )
 
 

@@ -249,3 +249,66 @@ def test_a_reimport_writes_only_the_weights_that_changed(gemm_model, tmp_path, m
     (got,) = compile_file(out).run("main", x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # (sums of 144 float32 products)
     assert not np.allclose(got, before)
+
+
+def _hashed_sizes(monkeypatch) -> list[int]:
+    """The sizes of the load entry's inputs hashed from here on (`content_names`)."""
+    from fusion_compiler.lowering import load_memo
+
+    hashed: list[int] = []
+    original = load_memo.content_names
+
+    def spy(raws):
+        hashed.extend(raw.nbytes for raw in raws)
+        return original(raws)
+
+    monkeypatch.setattr(load_memo, "content_names", spy)
+    return hashed
+
+
+def test_a_recompile_after_a_reimport_hashes_only_the_weights_that_changed(
+    gemm_model, tmp_path, monkeypatch
+):
+    """The load memo names a weight of a weights file from the cache's record of its blobs
+    (`weight_names`) while the file is unchanged, and the re-import carries the names of the
+    blobs it kept to the file's new identity: a recompile hashes only the edited weight."""
+    from fusion_compiler.dialects.context import make_context
+    from fusion_compiler.driver import DEFAULT_PIPELINE, compile_module
+    from fusion_compiler.lowering import compile_cache
+
+    monkeypatch.setenv(compile_cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    out = tmp_path / "gemm.mlir"
+    x = np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype(np.float32)
+
+    def compiled():  # (from the parsed module: the cache's file level would skip the load entry)
+        module = parse_source(make_context(), out.read_text(), str(out))
+        return compile_module(module, DEFAULT_PIPELINE)
+
+    assert main([str(gemm_model), "-o", str(out)]) == 0
+    hashed = _hashed_sizes(monkeypatch)
+    (want,) = compiled().run("main", x)
+    assert sorted(hashed) == [432, 5760]  # (the packed weights: the conv's, the Gemm's)
+    hashed.clear()
+    np.testing.assert_array_equal(compiled().run("main", x)[0], want)
+    assert hashed == []
+    out.with_suffix(".weights").touch()  # (a file written since: its record is not trusted)
+    compiled()
+    assert sorted(hashed) == [432, 5760]
+    hashed.clear()
+
+    model = onnx.load(str(gemm_model))
+    (fc,) = [i for i in model.graph.initializer if i.name == "fc"]
+    array = onnx.numpy_helper.to_array(fc).copy()
+    array[3, 100] += 1.0
+    fc.CopyFrom(onnx.numpy_helper.from_array(array, "fc"))
+    edited = tmp_path / "edited.onnx"
+    onnx.save(model, str(edited))
+    assert main([str(edited), "-o", str(out)]) == 0
+    (got,) = compiled().run("main", x)
+    assert hashed == [array.nbytes]  # (the edited weight alone)
+    inline = tmp_path / "inline.mlir"
+    assert main([str(edited), "-o", str(inline), "--inline-weights"]) == 0
+    (reference,) = evaluate(
+        parse_source(make_context(), inline.read_text(), str(inline)), "main", [x]
+    )
+    np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-5)  # (sums of 144 products)

@@ -276,3 +276,30 @@ def test_a_discarded_writer_leaves_nothing(tmp_path):
     ):
         writer.add("w", [bytes(10)], 12)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_blob_place_finds_a_blob_of_a_mapped_weights_file(tmp_path):
+    """`blob_place` (the load memo's `weight_names`): the whole bytes of a blob, viewed, are
+    found with the file's identity; a copy, a part, or a view of a file no longer mapped
+    are not."""
+    import gc
+    import weakref
+
+    from fusion_compiler.dialects.resources import blob_place, file_identity
+
+    path = tmp_path / "model.weights"
+    write_weights(path, [("a", WEIGHTS.tobytes()), ("b", (2 * WEIGHTS).tobytes())], "t" * 32)
+    weights = WeightsFile(path)
+    view = np.frombuffer(weights.blob("b", None), np.float32).reshape(WEIGHTS.shape)
+    place = blob_place(view)
+    assert place is not None
+    assert (place.path, place.identity) == (path.resolve(), file_identity(path.stat()))
+    assert (place.offset, place.size) == tuple(weights.index["b"])
+    assert blob_place(view.copy()) is None
+    assert blob_place(view[1:]) is None
+    assert blob_place(view.reshape(-1)) == place
+    mapped = weakref.ref(weights.blob("a", None).obj)  # (the map: the registry forgets it with it)
+    weights.close()
+    del view, place, weights
+    gc.collect()
+    assert mapped() is None
