@@ -166,10 +166,12 @@ class WeightsFile:
     cache, so parsing copies no weight, and the pages are those the import wrote (a copy into
     new memory is what parsing cost: on a virtual machine whose fresh pages come from the
     host, 0.4-2 s for vgg19's 548 MB, and as much again at the peak). The views keep the map
-    alive after `close`. `fusion-import` replaces a weights file by renaming a new one into
-    place, which leaves a mapped old file intact; a file overwritten in place while a model
-    parsed from it is being compiled is not supported. Where the file system cannot map the
-    file, each blob is read into bytes of its own."""
+    alive after `close`. `fusion-import` never overwrites the bytes of a blob an index
+    referred to: it appends to the file or renames a new one into place
+    (`weights_writer.WeightsWriter`), which leaves a mapped old file's blobs intact; a file
+    otherwise overwritten in place while a model parsed from it is being compiled is not
+    supported. Where the file system cannot map the file, each blob is read into bytes of
+    its own. A mapped file is known by its map (`blob_place`) while the map lives."""
 
     HEADER_READ = 1 << 16
     """Bytes read at a time while looking for the end of the header line."""

@@ -243,29 +243,29 @@ class WeightsWriter:
         stream.flush()  # (the blobs are written around its buffer)
         old = None if self._reused is None else self._reused.blob(handle, size)
         if old is not None and same_as is not None:
-            offset = old.offset if same_as(old.data) else self._end
-            if offset == self._end:
-                self._write(chunks, 0, size, handle)
+            offset = old.offset if same_as(old.data) else self._write(chunks, 0, size, handle)
         elif old is not None:
             offset = self._reuse_or_write(chunks, size, handle, old)
         else:
-            self._write(chunks, 0, size, handle)
-            offset = self._end
+            offset = self._write(chunks, 0, size, handle)
         self._index[handle] = [offset, size]
-        if offset == self._end:
-            self._end = aligned(self._end + size)
-        else:
+        if old is not None and offset == old.offset:
             self._kept.append((self._room + offset, size))
+        else:
+            self._end = aligned(self._end + size)
         return handle
 
-    def _write(self, chunks: Iterable[bytes | memoryview], done: int, size: int, handle: str):
-        """Writes `chunks`, the blob at `_end` from its byte `done` on."""
+    def _write(
+        self, chunks: Iterable[bytes | memoryview], done: int, size: int, handle: str
+    ) -> int:
+        """Writes `chunks`, the blob at `_end` from its byte `done` on; returns `_end`."""
         descriptor = self._open_stream().fileno()
         written = done
         for chunk in chunks:
             written += _write_at(descriptor, chunk, self._room + self._end + written)
         if written != size:
             raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
+        return self._end
 
     def _reuse_or_write(
         self, chunks: Iterable[bytes | memoryview], size: int, handle: str, old: _OldBlob
@@ -284,8 +284,7 @@ class WeightsWriter:
             descriptor = self._open_stream().fileno()
             _write_at(descriptor, old.data[:equal], self._room + self._end)
             _write_at(descriptor, data, self._room + self._end + equal)
-            self._write(pieces, equal + data.nbytes, size, handle)
-            return self._end
+            return self._write(pieces, equal + data.nbytes, size, handle)
         if equal != size:
             raise ValueError(f"the blob of {handle!r} has {equal} bytes, not {size}")
         return old.offset
