@@ -8,7 +8,7 @@ constants of 64 bytes or more are written to `OUT.weights` beside it, raw, and t
 them as `dense_resource<name>` (`fusion_compiler.dialects.resources`): the IR stays small and
 parses fast; `--inline-weights` keeps them in the text. Importing again over the same output
 updates the weights file in place, writing only the weights that changed
-(`fusion_compiler.dialects.weights_writer`). A problem with the
+(`fusion_compiler.dialects.weights_writer`); `--new-weights-file` writes it anew. A problem with the
 model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with status 1.
 Needs the optional `onnx` package: `pip install 'fusion-compiler[onnx]'`.
 """
@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with -o, keep large constants in the IR text rather than in OUT.weights",
     )
+    parser.add_argument(
+        "--new-weights-file",
+        action="store_true",
+        help="with -o, write OUT.weights anew even when an earlier import left one there "
+        "(by default it is updated in place: only the weights that changed are written)",
+    )
     return parser
 
 
@@ -94,7 +100,7 @@ def _run(argv: Sequence[str] | None) -> int:
             # weights that changed are written.
             room = WeightsWriter.room_for([(i.name, 0) for i in model.graph.initializer])
             path = weights_path(args.output)
-            with WeightsWriter(path, 2 * room, reuse=True) as weights:
+            with WeightsWriter(path, 2 * room, reuse=not args.new_weights_file) as weights:
                 module = import_model(model, shapes, filename=args.model, weights=weights)
                 text = externalize_constants(module, weights, args.print_op_generic)
             if weights.updated is not None:

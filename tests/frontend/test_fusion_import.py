@@ -242,6 +242,9 @@ def test_a_reimport_writes_only_the_weights_that_changed(gemm_model, tmp_path, m
     assert main([str(edited), "-o", str(out)]) == 0
     assert os.stat(weights).st_ino == first.st_ino
     assert os.stat(weights).st_size == first.st_size + array.nbytes  # (5760: 64-byte aligned)
+    assert main([str(edited), "-o", str(out), "--new-weights-file"]) == 0
+    assert os.stat(weights).st_ino != first.st_ino  # (written anew, without the old blob)
+    assert os.stat(weights).st_size == first.st_size
     assert np.array_equal(compiled.run("main", x)[0], before)
     inline = tmp_path / "inline.mlir"
     assert main([str(edited), "-o", str(inline), "--inline-weights"]) == 0
