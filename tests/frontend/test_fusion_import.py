@@ -213,6 +213,18 @@ def test_an_import_that_fails_after_writing_weights_leaves_no_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gemm.onnx"]
 
 
+def _with_fc_edited(model_path, edited):
+    """The Gemm model with one element of its weight `fc` changed, saved at `edited`; and
+    that weight."""
+    model = onnx.load(str(model_path))
+    (fc,) = [i for i in model.graph.initializer if i.name == "fc"]
+    array = onnx.numpy_helper.to_array(fc).copy()
+    array[3, 100] += 1.0
+    fc.CopyFrom(onnx.numpy_helper.from_array(array, "fc"))
+    onnx.save(model, str(edited))
+    return edited, array
+
+
 def test_a_reimport_writes_only_the_weights_that_changed(gemm_model, tmp_path, monkeypatch):
     """Importing again over the same output updates its weights file in place: the same model
     writes no weight, an edited one appends the edited weight (the transposed Gemm weight);
@@ -232,13 +244,7 @@ def test_a_reimport_writes_only_the_weights_that_changed(gemm_model, tmp_path, m
     assert main([str(gemm_model), "-o", str(out)]) == 0
     assert (os.stat(weights).st_ino, os.stat(weights).st_size) == (first.st_ino, first.st_size)
 
-    model = onnx.load(str(gemm_model))
-    (fc,) = [i for i in model.graph.initializer if i.name == "fc"]
-    array = onnx.numpy_helper.to_array(fc).copy()
-    array[3, 100] += 1.0
-    fc.CopyFrom(onnx.numpy_helper.from_array(array, "fc"))
-    edited = tmp_path / "edited.onnx"
-    onnx.save(model, str(edited))
+    edited, array = _with_fc_edited(gemm_model, tmp_path / "edited.onnx")
     assert main([str(edited), "-o", str(out)]) == 0
     assert os.stat(weights).st_ino == first.st_ino
     assert os.stat(weights).st_size == first.st_size + array.nbytes  # (5760: 64-byte aligned)
@@ -299,13 +305,7 @@ def test_a_recompile_after_a_reimport_hashes_only_the_weights_that_changed(
     assert sorted(hashed) == [432, 5760]
     hashed.clear()
 
-    model = onnx.load(str(gemm_model))
-    (fc,) = [i for i in model.graph.initializer if i.name == "fc"]
-    array = onnx.numpy_helper.to_array(fc).copy()
-    array[3, 100] += 1.0
-    fc.CopyFrom(onnx.numpy_helper.from_array(array, "fc"))
-    edited = tmp_path / "edited.onnx"
-    onnx.save(model, str(edited))
+    edited, array = _with_fc_edited(gemm_model, tmp_path / "edited.onnx")
     assert main([str(edited), "-o", str(out)]) == 0
     (got,) = compiled().run("main", x)
     assert hashed == [array.nbytes]  # (the edited weight alone)
