@@ -394,7 +394,9 @@ class _Reused:
     blobs, and its stream for appending. `open` returns None, and the import writes a new
     file, when there is no such file, when it is of version 1, cannot be mapped, is locked
     by another import, or holds more garbage (bytes no blob of its index covers) than live
-    blobs: then a new file takes, once, what an update would keep adding to."""
+    blobs: then a new file takes, once, what an update would keep adding to; and when `path`
+    is a symbolic link or the file has other hard links (its other names would see the
+    update)."""
 
     def __init__(self, stream: io.BufferedRandom, old: WeightsFile):
         self.stream = stream
@@ -407,8 +409,8 @@ class _Reused:
 
     @classmethod
     def open(cls, path: Path) -> _Reused | None:
-        try:
-            descriptor = os.open(path, os.O_RDWR)
+        try:  # (a link is replaced, as before: the file it names may be another's)
+            descriptor = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             return None
         stream = os.fdopen(descriptor, "r+b")
@@ -416,6 +418,10 @@ class _Reused:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
             old = WeightsFile(path, descriptor=descriptor)
         except (OSError, CompileError):
+            stream.close()
+            return None
+        if os.fstat(descriptor).st_nlink != 1:  # (a hard link: the file has other names)
+            old.close()
             stream.close()
             return None
         live = sum(size for _, size in old.index.values())

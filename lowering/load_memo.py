@@ -6,11 +6,12 @@ model is bound, and binds their results as further inputs of the entry. When the
 can run apart (`load_launches`), they do, and each one's results are kept under a key made of
 all they depend on: the cache key of its kernel's unit (the kernel's loop-level IR, with the
 unit pipeline, the CPU and the compiler's source: `compile_cache.key_of_hash`) and, per input,
-its dtype, shape and a SHA-256 of its bytes (for a blob of a weights file, the name its
-record holds, `weight_names`, while the file is unchanged). A model compiled again with one op edited, or
-one weight, or the same weights in another file, maps the packed weights it already has from
-the cache and packs only the others: vgg19's load entry packs 548 MB in 0.7-0.9 s, hashing
-its inputs takes 0.28 s, and the file cache then has no result left to hash.
+its dtype, shape and a SHA-256 of its bytes (for a blob of a weights file, the name the
+cache's record of the file holds while the file is unchanged, `weight_names`). A model
+compiled again with one op edited, or one weight, or the same weights in another file, maps
+the packed weights it already has from the cache and packs only the others: vgg19's load
+entry packs 548 MB in 0.7-0.9 s, hashing its inputs took 0.28 s (the records spare it), and
+the file cache then has no result left to hash.
 
 A result of at least `BLOB_MIN_BYTES` is a blob (`cache_blobs`: a file named by the launch's
 key and the result's position, which determine its bytes, so they are not hashed; shared with

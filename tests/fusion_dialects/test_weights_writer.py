@@ -143,6 +143,24 @@ def test_a_header_that_outgrows_the_old_room_makes_a_new_file(tmp_path):
     assert _contents(path) == {"a": A, **dict(names)}
 
 
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_linked_file_is_replaced_not_updated(tmp_path, link):
+    """The file a link names may be another model's: the import replaces the link's name
+    with a new file, and the linked file stays as it was."""
+    shared = tmp_path / "shared.weights"
+    _write(shared, [("a", A)])
+    before = shared.read_bytes()
+    path = tmp_path / "model.weights"
+    if link == "symbolic":
+        path.symlink_to(shared)
+    else:
+        os.link(shared, path)
+    _write(path, [("a", A), ("c", C)])
+    assert shared.read_bytes() == before
+    assert not path.is_symlink() and os.stat(path).st_ino != os.stat(shared).st_ino
+    assert _contents(path) == {"a": A, "c": C}
+
+
 @pytest.mark.parametrize("old", ["missing", "version 1", "not weights"])
 def test_without_an_updatable_file_a_new_one_is_written(tmp_path, old):
     path = tmp_path / "model.weights"
