@@ -392,7 +392,7 @@ class _Reused:
     """The weights file an earlier import wrote at a path, open for an update in place: the
     file locked (`flock`, so two imports never append to it at once), mapped for reading its
     blobs, and its stream for appending. `open` returns None, and the import writes a new
-    file, when there is no such file, when it is of version 1, cannot be mapped, is locked
+    file, when there is no such file, when it is of version 1, truncated, cannot be mapped, is locked
     by another import, or holds more garbage (bytes no blob of its index covers) than live
     blobs: then a new file takes, once, what an update would keep adding to; and when `path`
     is a symbolic link or the file has other hard links (its other names would see the
@@ -425,7 +425,8 @@ class _Reused:
             stream.close()
             return None
         live = sum(size for _, size in old.index.values())
-        usable = old.tag is not None and old.mapped() is not None
+        whole = all(offset + size <= old.size for offset, size in old.index.values())
+        usable = old.tag is not None and whole and old.mapped() is not None
         if not usable or old.size - old.data_start - live > live:
             old.close()
             stream.close()

@@ -161,7 +161,7 @@ def test_a_linked_file_is_replaced_not_updated(tmp_path, link):
     assert _contents(path) == {"a": A, "c": C}
 
 
-@pytest.mark.parametrize("old", ["missing", "version 1", "not weights"])
+@pytest.mark.parametrize("old", ["missing", "version 1", "not weights", "truncated"])
 def test_without_an_updatable_file_a_new_one_is_written(tmp_path, old):
     path = tmp_path / "model.weights"
     if old == "version 1":
@@ -170,6 +170,9 @@ def test_without_an_updatable_file_a_new_one_is_written(tmp_path, old):
         path.write_bytes(WEIGHTS_MAGIC_1 + b'{"a": [0, 4]}\n' + b"\0" * 60 + b"abcd")
     elif old == "not weights":
         path.write_text("something else\n")
+    elif old == "truncated":
+        _write(path, [("a", A), ("b", B)])
+        os.truncate(path, os.stat(path).st_size - 100)
     _write(path, [("a", A)])
     assert _contents(path) == {"a": A}
 
