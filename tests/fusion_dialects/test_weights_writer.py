@@ -172,9 +172,9 @@ def test_without_an_updatable_file_a_new_one_is_written(tmp_path, old):
         path.write_text("something else\n")
     elif old == "truncated":
         _write(path, [("a", A), ("b", B)])
-        os.truncate(path, os.stat(path).st_size - 100)
-    _write(path, [("a", A)])
-    assert _contents(path) == {"a": A}
+        os.truncate(path, os.stat(path).st_size - 100)  # (the end of b)
+    _write(path, [("a", A), ("b", B)])
+    assert _contents(path) == {"a": A, "b": B}
 
 
 def test_without_reuse_the_file_is_replaced(tmp_path):
