@@ -25,11 +25,8 @@ goes on without storing.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -45,6 +42,7 @@ from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.pattern_kind import PatternKind
 from fusion_compiler.host import usable_cores
+from fusion_compiler.lowering.cache_files import CACHE_VARIABLE, atomic_write, cache_dir
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
     CodegenTarget,
@@ -66,8 +64,6 @@ from fusion_compiler.lowering.native_units import (
 from fusion_compiler.lowering.schedule_memo import MemoMiss, Record, ScheduleMemo
 from fusion_compiler.lowering.schedule_workers import ScheduleModule, ScheduleWorkers
 from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
-
-CACHE_VARIABLE = "FUSION_CACHE_DIR"
 
 
 @dataclass
@@ -131,14 +127,6 @@ class LoadBinding:
 
 def _ints(items) -> tuple[int, ...]:
     return tuple(int(i) for i in items)
-
-
-def cache_dir() -> Path | None:
-    """Where compiled models are kept, or None when caching is off."""
-    configured = os.environ.get(CACHE_VARIABLE)
-    if configured is not None:
-        return Path(configured) if configured else None
-    return Path.home() / ".cache" / "fusion-compiler"
 
 
 def _version(package: str) -> str:
@@ -654,19 +642,3 @@ def store_file(directory: Path, path: Path, data: bytes | Sequence[memoryview]) 
                 stacklevel=3,
             )
         return False
-
-
-def atomic_write(path: Path, data: bytes | Sequence[memoryview]) -> None:
-    """Writes `data` (bytes, or buffers written one after the other) to `path` through a
-    temporary file renamed into place: readers see the old file or the whole new one, and an
-    interrupted write leaves no partial `path`."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            for part in [data] if isinstance(data, bytes) else data:
-                stream.write(part)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

@@ -11,7 +11,7 @@ own JIT (`convert-loop-to-llvm`, `jit.compile_llvm_module`), the best of `TRIALS
   counting 8 bytes per element (one read, one write: the profiler's compulsory bytes).
 
 The result is kept per machine (CPU name and features) in the compile cache's folder
-(`roofs-<hash>.json`, beside the compiled models; `compile_cache.cache_dir`), measured again
+(`roofs-<hash>.json`, beside the compiled models; `cache_files.cache_dir`), measured again
 only for a thread count it lacks; with the cache off, once per process. Measurements take
 about a second; a busy machine measures lower roofs, so delete the file to measure again,
 or give the roofs (`fusion-run --peak-gflops/--peak-gbps`).
@@ -31,7 +31,7 @@ import numpy as np
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.host import usable_cores
-from fusion_compiler.lowering.compile_cache import atomic_write, cache_dir
+from fusion_compiler.lowering.cache_files import atomic_write, cache_dir
 from fusion_compiler.lowering.convert_loop_to_llvm import ConvertLoopToLLVMPass
 from fusion_compiler.lowering.jit import CodegenTarget, JitModule, aligned_empty
 from fusion_compiler.lowering.llvm_codegen import compile_llvm_module

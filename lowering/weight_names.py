@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from fusion_compiler.dialects.resources import BlobPlace, blob_place, file_identity
-from fusion_compiler.lowering.compile_cache import atomic_write
+from fusion_compiler.lowering.cache_files import atomic_write
 
 FOLDER = "weight-names"
 FORMAT = "weight names 1"

@@ -124,9 +124,9 @@ def _run(argv: Sequence[str] | None) -> int:
 def _carry_names_forward(path: Path, before, after, kept) -> None:
     """The compile cache's names of the blobs an update kept, moved to the file's new
     identity (`weight_names`): the next compile hashes only the weights that changed."""
-    from fusion_compiler.lowering import compile_cache, weight_names
+    from fusion_compiler.lowering import cache_files, weight_names
 
-    directory = compile_cache.cache_dir()
+    directory = cache_files.cache_dir()
     if directory is not None:
         weight_names.carry_forward(directory, path, before, after, kept)
 

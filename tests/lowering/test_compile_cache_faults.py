@@ -22,7 +22,7 @@ import pytest
 
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
-from fusion_compiler.lowering import compile_cache
+from fusion_compiler.lowering import cache_files, compile_cache
 from fusion_compiler.lowering.compiled_model import compile_module
 
 SOURCE = """
@@ -164,10 +164,10 @@ def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
         def write(self, data):
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(compile_cache.os, "fdopen", Interrupted)
+    monkeypatch.setattr(cache_files.os, "fdopen", Interrupted)
     target = tmp_path / "entry"
     with pytest.raises(KeyboardInterrupt):
-        compile_cache.atomic_write(target, b"data")
+        cache_files.atomic_write(target, b"data")
     assert list(tmp_path.iterdir()) == []
 
 
