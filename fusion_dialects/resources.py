@@ -23,11 +23,13 @@ blob, a blob of the wrong size or a weights file that is missing or damaged is a
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import mmap
 import os
 import re
+import time
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -191,10 +193,11 @@ class WeightsFile:
         self._map: memoryview | None = None
         self._unmappable = False
         try:
-            stat = os.fstat(self._descriptor)
-            self.size = stat.st_size
-            self.identity = file_identity(stat)
-            self.index = self._read_index()
+            with _shared_lock(self._descriptor, path) if descriptor is None else _no_lock():
+                stat = os.fstat(self._descriptor)
+                self.size = stat.st_size
+                self.identity = file_identity(stat)
+                self.index = self._read_index()
         except BaseException:
             self.close()
             raise
@@ -295,6 +298,40 @@ class WeightsFile:
             parts.append(more)
             done += len(more)
         return b"".join(parts)
+
+
+LOCK_WAIT_SECONDS = 120.0
+"""How long a parse waits for an import that is updating the weights file in place."""
+
+
+@contextlib.contextmanager
+def _shared_lock(descriptor: int, path: Path) -> Iterator[None]:
+    """A shared `flock` on the open weights file while its header and size are read: an
+    import updating the file in place holds it exclusively (`weights_writer`) until its new
+    header is written, so a parse sees the old header or the new one, never a mix. Waits at
+    most `LOCK_WAIT_SECONDS`; where the file system has no `flock`, reads unlocked."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise CompileError(
+                    f"the weights file {path} is being updated by an import that has not "
+                    f"finished in {LOCK_WAIT_SECONDS:.0f} s; try again when it ends"
+                ) from None
+            time.sleep(0.01)
+        except OSError:  # (no flock here)
+            yield
+            return
+    try:
+        yield
+    finally:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+
+
+_no_lock = contextlib.nullcontext
 
 
 def file_identity(stat: os.stat_result) -> tuple[int, ...]:

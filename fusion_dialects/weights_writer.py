@@ -177,10 +177,11 @@ class WeightsWriter:
     updated rather than replaced, when it can be (`_Reused`): a blob whose bytes equal those
     of the old file's blob of the same handle is not written again, a changed or new one is
     appended after the old file's end, and `commit` writes the new header into the old
-    file's room. Bytes an index has referred to are never overwritten, so a process that
-    mapped the old file (a model compiled from it, running) keeps its weights; the blobs no
-    index refers to any more stay as garbage until an import finds more garbage than live
-    bytes and writes the file anew. Re-importing an edited model thus writes only what
+    file's room (the file locked meanwhile: a parse reads its header under a shared lock, so
+    it waits and sees the old header or the new one). Bytes an index has referred to are
+    never overwritten, so a process that mapped the old file (a model compiled from it,
+    running) keeps its weights; the blobs no index refers to any more stay as garbage until
+    an import finds more garbage than live bytes and writes the file anew. Re-importing an edited model thus writes only what
     changed: vgg19's re-import with one op changed writes no weight, where a new file is
     548 MB of new pages (about a second on these virtual machines).
 

@@ -214,3 +214,32 @@ def test_a_given_comparison_decides_without_reading_the_chunks(tmp_path):
         writer.add("a", [A], len(A), same_as=lambda old: bytes(old) == A)
         writer.commit(TAG)
     assert _contents(path) == {"a": A}
+
+
+def test_a_parse_waits_for_an_update_in_place_and_reads_its_header(tmp_path, monkeypatch):
+    """An import updating a weights file holds its lock until the new header is written: a
+    parse reading the header meanwhile waits, then sees the new header (never a mix), or
+    after `LOCK_WAIT_SECONDS` says why it gave up."""
+    import threading
+
+    from fusion_compiler.dialects import resources
+    from fusion_compiler.dialects.diagnostics import CompileError
+
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A), ("b", B)])
+    edited = _changed(B, 3)
+    writer = WeightsWriter(path, 1 << 12, reuse=True)
+    writer.add("a", [A], len(A))
+    writer.add("b", [edited], len(B))
+    monkeypatch.setattr(resources, "LOCK_WAIT_SECONDS", 0.05)
+    with pytest.raises(CompileError, match="being updated by an import"):
+        WeightsFile(path)
+    monkeypatch.setattr(resources, "LOCK_WAIT_SECONDS", 60.0)
+    read: list[dict[str, bytes]] = []
+    reader = threading.Thread(target=lambda: read.append(_contents(path)))
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive() and not read  # (waiting for the lock)
+    writer.commit(TAG)
+    reader.join(10)
+    assert read == [{"a": A, "b": edited}]
