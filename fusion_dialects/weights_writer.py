@@ -181,9 +181,10 @@ class WeightsWriter:
     it waits and sees the old header or the new one). Bytes an index has referred to are
     never overwritten, so a process that mapped the old file (a model compiled from it,
     running) keeps its weights; the blobs no index refers to any more stay as garbage until
-    an import finds more garbage than live bytes and writes the file anew. Re-importing an edited model thus writes only what
-    changed: vgg19's re-import with one op changed writes no weight, where a new file is
-    548 MB of new pages (about a second on these virtual machines).
+    an import finds more garbage than live bytes and writes the file anew. Re-importing an
+    edited model thus writes only what changed: vgg19's re-import with one op changed writes
+    no weight, where a new file is 548 MB of new pages (about a second on these virtual
+    machines).
 
     The header line holds the pair's tag and maps each handle to [offset, bytes], offsets
     counted from the first 64-byte boundary after the header (`WeightsFile` reads it)."""
@@ -393,11 +394,11 @@ class _Reused:
     """The weights file an earlier import wrote at a path, open for an update in place: the
     file locked (`flock`, so two imports never append to it at once), mapped for reading its
     blobs, and its stream for appending. `open` returns None, and the import writes a new
-    file, when there is no such file, when it is of version 1, truncated, cannot be mapped, is locked
-    by another import, or holds more garbage (bytes no blob of its index covers) than live
-    blobs: then a new file takes, once, what an update would keep adding to; and when `path`
-    is a symbolic link or the file has other hard links (its other names would see the
-    update)."""
+    file, when there is no such file, when it is of version 1, truncated, cannot be mapped,
+    is locked by another import, or holds more garbage (bytes no blob of its index covers)
+    than live blobs (then a new file takes, once, what an update would keep adding to); and
+    when `path` is a symbolic link or the file has other hard links (its other names would
+    see the update)."""
 
     def __init__(self, stream: io.BufferedRandom, old: WeightsFile):
         self.stream = stream

@@ -8,8 +8,9 @@ constants of 64 bytes or more are written to `OUT.weights` beside it, raw, and t
 them as `dense_resource<name>` (`fusion_compiler.dialects.resources`): the IR stays small and
 parses fast; `--inline-weights` keeps them in the text. Importing again over the same output
 updates the weights file in place, writing only the weights that changed
-(`fusion_compiler.dialects.weights_writer`); `--new-weights-file` writes it anew. A problem with the
-model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with status 1.
+(`fusion_compiler.dialects.weights_writer`); `--new-weights-file` writes it anew. A problem
+with the model prints `MODEL.onnx: error: ...` listing every unsupported node, and exits with
+status 1.
 Needs the optional `onnx` package: `pip install 'fusion-compiler[onnx]'`.
 """
 
