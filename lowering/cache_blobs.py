@@ -41,7 +41,6 @@ them (`file_cache`'s constants file, `load_memo`'s entry)."""
 PIECE_BYTES = 16 << 20
 """Blobs are hashed in pieces of this many bytes, on every core (`content_digests`)."""
 
-_Piece = TypeVar("_Piece", bound=tuple)
 _Result = TypeVar("_Result")
 
 
@@ -50,63 +49,57 @@ def content_digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
     `raws`, by its id. The name is the SHA-256 of the size and of the SHA-256s of the pieces,
     which are hashed on every core (hashlib and zlib let go of the interpreter lock while they
     hash): one 411 MB weight would take 0.23 s on one core."""
-
-    def digest(piece: tuple[int, memoryview]) -> tuple[bytes, int]:
-        return hashlib.sha256(piece[1]).digest(), zlib.crc32(piece[1])
-
-    pieces = _pieces(raws)
-    hashed = _on_every_core(digest, pieces)
-    names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
-    checksums: list[list[int]] = [[] for _ in raws]
-    for (index, _), (sha, crc) in zip(pieces, hashed, strict=True):
-        names[index].update(sha)
-        checksums[index].append(crc)
+    per_raw = _per_piece(raws, lambda data: (hashlib.sha256(data).digest(), zlib.crc32(data)))
     return {
-        id(raw): (name.hexdigest(), crcs)
-        for raw, name, crcs in zip(raws, names, checksums, strict=True)
+        id(raw): (_name(raw, [sha for sha, _ in done]), [crc for _, crc in done])
+        for raw, done in zip(raws, per_raw, strict=True)
     }
 
 
 def content_names(raws: list[memoryview]) -> dict[int, str]:
     """The name `content_digests` gives each of `raws`, by its id, without the CRC-32s (the
     key of a load launch names its inputs; vgg19's 548 MB, 0.1 s of CRC-32s less)."""
-    pieces = _pieces(raws)
-    hashed = _on_every_core(lambda piece: hashlib.sha256(piece[1]).digest(), pieces)
-    names = [hashlib.sha256(raw.nbytes.to_bytes(8, "little")) for raw in raws]
-    for (index, _), sha in zip(pieces, hashed, strict=True):
-        names[index].update(sha)
-    return {id(raw): name.hexdigest() for raw, name in zip(raws, names, strict=True)}
+    per_raw = _per_piece(raws, lambda data: hashlib.sha256(data).digest())
+    return {id(raw): _name(raw, shas) for raw, shas in zip(raws, per_raw, strict=True)}
 
 
 def piece_checksums(raws: list[memoryview]) -> dict[int, list[int]]:
     """The CRC-32s of each of `raws` (one per `PIECE_BYTES` piece: what `map_blobs` checks), by
     its id, computed on every core: `content_digests` without the names, for a blob named by
     what made it."""
-    pieces = _pieces(raws)
-    computed = _on_every_core(lambda piece: zlib.crc32(piece[1]), pieces)
-    checksums: list[list[int]] = [[] for _ in raws]
-    for (index, _), crc in zip(pieces, computed, strict=True):
-        checksums[index].append(crc)
-    return {id(raw): crcs for raw, crcs in zip(raws, checksums, strict=True)}
+    per_raw = _per_piece(raws, zlib.crc32)
+    return {id(raw): crcs for raw, crcs in zip(raws, per_raw, strict=True)}
 
 
-def _pieces(raws: list[memoryview]) -> list[tuple[int, memoryview]]:
-    """(index in `raws`, bytes) of each `PIECE_BYTES` piece of each of `raws`, in order."""
-    return [
+def _name(raw: memoryview, piece_shas: list[bytes]) -> str:
+    """A blob's name: the SHA-256 of its size and of its pieces' SHA-256s."""
+    name = hashlib.sha256(raw.nbytes.to_bytes(8, "little"))
+    for sha in piece_shas:
+        name.update(sha)
+    return name.hexdigest()
+
+
+def _per_piece(
+    raws: list[memoryview], work: Callable[[memoryview], _Result]
+) -> list[list[_Result]]:
+    """`work` of each `PIECE_BYTES` piece of each of `raws`, as one list per raw, in order; on
+    every core when the pieces hold more than `PIECE_BYTES`: small constants are hashed
+    without starting threads (the load memo of a small model's compile: 8 -> 4 ms, medians of
+    five; a test suite compiles thousands)."""
+    pieces = [
         (index, raw[start : start + PIECE_BYTES])
         for index, raw in enumerate(raws)
         for start in range(0, raw.nbytes, PIECE_BYTES)
     ]
-
-
-def _on_every_core(work: Callable[[_Piece], _Result], pieces: list[_Piece]) -> list[_Result]:
-    """`work` of each (index or name, bytes) piece, on every core when the pieces hold more
-    than `PIECE_BYTES`: small constants are hashed without starting threads (the load memo
-    of a small model's compile: 8 -> 4 ms, medians of five; a test suite compiles thousands)."""
-    if sum(piece[1].nbytes for piece in pieces) <= PIECE_BYTES:
-        return [work(piece) for piece in pieces]
-    with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
-        return list(pool.map(work, pieces))
+    if sum(raw.nbytes for raw in raws) <= PIECE_BYTES:
+        done = [work(data) for _, data in pieces]
+    else:
+        with ThreadPoolExecutor(max(1, min(usable_cores(), len(pieces)))) as pool:
+            done = list(pool.map(lambda piece: work(piece[1]), pieces))
+    per_raw: list[list[_Result]] = [[] for _ in raws]
+    for (index, _), result in zip(pieces, done, strict=True):
+        per_raw[index].append(result)
+    return per_raw
 
 
 def store_blob(directory: Path, name: str, data: memoryview) -> bool:
@@ -185,15 +178,8 @@ def map_blobs(directory: Path, described: dict[str, list[int]]) -> dict[str, np.
             mapped[name] = np.memmap(blob_path(directory, name), dtype=np.uint8, mode="c")
         except (OSError, ValueError):  # (missing, or empty)
             return None
-    pieces = [
-        (name, blob[start : start + PIECE_BYTES].data)
-        for name, blob in mapped.items()
-        for start in range(0, blob.size, PIECE_BYTES)
-    ]
-    checksums = _on_every_core(lambda piece: zlib.crc32(piece[1]), pieces)
-    found: dict[str, list[int]] = {name: [] for name in mapped}
-    for (name, _), checksum in zip(pieces, checksums, strict=True):
-        found[name].append(checksum)
+    checksums = _per_piece([blob.data for blob in mapped.values()], zlib.crc32)
+    found = dict(zip(mapped, checksums, strict=True))
     for name, expected in described.items():
         path = blob_path(directory, name)
         if found[name] != list(expected):

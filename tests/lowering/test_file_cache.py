@@ -331,3 +331,25 @@ def test_blobs_count_in_the_budget(tmp_path, cache, monkeypatch):
     assert (
         file_cache.load(file_cache.SourceFile(first, first.read_text()), _file_pipeline()) is None
     )
+
+
+@pytest.mark.parametrize("piece_bytes", [16 << 20, 4096], ids=["one piece", "many pieces"])
+def test_blob_names_and_checksums_agree_whichever_asks(monkeypatch, piece_bytes):
+    """`content_names` and `piece_checksums` give what `content_digests` gives (the load memo
+    names inputs with the first, names results by their launch and checks them with the
+    second), a piece at a time, on every core: the name is the SHA-256 of the size and of
+    the pieces' SHA-256s, each checksum zlib's CRC-32 of a piece."""
+    import hashlib
+    import zlib
+
+    monkeypatch.setattr(cache_blobs, "PIECE_BYTES", piece_bytes)
+    raws = [memoryview(RNG.bytes(size)) for size in (10_000, 4096, 1, 70_000)]
+    digests = cache_blobs.content_digests(raws)
+    assert cache_blobs.content_names(raws) == {i: name for i, (name, _) in digests.items()}
+    assert cache_blobs.piece_checksums(raws) == {i: crcs for i, (_, crcs) in digests.items()}
+    raw = raws[3]
+    pieces = [raw[start : start + piece_bytes] for start in range(0, raw.nbytes, piece_bytes)]
+    name = hashlib.sha256(raw.nbytes.to_bytes(8, "little"))
+    for piece in pieces:
+        name.update(hashlib.sha256(piece).digest())
+    assert digests[id(raw)] == (name.hexdigest(), [zlib.crc32(piece) for piece in pieces])
