@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, SSAValue
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
 from fusion_compiler.dialects.loop.queries import element_type
 from fusion_compiler.dialects.shape_rules import fmt, is_static
+from fusion_compiler.dialects.weights_writer import same_bytes
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.host import usable_cores
 
@@ -192,17 +193,12 @@ def row_major_equals(array: np.ndarray, data: memoryview) -> bool:
     re-import of bvlc_alexnet spent 0.42 of its 0.58 s copying its Gemm weights in bands only
     to compare them): a band of rows at a time, copied in tiles, then compared whole."""
     array = array.astype("<f4", copy=False)
+    if array.ndim != 2 or array.flags.c_contiguous:
+        return same_bytes(np.ascontiguousarray(array).reshape(-1).view(np.uint8).data, data)
     if len(data) != array.nbytes:
         return False
     bits = array.view(np.uint32)
     old = np.frombuffer(data, np.uint32).reshape(array.shape)
-    if array.ndim != 2 or array.flags.c_contiguous:
-        flat_bits, flat_old = bits.reshape(-1), old.reshape(-1)
-        step = 1 << 18
-        return all(
-            np.array_equal(flat_bits[i : i + step], flat_old[i : i + step])
-            for i in range(0, flat_bits.size, step)
-        )
 
     def band_equal(start: int, stop: int) -> bool:
         strip = np.empty((_TILE, array.shape[1]), np.uint32)  # (rows copied in tiles, compared)

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -72,7 +73,9 @@ def externalize_constants(
     try:
         for op, value, handle in large:
             data = value.data.data
-            written = writer.add(handle, [data], len(data))  # (`handle` again: it is free)
+            written = writer.add(  # (`handle` again: it is free)
+                handle, [data], len(data), same_as=partial(same_bytes, data)
+            )
             op.properties["value"] = DenseResourceAttr.from_params(written, value.type)
         if not writer.blobs:
             writer.discard()
@@ -237,59 +240,27 @@ class WeightsWriter:
         same_as: Callable[[memoryview], bool] | None = None,
     ) -> str:
         """Writes a blob of `size` bytes, given as `chunks` in order, under a handle made
-        from `name` (`handle_for`); returns the handle. Updating an old file, `same_as`
-        tells whether the blob's bytes equal the old blob's (given), at less cost than its
-        chunks (a transposed weight compared tile by tile rather than copied in bands)."""
+        from `name` (`handle_for`); returns the handle. Updating an old file, the old blob of
+        the handle is kept instead when `same_as` says its bytes (given) are the blob's: the
+        caller compares as it can at least cost (a transposed weight tile by tile, never
+        copied out); without `same_as` the blob is written."""
         stream = self._open_stream()
         handle = handle_for(name, set(self._index))
         stream.flush()  # (the blobs are written around its buffer)
         old = None if self._reused is None else self._reused.blob(handle, size)
-        if old is not None and same_as is not None:
-            offset = old.offset if same_as(old.data) else self._write(chunks, 0, size, handle)
-        elif old is not None:
-            offset = self._reuse_or_write(chunks, size, handle, old)
-        else:
-            offset = self._write(chunks, 0, size, handle)
-        self._index[handle] = [offset, size]
-        if old is not None and offset == old.offset:
-            self._kept.append((self._room + offset, size))
-        else:
-            self._end = aligned(self._end + size)
-        return handle
-
-    def _write(
-        self, chunks: Iterable[bytes | memoryview], done: int, size: int, handle: str
-    ) -> int:
-        """Writes `chunks`, the blob at `_end` from its byte `done` on; returns `_end`."""
-        descriptor = self._open_stream().fileno()
-        written = done
+        if old is not None and same_as is not None and same_as(old.data):
+            self._index[handle] = [old.offset, size]
+            self._kept.append((self._room + old.offset, size))
+            return handle
+        descriptor = stream.fileno()
+        written = 0
         for chunk in chunks:
             written += _write_at(descriptor, chunk, self._room + self._end + written)
         if written != size:
             raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
-        return self._end
-
-    def _reuse_or_write(
-        self, chunks: Iterable[bytes | memoryview], size: int, handle: str, old: _OldBlob
-    ) -> int:
-        """The offset of the blob `chunks` (`size` bytes): the old file's blob `old` when
-        their bytes are equal; else `_end`, where it is written: the part found equal copied
-        from the old blob (a transposed weight's chunks are gone once compared), the rest as
-        it comes."""
-        pieces = iter(chunks)
-        equal = 0
-        for chunk in pieces:
-            data = memoryview(chunk).cast("B")
-            if _same_bytes(data, old.data[equal : equal + data.nbytes]):
-                equal += data.nbytes
-                continue
-            descriptor = self._open_stream().fileno()
-            _write_at(descriptor, old.data[:equal], self._room + self._end)
-            _write_at(descriptor, data, self._room + self._end + equal)
-            return self._write(pieces, equal + data.nbytes, size, handle)
-        if equal != size:
-            raise ValueError(f"the blob of {handle!r} has {equal} bytes, not {size}")
-        return old.offset
+        self._index[handle] = [self._end, size]
+        self._end = aligned(self._end + size)
+        return handle
 
     def commit(self, tag: str) -> None:
         """Writes the header (pairing the file with IR of `tag`) and moves the file into
@@ -367,10 +338,11 @@ class WeightsWriter:
         self._stream, self._temporary, self._room = new, Path(temporary), room
 
 
-def _same_bytes(data: memoryview, old: memoryview) -> bool:
+def same_bytes(data: bytes | memoryview, old: bytes | memoryview) -> bool:
     """Whether two byte views are equal, compared a mebibyte at a time (a comparison of
     whole blobs would make a boolean per byte: vgg19's 411 MB weight, 411 MB of new
     pages)."""
+    data, old = memoryview(data).cast("B"), memoryview(old).cast("B")
     if data.nbytes != old.nbytes:
         return False
     piece = 1 << 20

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fusion_compiler.dialects.resources import WeightsFile, aligned
-from fusion_compiler.dialects.weights_writer import WeightsWriter, write_weights
+from fusion_compiler.dialects.weights_writer import WeightsWriter, same_bytes, write_weights
 
 TAG = "t" * 32
 RNG = np.random.default_rng(0)
@@ -25,11 +25,13 @@ def _changed(data: bytes, at: int) -> bytes:
 
 
 def _write(path, blobs, reuse=True, tag=TAG, room=1 << 12):
-    """Writes `blobs` (name, bytes or a list of chunks) as a weights file at `path`."""
+    """Writes `blobs` (name, bytes or a list of chunks) as a weights file at `path`, each
+    compared with its old blob as the importer compares (`same_bytes`)."""
     with WeightsWriter(path, room, reuse=reuse) as writer:
         for name, data in blobs:
             chunks = data if isinstance(data, list) else [data]
-            writer.add(name, chunks, sum(len(c) for c in chunks))
+            whole = b"".join(chunks)
+            writer.add(name, chunks, len(whole), same_as=lambda old, w=whole: same_bytes(w, old))
         writer.commit(tag)
 
 
@@ -74,9 +76,9 @@ def test_a_changed_weight_is_appended_and_the_old_bytes_stay(tmp_path):
         assert new.index["a"] == old.index["a"] and new.index["c"] == old.index["c"]
 
 
-def test_a_blob_found_different_after_equal_chunks_is_whole(tmp_path):
-    """The chunks of a transposed weight are gone once compared: when a later chunk differs,
-    the equal part is copied from the old blob."""
+def test_a_blob_changed_in_a_later_chunk_is_written_whole(tmp_path):
+    """A blob given in chunks (a transposed weight's bands) that differs from the old one
+    only in its last chunk is written whole, every chunk in its place."""
     path = tmp_path / "model.weights"
     _write(path, [("b", [B[:4000], B[4000:8000], B[8000:]])])
     new_b = _changed(B, 9000)
@@ -183,6 +185,17 @@ def test_without_reuse_the_file_is_replaced(tmp_path):
     inode = os.stat(path).st_ino
     _write(path, [("a", A)], reuse=False)
     assert os.stat(path).st_ino != inode
+    assert _contents(path) == {"a": A}
+
+
+def test_without_a_comparison_a_blob_is_written(tmp_path):
+    path = tmp_path / "model.weights"
+    _write(path, [("a", A)])
+    size = os.stat(path).st_size
+    with WeightsWriter(path, 1 << 12, reuse=True) as writer:
+        writer.add("a", [A], len(A))
+        writer.commit(TAG)
+    assert os.stat(path).st_size == size + aligned(len(A))
     assert _contents(path) == {"a": A}
 
 
