@@ -193,7 +193,9 @@ class WeightsFile:
         self._map: memoryview | None = None
         self._unmappable = False
         try:
-            with _shared_lock(self._descriptor, path) if descriptor is None else _no_lock():
+            # (given a descriptor, the caller holds the file's lock: `weights_writer`)
+            take_lock = descriptor is None
+            with _shared_lock(self._descriptor, path) if take_lock else contextlib.nullcontext():
                 stat = os.fstat(self._descriptor)
                 self.size = stat.st_size
                 self.identity = file_identity(stat)
@@ -329,9 +331,6 @@ def _shared_lock(descriptor: int, path: Path) -> Iterator[None]:
         yield
     finally:
         fcntl.flock(descriptor, fcntl.LOCK_UN)
-
-
-_no_lock = contextlib.nullcontext
 
 
 def file_identity(stat: os.stat_result) -> tuple[int, ...]:
