@@ -58,7 +58,8 @@ def content_digests(raws: list[memoryview]) -> dict[int, tuple[str, list[int]]]:
 
 def content_names(raws: list[memoryview]) -> dict[int, str]:
     """The name `content_digests` gives each of `raws`, by its id, without the CRC-32s (the
-    key of a load launch names its inputs; vgg19's 548 MB, 0.1 s of CRC-32s less)."""
+    key of a load launch names its inputs: vgg19's 548 MB at zlib's 5.6 GB/s, about 0.1 s
+    less)."""
     per_raw = _per_piece(raws, lambda data: hashlib.sha256(data).digest())
     return {id(raw): _name(raw, shas) for raw, shas in zip(raws, per_raw, strict=True)}
 
