@@ -189,9 +189,10 @@ def row_major_chunks(array: np.ndarray) -> Iterator[memoryview]:
 
 def row_major_equals(array: np.ndarray, data: memoryview) -> bool:
     """Whether `data` holds exactly the bytes `row_major_chunks(array)` gives (bit for bit:
-    -0.0 is not 0.0), without making them: a transposed matrix is compared tile by tile (the
-    re-import of bvlc_alexnet spent 0.42 of its 0.58 s, in a profiled run, copying its Gemm
-    weights in bands only to compare them): a band of rows at a time, copied in tiles, then compared whole."""
+    -0.0 is not 0.0), without making them all: a transposed matrix is compared a band of rows
+    at a time, copied in tiles into a strip and compared whole, on every core (the re-import of
+    bvlc_alexnet spent 0.42 of its 0.58 s, in a profiled run, copying its Gemm weights in
+    bands only to compare them)."""
     array = array.astype("<f4", copy=False)
     if array.ndim != 2 or array.flags.c_contiguous:
         return same_bytes(np.ascontiguousarray(array).reshape(-1).view(np.uint8).data, data)
