@@ -25,7 +25,7 @@ from fusion_compiler.lowering.arith_to_llvm import ARITH_LOWERINGS, LowerArithPa
 from fusion_compiler.lowering.contraction import ContractMultiplyAddPattern
 from fusion_compiler.lowering.gemm_to_llvm import LowerGemmPattern
 from fusion_compiler.lowering.jit import CodegenTarget
-from fusion_compiler.lowering.llvm_builders import reconcile_casts
+from fusion_compiler.lowering.llvm_builders import indexed_symbols, reconcile_casts
 from fusion_compiler.lowering.llvm_types import is_scalar
 from fusion_compiler.lowering.loop_to_llvm import (
     LowerCallPattern,
@@ -230,6 +230,10 @@ class ConvertLoopToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_no_graph_functions(op, "lower-graph (after the fusion pipeline)")
         check_convertible(op)
+        with indexed_symbols(op):  # (the lowering looks symbols up in a dictionary)
+            self._lower(op)
+
+    def _lower(self, op: ModuleOp) -> None:
         _walk(op, {arith.AddfOp}, ContractMultiplyAddPattern())  # before anything separates pairs
         # Structure first: buffers become pointers and induction variables i64 block
         # arguments, so that every later pattern sees converted operands.

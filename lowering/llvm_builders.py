@@ -8,9 +8,11 @@ would get a single declaration for both.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from typing import cast
+from weakref import WeakKeyDictionary
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -31,7 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import SymbolTable
+from xdsl.traits import SymbolOpInterface, SymbolTable
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.lowering.llvm_types import POINTER, intrinsic_suffix, is_float, llvm_type
@@ -314,6 +316,64 @@ def enclosing_module(op: Operation) -> ModuleOp:
     return module
 
 
+_SYMBOLS: WeakKeyDictionary[ModuleOp, dict[str, Operation]] = WeakKeyDictionary()
+"""The top-level symbols of each module lowered now (`indexed_symbols`), by name."""
+
+
+@contextmanager
+def indexed_symbols(module: ModuleOp) -> Iterator[None]:
+    """Within it, `find_symbol` looks `module`'s top-level symbols up in a dictionary, which
+    `add_symbol` keeps complete as the lowering adds symbols, rather than by xDSL's
+    `SymbolTable.lookup_symbol`, which scans the module's ops at every lookup: lowering
+    densenet121 as one module made 1,433 lookups among about 600 functions (quadratic in
+    the model's size). A symbol found that is no longer in the module under its name (a
+    kernel lowered since: `loop.func` replaced by `llvm.func`) makes the index again."""
+    _SYMBOLS[module] = _symbols_of(module)
+    try:
+        yield
+    finally:
+        _SYMBOLS.pop(module, None)
+
+
+def _symbols_of(module: ModuleOp) -> dict[str, Operation]:
+    table: dict[str, Operation] = {}
+    for op in module.body.block.ops:
+        name = _symbol_name(op)
+        if name is not None:
+            table.setdefault(name, op)  # (the first, as `lookup_symbol` finds it)
+    return table
+
+
+def _symbol_name(op: Operation) -> str | None:
+    interface = op.get_trait(SymbolOpInterface)
+    if interface is None:
+        return None
+    symbol = interface.get_sym_attr_name(op)
+    return None if symbol is None else symbol.data
+
+
+def find_symbol(module: ModuleOp, name: str) -> Operation | None:
+    """The top-level op of `module` that defines the symbol `name`, if any
+    (`SymbolTable.lookup_symbol`, in constant time within `indexed_symbols`)."""
+    table = _SYMBOLS.get(module)
+    if table is None:
+        return SymbolTable.lookup_symbol(module, name)
+    found = table.get(name)
+    if found is None or (found.parent is module.body.block and _symbol_name(found) == name):
+        return found
+    table.clear()
+    table.update(_symbols_of(module))
+    return table.get(name)
+
+
+def add_symbol(module: ModuleOp, op: Operation) -> None:
+    """Records `op`, just inserted at the top level of `module`, for `find_symbol`."""
+    table = _SYMBOLS.get(module)
+    name = _symbol_name(op)
+    if table is not None and name is not None:
+        table.setdefault(name, op)
+
+
 def declare_function(
     rewriter: PatternRewriter,
     anchor: Operation,
@@ -324,13 +384,14 @@ def declare_function(
     """Declares the external C function `name` in `anchor`'s module, once."""
     module = enclosing_module(anchor)
     function_type = llvm.LLVMFunctionType([llvm_type(t) for t in inputs], output)
-    existing = SymbolTable.lookup_symbol(module, name)
+    existing = find_symbol(module, name)
     if existing is not None:
         if not _is_declaration_of(existing, function_type):
             raise CompileError(f"@{name} clashes with the C library function '{name}'", existing)
         return
     declaration = llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external"))
     rewriter.insert(declaration, InsertPoint.at_end(module.body.block))
+    add_symbol(module, declaration)
 
 
 def _is_declaration_of(op: Operation, function_type: llvm.LLVMFunctionType) -> bool:

@@ -66,18 +66,19 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import PRIVATE_BUFFER_ATTR, WIDE_VECTORS_ATTR
 from fusion_compiler.dialects.loop.op_builders import index_constant
 from fusion_compiler.dialects.loop.queries import loop_range, parallel_work, trip_count
 from fusion_compiler.lowering.llvm_builders import (
+    add_symbol,
     call,
     call_function,
     constant,
     conversion_cast,
     enclosing_module,
+    find_symbol,
     load,
     offset_pointer,
     store,
@@ -330,17 +331,18 @@ def outlined_name(module: ModuleOp, kernel: llvm.FuncOp) -> tuple[str, Operation
     index = 0
     while True:
         name = f"{kernel.sym_name.data}_par{index}"
-        if SymbolTable.lookup_symbol(module, name) is None:
+        if find_symbol(module, name) is None:
             return name, previous
-        previous = SymbolTable.lookup_symbol(module, f"{name}_body") or previous
+        previous = find_symbol(module, f"{name}_body") or previous
         index += 1
 
 
 def _num_threads(rewriter: PatternRewriter, module: ModuleOp) -> list[Operation]:
     """A load of `@__fusion_num_threads`, declaring the global (0) on first use."""
-    if SymbolTable.lookup_symbol(module, NUM_THREADS_GLOBAL) is None:
+    if find_symbol(module, NUM_THREADS_GLOBAL) is None:
         variable = llvm.GlobalOp(i32, NUM_THREADS_GLOBAL, "external", value=IntegerAttr(0, i32))
         rewriter.insert(variable, InsertPoint.at_start(module.body.block))
+        add_symbol(module, variable)
     address = llvm.AddressOfOp(NUM_THREADS_GLOBAL, POINTER)
     return [address, load(address.result, i32, 4)]
 
@@ -385,6 +387,8 @@ def outline_parallel_loop(loop_op: loop.ForOp, rewriter: PatternRewriter) -> Non
     if WIDE_VECTORS_ATTR in kernel.attributes:  # the tiles inside are sized for full vectors
         body.attributes[WIDE_VECTORS_ATTR] = kernel.attributes[WIDE_VECTORS_ATTR]
     rewriter.insert([trampoline, body], InsertPoint.after(after))
+    add_symbol(module, trampoline)
+    add_symbol(module, body)
 
     context = _context(rewriter, kernel, slots)
     function = llvm.AddressOfOp(name, POINTER)

@@ -25,13 +25,14 @@ from xdsl.dialects.builtin import IntegerAttr, SymbolRefAttr, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.lowering.llvm_builders import (
+    add_symbol,
     conversion_cast,
     declare_function,
     enclosing_module,
+    find_symbol,
 )
 from fusion_compiler.lowering.llvm_types import POINTER
 from fusion_compiler.lowering.profiling import (
@@ -71,7 +72,7 @@ def _clock_body() -> Region:
 
 def _define_clock(rewriter: PatternRewriter, anchor: Operation) -> None:
     module = enclosing_module(anchor)
-    if SymbolTable.lookup_symbol(module, CLOCK_FUNCTION) is not None:
+    if find_symbol(module, CLOCK_FUNCTION) is not None:
         return
     declare_function(rewriter, anchor, "clock_gettime", [i32, POINTER], i32)
     clock = llvm.FuncOp(
@@ -81,6 +82,7 @@ def _define_clock(rewriter: PatternRewriter, anchor: Operation) -> None:
         body=_clock_body(),
     )
     rewriter.insert(clock, InsertPoint.at_end(module.body.block))
+    add_symbol(module, clock)
 
 
 class _Counters:
@@ -128,7 +130,7 @@ class LowerProfiledCallPattern(RewritePattern):
         symbol = op.attributes.get(PROFILE_COUNTERS_ATTR)
         if not isinstance(slot, IntegerAttr) or not isinstance(symbol, SymbolRefAttr):
             return
-        global_op = SymbolTable.lookup_symbol(enclosing_module(op), symbol)
+        global_op = find_symbol(enclosing_module(op), symbol.root_reference.data)
         assert isinstance(global_op, llvm.GlobalOp)
         run_row = launch_count(global_op) * ROW
         _define_clock(rewriter, op)

@@ -23,13 +23,16 @@ from xdsl.utils.test_value import create_ssa_value
 from fusion_compiler.collector import collector_paused
 from fusion_compiler.lowering.llvm_builders import (
     add_no_signed_wrap,
+    add_symbol,
     bitcast,
     branch,
     call,
     conditional_branch,
     converted,
     element_pointer,
+    find_symbol,
     icmp,
+    indexed_symbols,
     intrinsic,
     load,
     reconcile_casts,
@@ -185,3 +188,31 @@ def test_collector_paused_restores_the_state_it_found():
         assert not gc.isenabled()  # a caller's choice is kept
     finally:
         gc.enable()
+
+
+def _declaration(name: str) -> llvm.FuncOp:
+    return llvm.FuncOp(name, llvm.LLVMFunctionType([]), linkage=llvm.LinkageAttr("external"))
+
+
+def test_indexed_symbols_follow_what_the_lowering_adds_replaces_and_erases():
+    """Within `indexed_symbols`, `find_symbol` answers as `SymbolTable.lookup_symbol` does:
+    an added symbol is found, a replaced one is the new op, an erased one is gone (the index
+    is made again when a symbol found is no longer the module's), and outside it the module
+    is scanned."""
+    first, second = _declaration("f"), _declaration("g")
+    module = ModuleOp([first, second])
+    with indexed_symbols(module):
+        assert find_symbol(module, "f") is first and find_symbol(module, "h") is None
+        added = _declaration("h")
+        module.body.block.add_op(added)
+        add_symbol(module, added)
+        assert find_symbol(module, "h") is added
+        replacement = _declaration("f")
+        module.body.block.insert_op_before(replacement, first)
+        module.body.block.erase_op(first)
+        assert find_symbol(module, "f") is replacement
+        module.body.block.erase_op(second)
+        assert find_symbol(module, "g") is None
+    late = _declaration("k")
+    module.body.block.add_op(late)
+    assert find_symbol(module, "k") is late  # (no index: the module is scanned)
