@@ -195,8 +195,8 @@ def row_major_equals(array: np.ndarray, data: memoryview) -> bool:
     bvlc_alexnet spent 0.42 of its 0.58 s, in a profiled run, copying its Gemm weights in
     bands only to compare them). The first band to find a difference stops the others: an
     edited weight differs in its first tiles, and its comparison then costs next to nothing
-    (vgg19's re-import with its classifier's first element changed compared 1.1 s, in a
-    profiled run, the other core's half of the weight after the first had stopped)."""
+    (vgg19's re-import with its classifier's first element changed: 1.11 → 0.13 s comparing,
+    in two profiled runs; the other core had compared its half after the first had stopped)."""
     array = array.astype("<f4", copy=False)
     if array.ndim != 2 or array.flags.c_contiguous:
         return same_bytes(np.ascontiguousarray(array).reshape(-1).view(np.uint8).data, data)

@@ -425,7 +425,8 @@ class _Reused:
         compiled from it, and are read again if such a model needs them). Dropped before the
         new blob is written, they are the pages its write fills: on these virtual machines a
         write into pages the system recycles costs a fraction of one into pages it must take
-        anew (411 MB: 0.10-0.57 s against 1.24-1.46 s, three rounds of four, Zen 3)."""
+        anew (411 MB written after another file's 411 MB were dropped, or not: 0.10, 0.12,
+        0.57 and 1.38 s against 1.24, 1.24, 1.24 and 1.46 s, four paired rounds, Zen 3)."""
         if hasattr(os, "posix_fadvise"):  # (not on macOS)
             with contextlib.suppress(OSError):
                 start = self.room + blob.offset
