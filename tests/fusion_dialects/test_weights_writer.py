@@ -92,8 +92,13 @@ def test_the_cached_pages_of_a_replaced_blob_are_let_go(tmp_path, monkeypatch):
     )
     _write(path, [("a", A), ("b", _changed(B, 5)), ("c", C)])
     assert advised == [(start, len(B), os.POSIX_FADV_DONTNEED)]
+    with WeightsFile(path) as old:
+        start = old.index["c"][0]
+    advised.clear()
+    _write(path, [("a", A), ("b", _changed(B, 5)), ("c", C[:100])])  # (resized: replaced too)
+    assert advised == [(start, len(C), os.POSIX_FADV_DONTNEED)]
     monkeypatch.setattr(os, "posix_fadvise", real)
-    assert _contents(path) == {"a": A, "b": _changed(B, 5), "c": C}
+    assert _contents(path) == {"a": A, "b": _changed(B, 5), "c": C[:100]}
 
 
 def test_a_blob_changed_in_a_later_chunk_is_written_whole(tmp_path):
