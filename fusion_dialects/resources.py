@@ -335,7 +335,8 @@ def _shared_lock(descriptor: int, path: Path) -> Iterator[None]:
 
 def file_identity(stat: os.stat_result) -> tuple[int, ...]:
     """What changes when a file is written or replaced: device, inode, size, modification and
-    change times (the cache's file level trusts the same, `file_cache.identity`)."""
+    change times (what the compile cache trusts of a file it read: `file_cache.identity`,
+    `weight_names`)."""
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 

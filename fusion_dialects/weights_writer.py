@@ -423,11 +423,11 @@ class _Reused:
         new blob of that handle replaces, whatever its size (`posix_fadvise`, `DONTNEED`:
         advice, which keeps the pages a process maps, the first ones the comparison read among
         them; the bytes stay in the file, for a model compiled from it, and are read again if
-        such a model needs them). Dropped before the
-        new blob is written, they are the pages its write fills: on these virtual machines a
-        write into pages the system recycles costs a fraction of one into pages it must take
-        anew (411 MB written after another file's 411 MB were dropped, or not: 0.10, 0.12,
-        0.57 and 1.38 s against 1.24, 1.24, 1.24 and 1.46 s, four paired rounds, Zen 3)."""
+        such a model needs them). Dropped before the new blob is written, they are the pages
+        its write fills: on these virtual machines a write into pages the system recycles
+        costs a fraction of one into pages it must take anew (411 MB written after another
+        file's 411 MB were dropped, or not: 0.10, 0.12, 0.57 and 1.38 s against 1.24, 1.24,
+        1.24 and 1.46 s, four paired rounds, Zen 3)."""
         entry = self.old.index.get(handle)
         if entry is not None and hasattr(os, "posix_fadvise"):  # (not on macOS)
             with contextlib.suppress(OSError):

@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fusion_compiler.dialects.resources import file_identity
 from fusion_compiler.lowering import cache_blobs, compile_cache
 from fusion_compiler.lowering.cache_blobs import (
     BLOB_MIN_BYTES,
@@ -181,12 +182,12 @@ def _constants_path(directory: Path, key: str) -> Path:
 
 
 def identity(path: Path) -> list[int]:
-    """What changes when a file is written: size, modification and change times, inode."""
+    """What changes when a file is written or replaced (`resources.file_identity`), as JSON
+    keeps it; empty when the file cannot be read."""
     try:
-        stat = path.stat()
+        return list(file_identity(path.stat()))
     except OSError:
         return []
-    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
 
 
 def _map_constants(directory: Path, key: str, described: dict) -> np.ndarray | None:

@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from fusion_compiler.dialects.resources import WeightsFile, aligned
+from fusion_compiler.dialects.resources import WeightsFile, aligned, file_identity
 from fusion_compiler.dialects.weights_writer import WeightsWriter, same_bytes, write_weights
 
 TAG = "t" * 32
@@ -35,10 +35,6 @@ def _write(path, blobs, reuse=True, tag=TAG, room=1 << 12):
         writer.commit(tag)
 
 
-def _identity(stat: os.stat_result) -> tuple[int, ...]:
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
-
-
 def _contents(path) -> dict[str, bytes]:
     with WeightsFile(path) as weights:
         return {handle: bytes(weights.blob(handle, None)) for handle in weights.index}
@@ -51,7 +47,7 @@ def test_a_reimport_of_the_same_weights_writes_nothing(tmp_path):
     _write(path, [("a", A), ("b", B)])
     before = os.stat(path)
     _write(path, [("a", A), ("b", B)])
-    assert _identity(os.stat(path)) == _identity(before)
+    assert file_identity(os.stat(path)) == file_identity(before)
     _write(path, [("a", A), ("b", B)], tag="u" * 32)
     after = os.stat(path)
     assert (after.st_ino, after.st_size) == (before.st_ino, before.st_size)
