@@ -295,6 +295,11 @@ def _cache_friendly(host: HostModel, tiles: list[Tile], steps: int) -> list[Tile
     return fitting or [t for t in wide if t.cols == narrowest]
 
 
+SINGLE_ROW_VECTORS = FMA_LATENCY * FMA_UNITS
+"""The most vectors of a tile over a single row (`packed_tile`): the accumulators it takes to
+keep the FMA units busy when each takes one FMA per reduction step."""
+
+
 def packed_tile(
     host: HostModel, rows_extent: int, cols_extent: int, max_vectors: int = 4, steps: int = 0
 ) -> Tile:
@@ -315,7 +320,22 @@ def packed_tile(
     `MIN_PANEL_VECTORS` vectors. Measured on Zen 3 (512 KB of L2; 1 thread, the 3x3
     convolutions of 256 and 512 channels, panels of 2304 and 4608 steps): 4 or 5 x 2 vectors
     rather than 3 x 4, 1.1-1.5x faster on 56 x 56, 14 x 14, 12 x 12 and 7 x 7 pixels, as
-    fast on 28 x 28."""
+    fast on 28 x 28.
+
+    A single row (a matrix-vector product by a weight, `normalize_kernels.
+    vector_product_rows`) is one row of tiles: each panel streams once whatever its width,
+    so the L2 share does not apply, and its tile may be `SINGLE_ROW_VECTORS` wide, where four
+    vectors leave each FMA waiting for its accumulator's last one (`step_cycles`). On a Zen 3
+    the classifiers' products of 4096 to 25,088 inputs, which the L2 share had narrowed to 2
+    vectors, took 8 and ran, as the old tile's time over the new (two runs of `bench/layers.py
+    --no-bert --match matmul_1x --against contraction-cols=16`, each the median of 9-11
+    paired rounds), on 1 thread 0.98-1.11x (1x9216x4096), 0.90-1.01x (1x4096x4096),
+    1.07-1.29x (1x4096x1000), 0.99-1.09x (1x18432x4096), 1.26-1.92x (1x4096x1024) and
+    1.16-1.18x (1x25088x4096), on 2 threads 1.05-1.12x, 1.07-1.35x, 1.32-1.39x, 1.26-1.32x,
+    1.48-1.71x and 0.97-1.14x; those of 544 to 2048 inputs, 4 vectors before, 1.01-1.05x
+    (against `contraction-cols=32`, one run). The same bits: each column sums in order."""
+    if rows_extent == 1:
+        max_vectors, steps = max(max_vectors, SINGLE_ROW_VECTORS), 0
     tiles = _packed_tiles(host, rows_extent, cols_extent, max_vectors)
     candidates = []
     for tile in _cache_friendly(host, tiles, steps):

@@ -144,6 +144,7 @@ GRAPHS = {
     "matmul_remainders": _matmul((37, 29), (29, 45)),
     "matmul_vector": _matmul((1, 33), (33, 21)),
     "matvec_by_weight": _matvec_by_weight(70, 45),
+    "matvec_by_weight_wide": _matvec_by_weight(40, 150),  # (full tiles of 8 vectors, and a rest)
     "matmul_batched": _matmul((3, 17, 9), (3, 9, 21)),
     "matmul_narrow": _matmul((13, 40), (40, 3)),
 }

@@ -133,6 +133,21 @@ def test_the_wide_tile_is_chosen_when_the_reduction_is_unknown():
     assert packed_tile(ZEN3, 14, 512).cols == 32
 
 
+@pytest.mark.parametrize("host", [ZEN3, AVX512], ids=["zen3", "avx512"])
+@pytest.mark.parametrize(("steps", "cols"), [(25088, 4096), (4096, 1024), (2048, 1000)])
+def test_a_single_row_takes_enough_accumulators_whatever_its_panel(host, steps, cols):
+    """A matrix-vector product by a weight (one row of tiles, each panel streamed once): 8
+    vectors, the FMA latency times the FMA units, where the L2 share had narrowed the panels
+    of 4096 steps or more to 2 vectors and the 4-vector cap left each FMA waiting."""
+    tile = packed_tile(host, 1, cols, steps=steps)
+    assert tile == Tile(1, 8 * host.vector_width)
+
+
+def test_a_short_row_keeps_the_l2_share():
+    """Two rows or more re-read each panel once per row tile: the single-row rule is theirs."""
+    assert packed_tile(ZEN3, 2, 4096, steps=25088).cols <= 4 * ZEN3.vector_width
+
+
 def test_a_panel_that_fits_l2_keeps_the_tile():
     for extents in EXTENTS:
         assert packed_tile(ZEN3, *extents, steps=64) == packed_tile(ZEN3, *extents)
