@@ -144,7 +144,7 @@ def test_a_single_row_takes_enough_accumulators_whatever_its_panel(host, steps, 
 
 
 def test_a_short_row_keeps_the_l2_share():
-    """Two rows or more re-read each panel once per row tile: the single-row rule is theirs."""
+    """Two rows or more re-read each panel once per row tile: the single-row rule is not theirs."""
     assert packed_tile(ZEN3, 2, 4096, steps=25088).cols <= 4 * ZEN3.vector_width
 
 
