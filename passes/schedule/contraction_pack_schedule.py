@@ -47,6 +47,11 @@ Where the rows are two loops collapsed (`PackedContraction.rows_outer`: a convol
 rows and pixels), `%it` runs over the collapsed extent and each row of a tile finds its two
 subscripts (`i / OW`, `i % OW`) once, before the reduction (`_rows`).
 
+A single row (a matrix-vector product by a weight) packs each full column tile as
+`PANEL_STREAMS` sub-panels side by side, `S x K x T/S`, and its reduction body is one loop
+over the columns per sub-panel: the tile reads `S` sequential streams at once instead of one
+(`_panel_streams`); each column sums in the same order.
+
 So a convolution is vectorised along its output channels (the weights `W[o, c, kh, kw]`
 packed as `O/T x C x KH x KW x T` panels), whatever its kernel size, stride, padding or
 dilation: the input pixels are broadcasts. A matmul packs `B`'s column panel `K x T`
@@ -187,6 +192,10 @@ UNROLLED_WINDOW_STEPS = 25
 UNROLLED_WINDOW_MIN_VECTORS = 2
 """The narrowest output row, in vectors, whose pack copies the window's rows in one loop
 (`PackedBuilder._unrolled_window`)."""
+
+PANEL_STREAMS = 4
+"""Sub-panels a single row's column tile is packed in and read from at once
+(`PackedBuilder._panel_streams`)."""
 
 
 class PackedBuilder:
@@ -389,7 +398,12 @@ class PackedBuilder:
 
     def _pack(self, emitter: Emitter, j_base, cols: int, padded: int, mapping) -> SSAValue:
         """The panel of one column tile, `padded` wide (zeros beyond `cols`)."""
-        shape = [_extent(loop) for loop in self.nest.reduction] + [padded]
+        steps_shape = [_extent(loop) for loop in self.nest.reduction]
+        streams = self._panel_streams(cols, padded)
+        if streams > 1:  # (`_panel_streams`: `streams` sub-panels side by side)
+            shape = [streams, *steps_shape, padded // streams]
+        else:
+            shape = [*steps_shape, padded]
         buffer = self._private(emitter, MemRefType(self.element, shape), "panel")
         mapping = dict(mapping)
         rows = self._row_segments(emitter, j_base, cols) if self.match.packs_by_rows else None
@@ -399,11 +413,16 @@ class PackedBuilder:
         steps = list(product(*(range(_extent(loop)) for loop in window)))
         if rows is None:
             ivs = self._steps(mapping)
-            jj = self._loop(inner, 0, cols, 1, "jj")
-            jj.kind = LoopKindAttr(LoopKind.VECTORIZED)  # a gather where P is strided in `jj`
-            body = Emitter.into(jj)
-            mapping.update(self._columns(body, body.add(j_base, jj.induction_var)))
-            self._copy_panel(body, mapping, buffer, [*ivs, jj.induction_var])
+            for stream, first, count in self._sub_panels(cols, streams):
+                jj = self._loop(inner, 0, count, 1, "jj")
+                jj.kind = LoopKindAttr(LoopKind.VECTORIZED)  # a gather where P is strided
+                body = Emitter.into(jj)
+                column = jj.induction_var
+                if first:
+                    column = body.add(self.const(first), column)
+                at = dict(mapping)
+                at.update(self._columns(body, body.add(j_base, column)))
+                self._copy_panel(body, at, buffer, [*stream, *ivs, jj.induction_var])
         else:
             for row, start, lo, hi in rows:
                 q = self._loop(inner, lo, hi, 1, "q")
@@ -427,6 +446,28 @@ class PackedBuilder:
     def _steps(self, mapping) -> list[SSAValue]:
         """The panel's reduction subscripts: each reduction loop's value in `mapping`."""
         return [mapping[loop.induction_var] for loop in self.nest.reduction]
+
+    def _panel_streams(self, cols: int, padded: int) -> int:
+        """The sub-panels of a column tile `cols` wide (`padded` to whole vectors):
+        `PANEL_STREAMS` for a single row's full column tile of that many whole vectors or
+        more, each of its columns' panel `K x T / PANEL_STREAMS`, else 1 (one `K x T`
+        panel). A single row (a matrix-vector product by a weight) reads its panel once,
+        and from memory: one sequential stream per core did not keep enough reads in flight
+        on a Zen 3, where a C model of the tile (1 x 8 vectors over 25,088 x 4096 floats, 1
+        thread) ran 28-31 ms from one stream, 20-22 ms from two, 17-20 ms from four; each
+        column still sums in order (the same bits)."""
+        single = self.match.rows_extent == 1 and len(self.nest.reduction) == 1
+        if not single or self.match.packs_by_rows or cols != padded:
+            return 1
+        return PANEL_STREAMS if padded % (PANEL_STREAMS * self.width) == 0 else 1
+
+    def _sub_panels(self, cols: int, streams: int) -> list[tuple[list[SSAValue], int, int]]:
+        """Each sub-panel of a column tile: its leading subscript (none for one panel), its
+        first column in the tile and its width."""
+        if streams == 1:
+            return [([], 0, cols)]
+        width = cols // streams
+        return [([self.const(k)], k * width, width) for k in range(streams)]
 
     def _unrolled_window(self) -> tuple[ForOp, ...]:
         """The reduction loops whose steps the row-by-row pack copies within each vector
@@ -647,11 +688,17 @@ class PackedBuilder:
             update = [op for op in update if op is not broadcast]
         by_rows = steps_by_rows(rows, padded // self.width, self.registers)
         groups = [[row] for row in range(rows)] if by_rows else [list(range(rows))]
-        for group in groups:  # one loop over the columns for all rows, or one per row
-            jj_loop = self._loop(inner, 0, padded, 1, "jj")
+        packed_type = frame.packed.type
+        assert isinstance(packed_type, MemRefType)
+        streams = packed_type.get_shape()[0] if packed_type.get_num_dims() > len(ivs) + 1 else 1
+        sub_panels = self._sub_panels(padded, streams)
+        for group, (stream, first, count) in product(groups, sub_panels):
+            # (one loop over the columns for all rows, or one per row; one per sub-panel)
+            jj_loop = self._loop(inner, 0, count, 1, "jj")
             body = Emitter.into(jj_loop)
-            jj = jj_loop.induction_var
-            panel = body.emit(op_builders.load(frame.packed, [*ivs, jj])).results[0]
+            jl = jj_loop.induction_var
+            panel = body.emit(op_builders.load(frame.packed, [*stream, *ivs, jl])).results[0]
+            jj = body.add(self.const(first), jl) if first else jl
             j_value = body.add(frame.j_base, jj)
             for row in group:
                 if hoisted is not None:

@@ -16,7 +16,7 @@ from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module
 from fusion_compiler.lowering.lower_graph import LOAD_ENTRY_ATTR
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.fold_constants.elements import dense_of
-from fusion_compiler.passes.schedule import prepack_weights
+from fusion_compiler.passes.schedule import contraction_pack_schedule, prepack_weights
 
 NO_PREPACK = DEFAULT_PIPELINE.replace("schedule-kernels", "schedule-kernels{prepack=false}")
 
@@ -60,6 +60,8 @@ CASES = {
     "matmul_24x40x70": lambda: matmul_module(24, 40, 70),
     # one row tile: packing per launch would only copy B, packing at load time pays
     "matmul_2x64x200": lambda: matmul_module(2, 64, 200),
+    # a single row: its full column tiles read `PANEL_STREAMS` sub-panels at once
+    "matvec_1x40x300": lambda: matmul_module(1, 40, 300),
 }
 
 
@@ -104,6 +106,21 @@ def test_every_panel_packed_from_a_constant_is_prepacked():
     assert {"matmul_24x40x70", "matmul_2x64x200"} <= prepacked
     per_launch = {name for name, make in CASES.items() if _packs_weights_per_launch(make())}
     assert per_launch - {"matmul_2x64x200"} <= prepacked, per_launch - prepacked
+
+
+def test_a_single_row_reads_its_panel_from_sub_panels():
+    """A matrix-vector product by a weight: each full column tile's panel is packed as
+    `PANEL_STREAMS` sub-panels side by side (`PackedBuilder._panel_streams`), which the tile
+    reads at once; the remainder tile keeps one panel. The same bits (the test above)."""
+    lowered, _ = lower_to_entries(matmul_module(1, 40, 300), DEFAULT_PIPELINE)
+    packs = [
+        op
+        for op in lowered.ops
+        if isinstance(op, FuncOp) and op.sym_name.data.startswith("prepack_")
+    ]
+    shapes = [arg.type.get_shape() for op in packs for arg in op.body.block.args[1:]]
+    streams = contraction_pack_schedule.PANEL_STREAMS
+    assert any(len(shape) == 4 and shape[1] == streams and shape[2] == 40 for shape in shapes)
 
 
 def test_weights_passed_as_arguments_are_packed_at_every_launch():
