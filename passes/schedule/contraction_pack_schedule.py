@@ -449,13 +449,15 @@ class PackedBuilder:
 
     def _panel_streams(self, cols: int, padded: int) -> int:
         """The sub-panels of a column tile `cols` wide (`padded` to whole vectors):
-        `PANEL_STREAMS` for a single row's full column tile of that many whole vectors or
-        more, each of its columns' panel `K x T / PANEL_STREAMS`, else 1 (one `K x T`
-        panel). A single row (a matrix-vector product by a weight) reads its panel once,
-        and from memory: one sequential stream per core did not keep enough reads in flight
-        on a Zen 3, where a C model of the tile (1 x 8 vectors over 25,088 x 4096 floats, 1
-        thread) ran 28-31 ms from one stream, 20-22 ms from two, 17-20 ms from four; each
-        column still sums in order (the same bits)."""
+        `PANEL_STREAMS` for a single row's tile with no padding whose vectors split evenly
+        among them (each `K x T / PANEL_STREAMS`), else 1 (one `K x T` panel). A single row
+        (a matrix-vector product by a weight) reads its panel once, and from memory: one
+        sequential stream per core did not keep enough reads in flight on a Zen 3, where a C
+        model of the tile (1 x 8 vectors over 25,088 x 4096 floats, 1 thread, five rounds)
+        ran 28-31 ms from one stream, 20-22 ms from two, 17-24 ms (median 17) from four, and
+        the compiled kernels of 4096 to 25,088 inputs 1.24-1.28x faster with four than with
+        one (2 threads: 1.00-1.17x; both builds in one process, timed alternately). Each
+        column still sums in order: the same bits."""
         single = self.match.rows_extent == 1 and len(self.nest.reduction) == 1
         if not single or self.match.packs_by_rows or cols != padded:
             return 1
@@ -555,7 +557,7 @@ class PackedBuilder:
         j_base, cols, padded, packed = tile
         acc_type = MemRefType(self.element, [rows, padded])
         acc = self._private(emitter, acc_type, "acc")
-        frame = _Frame(i_base, j_base, acc, packed)
+        frame = _Frame(i_base, j_base, acc, packed, self._panel_streams(cols, padded))
         start = self._init if block.first else self._reload
         self._over_tile(emitter, frame, rows, cols, mapping, start, stores=not block.first)
         if padded > cols:
@@ -688,10 +690,7 @@ class PackedBuilder:
             update = [op for op in update if op is not broadcast]
         by_rows = steps_by_rows(rows, padded // self.width, self.registers)
         groups = [[row] for row in range(rows)] if by_rows else [list(range(rows))]
-        packed_type = frame.packed.type
-        assert isinstance(packed_type, MemRefType)
-        streams = packed_type.get_shape()[0] if packed_type.get_num_dims() > len(ivs) + 1 else 1
-        sub_panels = self._sub_panels(padded, streams)
+        sub_panels = self._sub_panels(padded, frame.streams)
         for group, (stream, first, count) in product(groups, sub_panels):
             # (one loop over the columns for all rows, or one per row; one per sub-panel)
             jj_loop = self._loop(inner, 0, count, 1, "jj")
@@ -766,8 +765,12 @@ class _Block:
 class _Frame:
     """The values one register tile is built from."""
 
-    def __init__(self, i_base: SSAValue, j_base: SSAValue, acc: SSAValue, packed: SSAValue):
+    def __init__(
+        self, i_base: SSAValue, j_base: SSAValue, acc: SSAValue, packed: SSAValue, streams: int
+    ):
         self.i_base, self.j_base, self.acc, self.packed = i_base, j_base, acc, packed
+        self.streams = streams
+        """The sub-panels `packed` holds (`PackedBuilder._panel_streams`)."""
 
 
 BALANCE = 0.9
