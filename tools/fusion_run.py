@@ -12,7 +12,8 @@ A function with dynamic dimensions (`tensor<?x16xf32>`) is specialised first
 x=2x16` gives (with `--random-inputs`).
 `--check` compares the results with the numpy reference semantics and exits 1 on a mismatch;
 `--bench N` prints the median time of N runs of the fused build, of the unfused build (the
-same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator. `--pipeline P`
+same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator (not for a file that
+already holds `loop.func` kernels: the evaluator would interpret them). `--pipeline P`
 compiles with the pipeline `P` (any pipeline string, e.g. `fusion_compiler.driver.BLAS_PIPELINE`,
 which hands the matrix products to the BLAS library) rather than the default one. `--profile`
 times every kernel launch and prints a table per kernel: time, share, FLOPs, bytes, rates and
@@ -33,6 +34,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from fusion_compiler.dialects.diagnostics import CompileError, verify_module
+from fusion_compiler.dialects.loop import FuncOp as LoopFuncOp
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.driver import (
@@ -213,18 +215,31 @@ def bench(args, module, inputs, fused) -> None:
         lambda: unfused.run(args.entry, *inputs),
         repeats=args.bench,
     )
-    (reference_time,) = median_seconds(
-        lambda: evaluate(module, args.entry, inputs), repeats=max(1, min(args.bench, 5))
-    )
+    if holds_loop_kernels(module):
+        reference = "reference evaluator not timed (it would interpret the module's loop kernels)"
+    else:
+        (reference_time,) = median_seconds(
+            lambda: evaluate(module, args.entry, inputs), repeats=max(1, min(args.bench, 5))
+        )
+        reference = (
+            f"reference evaluator {reference_time * 1e3:.3f} ms "
+            f"({reference_time / fused_time:.1f}x)"
+        )
     speed_up = unfused_time / fused_time
     verdict = f"{speed_up:.2f}x faster" if speed_up >= 1 else f"{1 / speed_up:.2f}x slower"
     print(
         f"bench (median of {args.bench}, fused and unfused alternating): fused "
         f"{fused_time * 1e3:.3f} ms ({_count(fused.kernels(args.entry), 'kernel')}), unfused "
         f"{unfused_time * 1e3:.3f} ms ({_count(unfused.kernels(args.entry), 'kernel')}): fused "
-        f"is {verdict}; reference evaluator {reference_time * 1e3:.3f} ms "
-        f"({reference_time / fused_time:.1f}x)"
+        f"is {verdict}; {reference}"
     )
+
+
+def holds_loop_kernels(module: ModuleOp) -> bool:
+    """Whether `module` already holds `loop.func` kernels (a file written after fuse-tir):
+    the reference evaluator runs those element by element in Python, seconds per million
+    iterations, so `--bench` does not time it (`--check`, asked for, still runs it)."""
+    return any(isinstance(op, LoopFuncOp) for op in module.ops)
 
 
 def run(argv: Sequence[str] | None = None) -> int:

@@ -49,6 +49,46 @@ def test_random_inputs_check_and_bench(graph, tmp_path):
     assert "unfused" in result.stdout
 
 
+def test_bench_of_a_file_after_fuse_tir_does_not_interpret_its_kernels(graph, tmp_path):
+    """A file written after fuse-tir holds `loop.func` kernels, which the reference evaluator
+    would interpret element by element (hours for a model's convolution): `--bench` times
+    the native builds only and says so; `--check`, asked for, still compares."""
+    from fusion_compiler.driver import FUSION_PIPELINE
+
+    fused = tmp_path / "fused.mlir"
+    written = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fusion_compiler.tools.fusion_opt",
+            str(graph),
+            "-p",
+            FUSION_PIPELINE,
+            "-o",
+            str(fused),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert written.returncode == 0, written.stderr
+    assert "loop.func" in fused.read_text()
+    result = fusion_run(
+        str(fused),
+        "--random-inputs",
+        "--check",
+        "--bench",
+        "2",
+        "--pipeline",
+        "schedule-kernels",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "check out0: OK" in result.stdout
+    assert "reference evaluator not timed" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
 def test_inputs_and_outputs_files(graph, tmp_path):
     x = np.arange(32, dtype=np.float32).reshape(4, 8) / 10
     b = np.ones(8, np.float32)
