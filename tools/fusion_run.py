@@ -12,7 +12,7 @@ A function with dynamic dimensions (`tensor<?x16xf32>`) is specialised first
 x=2x16` gives (with `--random-inputs`).
 `--check` compares the results with the numpy reference semantics and exits 1 on a mismatch;
 `--bench N` prints the median time of N runs of the fused build, of the unfused build (the
-same pipeline with `fuse-ops{opt-level=0}`) and of the reference evaluator (not for a file that
+same pipeline, `--pipeline P`'s included, with `fuse-ops{opt-level=0}`) and of the reference evaluator (not for a file that
 already holds `loop.func` kernels: the evaluator would interpret them). `--pipeline P`
 compiles with the pipeline `P` (any pipeline string, e.g. `fusion_compiler.driver.BLAS_PIPELINE`,
 which hands the matrix products to the BLAS library) rather than the default one. `--profile`
@@ -23,6 +23,7 @@ the roof that bounds it (`run_profile`).
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -208,13 +209,41 @@ def median_seconds(*runs: Callable[[], object], repeats: int) -> list[float]:
     return [statistics.median(samples) for samples in times]
 
 
-def bench(args, module, inputs, fused) -> None:
-    unfused = compile_module(module, UNFUSED_PIPELINE, cache=not args.no_cache)
-    fused_time, unfused_time = median_seconds(
-        lambda: fused.run(args.entry, *inputs),
-        lambda: unfused.run(args.entry, *inputs),
-        repeats=args.bench,
-    )
+def unfused_pipeline(pipeline: str) -> str:
+    """`pipeline` with fusion switched off: each `fuse-ops` step (with or without options)
+    made `fuse-ops{opt-level=0}`; unchanged when it does not fuse (no `fuse-ops` step, or
+    only `fuse-ops{opt-level=0}`: `--no-fusion`)."""
+    return UNFUSED_STEP.sub(r"\1fuse-ops{opt-level=0}", pipeline)
+
+
+UNFUSED_STEP = re.compile(r"(^|,)fuse-ops(\{[^}]*\})?(?=,|$)")
+"""A `fuse-ops` step of a pipeline string (not `fuse-ops-by-pattern`)."""
+
+
+def bench(args, module, inputs, fused, pipeline: str) -> None:
+    """Times the build of `pipeline` (`fused`) against the same pipeline unfused, alternating,
+    then the reference evaluator; prints one line."""
+    kernels = _count(fused.kernels(args.entry), "kernel")
+    unfused_steps = unfused_pipeline(pipeline)
+    if unfused_steps == pipeline:
+        (fused_time,) = median_seconds(lambda: fused.run(args.entry, *inputs), repeats=args.bench)
+        comparison = "no unfused build to compare: the pipeline does not fuse"
+        line = f"bench (median of {args.bench}): {fused_time * 1e3:.3f} ms ({kernels}); "
+    else:
+        unfused = compile_module(module, unfused_steps, cache=not args.no_cache)
+        fused_time, unfused_time = median_seconds(
+            lambda: fused.run(args.entry, *inputs),
+            lambda: unfused.run(args.entry, *inputs),
+            repeats=args.bench,
+        )
+        speed_up = unfused_time / fused_time
+        verdict = f"{speed_up:.2f}x faster" if speed_up >= 1 else f"{1 / speed_up:.2f}x slower"
+        comparison = f"fused is {verdict}"
+        line = (
+            f"bench (median of {args.bench}, fused and unfused alternating): fused "
+            f"{fused_time * 1e3:.3f} ms ({kernels}), unfused {unfused_time * 1e3:.3f} ms "
+            f"({_count(unfused.kernels(args.entry), 'kernel')}): "
+        )
     if holds_loop_kernels(module):
         reference = "reference evaluator not timed (it would interpret the module's loop kernels)"
     else:
@@ -225,14 +254,7 @@ def bench(args, module, inputs, fused) -> None:
             f"reference evaluator {reference_time * 1e3:.3f} ms "
             f"({reference_time / fused_time:.1f}x)"
         )
-    speed_up = unfused_time / fused_time
-    verdict = f"{speed_up:.2f}x faster" if speed_up >= 1 else f"{1 / speed_up:.2f}x slower"
-    print(
-        f"bench (median of {args.bench}, fused and unfused alternating): fused "
-        f"{fused_time * 1e3:.3f} ms ({_count(fused.kernels(args.entry), 'kernel')}), unfused "
-        f"{unfused_time * 1e3:.3f} ms ({_count(unfused.kernels(args.entry), 'kernel')}): fused "
-        f"is {verdict}; {reference}"
-    )
+    print(f"{line}{comparison}; {reference}")
 
 
 def holds_loop_kernels(module: ModuleOp) -> bool:
@@ -271,7 +293,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.check and not check(results, evaluate(module, args.entry, inputs)):
         status = 1
     if args.bench > 0:
-        bench(args, module, inputs, model)
+        bench(args, module, inputs, model, pipeline)
     if profiling:
         run_profile.profile(args, model, inputs)
     return status

@@ -85,8 +85,34 @@ def test_bench_of_a_file_after_fuse_tir_does_not_interpret_its_kernels(graph, tm
     )
     assert result.returncode == 0, result.stderr
     assert "check out0: OK" in result.stdout
+    assert "no unfused build to compare: the pipeline does not fuse" in result.stdout
     assert "reference evaluator not timed" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "unfused"),
+    [
+        ("legalize-ops,fuse-ops,fuse-tir", "legalize-ops,fuse-ops{opt-level=0},fuse-tir"),
+        ("fuse-ops{opt-level=1}", "fuse-ops{opt-level=0}"),
+        (
+            "fuse-ops-by-pattern{patterns=blas},legalize-ops,fuse-ops,fuse-tir",
+            "fuse-ops-by-pattern{patterns=blas},legalize-ops,fuse-ops{opt-level=0},fuse-tir",
+        ),
+        ("schedule-kernels", "schedule-kernels"),
+    ],
+)
+def test_bench_compares_with_the_same_pipeline_unfused(pipeline, unfused):
+    from fusion_compiler.tools.fusion_run import unfused_pipeline
+
+    assert unfused_pipeline(pipeline) == unfused
+
+
+def test_bench_of_the_unfused_build_compares_with_nothing(graph, tmp_path):
+    result = fusion_run(str(graph), "--random-inputs", "--no-fusion", "--bench", "2", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "bench (median of 2): " in result.stdout
+    assert "(2 kernels); no unfused build to compare" in result.stdout
 
 
 def test_inputs_and_outputs_files(graph, tmp_path):
