@@ -69,7 +69,7 @@ from fusion_compiler.dialects.loop.attributes import (
     REGISTER_TILED_ATTR,
     WIDE_VECTORS_ATTR,
 )
-from fusion_compiler.dialects.loop.costs import counted_flops, record_algorithm_flops
+from fusion_compiler.dialects.loop.costs import buffer_bytes, counted_flops, record_algorithm_flops
 from fusion_compiler.errors import check_option_range
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
@@ -335,6 +335,8 @@ class TileOptions:
             )
             if match.packs_broadcasts:
                 shape = replace(shape, broadcast_lines=0, packed_broadcasts=rows_extent * steps)
+            if match.reads_window and not self._prepacked(match):
+                shape = replace(shape, window_source_bytes=buffer_bytes(match.panel.memref.type))
             tile = self.packed_tile_for(match, shape)
             reuse = -(-rows_extent // tile.rows) * _iterations(match.others[match.pack_depth :])
             if (reuse < 2 and not self._prepacked(match)) or not _collapse_pays(host, match):

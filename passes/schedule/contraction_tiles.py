@@ -63,6 +63,22 @@ F32_BYTES = 4
 AVX512_LANES = 16
 
 
+MISSED_STORE_CYCLES = 20.0
+"""Cycles a scattered store costs beyond `SCATTERED_STORE_CYCLES` when it misses L1 because the
+lines one column tile writes share L1 sets beyond the cache's associativity; the model takes
+that fraction of the stores to miss (`_store_misses`). Measured on Zen 5 (48 KiB 12-way L1,
+1 thread): conv2d 3x3 to 64 channels of 224 x 224 pixels (channels 196 KiB apart, a multiple
+of 4 KiB: a tile's 64 lines in one set, 81% missing) vectorised along the channels spent
+18-20 cycles per output element beyond the model's other terms; 112 x 112 pixels (four sets
+of 16 lines, 25% missing), about 5. The default of `HostModel.missed_store_cycles`: on a Zen 4
+it is `CPU_CALIBRATIONS`' figure."""
+
+FAR_WINDOW_PACK_CYCLES = 0.0
+"""Cycles to pack one element of a window's im2col (`PackedShape.window_source_bytes`) when
+its source exceeds L2; 0: priced as any other copy (`CONTIGUOUS_PACK_CYCLES`). The default of
+`HostModel.far_window_pack_cycles`: on a Zen 4 it is `CPU_CALIBRATIONS`' figure."""
+
+
 @dataclass(frozen=True)
 class HostModel:
     """What the tile model needs to know about the CPU the kernels will run on."""
@@ -78,6 +94,10 @@ class HostModel:
     cores: int = 1
     """The cores a kernel's parallel loop is split over (`contraction_pack_schedule`'s
     choice of that loop)."""
+    missed_store_cycles: float = MISSED_STORE_CYCLES
+    """What a scattered store that misses L1 costs beyond a scattered store (`packed_cost`)."""
+    far_window_pack_cycles: float = FAR_WINDOW_PACK_CYCLES
+    """What packing one element of a window's im2col from beyond L2 costs (`packed_cost`)."""
 
     @property
     def strided_broadcast_cycles(self) -> float:
@@ -141,14 +161,39 @@ def _cache_ways(level: int) -> int | None:
     return int(ways) if ways.isdigit() and int(ways) > 0 else None
 
 
+def host_cpu() -> str:
+    """The name of the CPU compiled for, as LLVM spells it (`znver4`): this machine's, or
+    `FUSION_TARGET_CPU` (`lowering.jit.CodegenTarget.host`)."""
+    from fusion_compiler.lowering.jit import CodegenTarget
+
+    return CodegenTarget.host().cpu
+
+
 def host_model() -> HostModel:
     """The facts of the CPU compiled for: its vector width and registers (the target's
-    features, `host_features`), this machine's caches and cores (read once per target)."""
-    return _host_model(host_features())
+    features, `host_features`), this machine's caches and cores (read once per target), and
+    the costs measured on that CPU (`CPU_CALIBRATIONS`)."""
+    return _host_model(host_features(), host_cpu())
+
+
+CPU_CALIBRATIONS: dict[str, dict[str, float]] = {
+    "znver4": {"missed_store_cycles": 5.0, "far_window_pack_cycles": 1.0},
+}
+"""The tile model's costs measured on a CPU, by LLVM's name for it, where they differ from the
+defaults. Zen 4 (AVX-512 on two 256-bit halves, 32 KiB 8-way L1, 1 MiB L2; 1 thread): a 3x3
+convolution's im2col whose input exceeds L2 spends about a cycle per packed element (the
+window's three rows, read with shifted loads from beyond L2: 14.5% of conv3x3 64x224x224 ->
+64 in a sampled profile, 0.8 cycles per element), where its weights' plan spends about 4
+cycles per output element on its scattered stores beyond its FMAs (81% of them missing L1),
+not `MISSED_STORE_CYCLES`' 20. The two plans' FMAs are the same, so those two costs decide
+between them. With these figures three layers of `bench/layers.py` change plan, each
+measured faster (`contraction_schedule.packed_plan`); from 2.5 store cycles the 7x7 stem of
+3 channels took its weights' plan too and ran 0.92x as fast, so 5 is in the band (4-8) where
+the three alone change."""
 
 
 @cache
-def _host_model(flat_features: str) -> HostModel:
+def _host_model(flat_features: str, cpu: str = "") -> HostModel:
     features = set(flat_features.split(","))
     if "+avx512f" in features:
         width, registers = AVX512_LANES, 32
@@ -163,6 +208,7 @@ def _host_model(flat_features: str) -> HostModel:
         _cache_size(2) or DEFAULT_L2_BYTES,
         _cache_ways(1) or DEFAULT_L1_WAYS,
         usable_cores(),
+        **CPU_CALIBRATIONS.get(cpu, {}),
     )
 
 
@@ -399,14 +445,6 @@ CONTIGUOUS_PACK_CYCLES = 0.125
 """Cycles to pack one element of a panel read contiguously (a vector copy)."""
 SCATTERED_STORE_CYCLES = 2.0
 """Cycles to store one output element the tile holds across its contiguous dimension."""
-MISSED_STORE_CYCLES = 20.0
-"""Cycles a scattered store costs beyond `SCATTERED_STORE_CYCLES` when it misses L1 because the
-lines one column tile writes share L1 sets beyond the cache's associativity; the model takes
-that fraction of the stores to miss (`_store_misses`). Measured on Zen 5 (48 KiB 12-way L1,
-1 thread): conv2d 3x3 to 64 channels of 224 x 224 pixels (channels 196 KiB apart, a multiple
-of 4 KiB: a tile's 64 lines in one set, 81% missing) vectorised along the channels spent
-18-20 cycles per output element beyond the model's other terms; 112 x 112 pixels (four sets
-of 16 lines, 25% missing), about 5."""
 CONTIGUOUS_STORE_CYCLES = 0.25
 """Cycles to store one output element from a vector along its contiguous dimension."""
 
@@ -438,6 +476,9 @@ class PackedShape:
     packed_broadcasts: int = 0
     """The broadcast elements packed once per launch (`PackedContraction.packs_broadcasts`:
     then the tiles' broadcasts read the packed buffer sequentially and wait for nothing)."""
+    window_source_bytes: int = 0
+    """The size of the buffer a window's im2col is packed from at every run (0: the panel is
+    no window's im2col, or it is packed at load time)."""
 
 
 def _store_misses(host: HostModel, cols: int, stride: int) -> float:
@@ -509,7 +550,8 @@ def _broadcast_wait(host: HostModel, tile: Tile, shape: PackedShape) -> float:
 def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     """Estimated cycles of the whole contraction: the grid of register tiles (`_grid_cycles`)
     over every reduction step and repeat, with the waits of strided broadcasts
-    (`_broadcast_wait`), packing every panel element (columns padded to whole vectors) and
+    (`_broadcast_wait`), packing every panel element (columns padded to whole vectors; a
+    window's im2col from beyond L2 at the host's `far_window_pack_cycles`) and
     every packed broadcast element, and storing every output element (a vector store along
     the output's contiguous dimension, or a scatter; a scatter whose lines conflict in L1
     misses)."""
@@ -518,12 +560,14 @@ def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     grid += _broadcast_wait(host, tile, shape)
     padded = -(-shape.cols // host.vector_width) * host.vector_width
     per_element = CONTIGUOUS_PACK_CYCLES if shape.panel_contiguous else PACK_CYCLES
+    if shape.window_source_bytes > host.l2_bytes:
+        per_element = max(per_element, host.far_window_pack_cycles)
     packing = shape.steps * padded * shape.pack_repeats * per_element
     if shape.output_contiguous:
         store = CONTIGUOUS_STORE_CYCLES
     else:
         misses = _store_misses(host, tile.cols, shape.output_stride)
-        store = SCATTERED_STORE_CYCLES + misses * MISSED_STORE_CYCLES
+        store = SCATTERED_STORE_CYCLES + misses * host.missed_store_cycles
     stores = shape.rows * shape.cols * shape.repeats * store
     packing += shape.packed_broadcasts * BROADCAST_PACK_CYCLES
     return grid * shape.steps * shape.repeats + packing + stores
