@@ -184,12 +184,13 @@ defaults. Zen 4 (AVX-512 on two 256-bit halves, 32 KiB 8-way L1, 1 MiB L2; 1 thr
 convolution's im2col whose input exceeds L2 spends about a cycle per packed element (the
 window's three rows, read with shifted loads from beyond L2: 14.5% of conv3x3 64x224x224 ->
 64 in a sampled profile, 0.8 cycles per element), where its weights' plan spends about 4
-cycles per output element on its scattered stores beyond its FMAs (81% of them missing L1),
-not `MISSED_STORE_CYCLES`' 20. The two plans' FMAs are the same, so those two costs decide
+cycles per output element on its scattered stores beyond its FMAs (7 in 8 of them missing
+L1; the model's 2 + 5 per missing store comes to 6.4), not `MISSED_STORE_CYCLES`' 20 (19.5
+there). The two plans' FMAs are the same, so those two costs decide
 between them. With these figures three layers of `bench/layers.py` change plan, each
-measured faster (`contraction_schedule.packed_plan`); from 2.5 store cycles the 7x7 stem of
-3 channels took its weights' plan too and ran 0.92x as fast, so 5 is in the band (4-8) where
-the three alone change."""
+measured faster (`contraction_schedule.packed_plan`); with 4 to 6 store cycles those three
+alone change, with 8 the 64x112x112 -> 128 layer keeps its im2col, and with 2.5 the 7x7 stem
+of 3 channels took its weights' plan too and ran 0.92x as fast."""
 
 
 @cache
