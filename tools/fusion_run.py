@@ -12,8 +12,9 @@ A function with dynamic dimensions (`tensor<?x16xf32>`) is specialised first
 x=2x16` gives (with `--random-inputs`).
 `--check` compares the results with the numpy reference semantics and exits 1 on a mismatch;
 `--bench N` prints the median time of N runs of the fused build, of the unfused build (the
-same pipeline, `--pipeline P`'s included, with `fuse-ops{opt-level=0}`) and of the reference evaluator (not for a file that
-already holds `loop.func` kernels: the evaluator would interpret them). `--pipeline P`
+same pipeline, `--pipeline P`'s included, with `fuse-ops{opt-level=0}`) and of the reference
+evaluator (not for a file that already holds `loop.func` kernels: the evaluator would
+interpret them). `--pipeline P`
 compiles with the pipeline `P` (any pipeline string, e.g. `fusion_compiler.driver.BLAS_PIPELINE`,
 which hands the matrix products to the BLAS library) rather than the default one. `--profile`
 times every kernel launch and prints a table per kernel: time, share, FLOPs, bytes, rates and

@@ -43,7 +43,9 @@ Host facts: the vector width and register count come from the CPU features llvml
 (`+avx512f`: 16 lanes, 32 registers; `+avx`: 8 lanes, 16 registers; otherwise 4 and 16), the
 cache sizes and the L1 data cache's associativity from `/sys/devices/system/cpu/cpu0/cache`
 (defaults 32 KiB 8-way and 1 MiB where it is not readable), the cores from the process's CPU
-affinity. Every fact can be overridden by a pass option, which is how tests fix the tile.
+affinity, and the costs measured on a particular CPU, by LLVM's name of it, from
+`CPU_CALIBRATIONS` (they follow `FUSION_TARGET_CPU`). Every other fact can be overridden by a
+pass option, which is how tests fix the tile.
 """
 
 from __future__ import annotations
@@ -186,11 +188,11 @@ window's three rows, read with shifted loads from beyond L2: 14.5% of conv3x3 64
 64 in a sampled profile, 0.8 cycles per element), where its weights' plan spends about 4
 cycles per output element on its scattered stores beyond its FMAs (7 in 8 of them missing
 L1; the model's 2 + 5 per missing store comes to 6.4), not `MISSED_STORE_CYCLES`' 20 (19.5
-there). The two plans' FMAs are the same, so those two costs decide
-between them. With these figures three layers of `bench/layers.py` change plan, each
-measured faster (`contraction_schedule.packed_plan`); with 4 to 6 store cycles those three
-alone change, with 8 the 64x112x112 -> 128 layer keeps its im2col, and with 2.5 the 7x7 stem
-of 3 channels took its weights' plan too and ran 0.92x as fast."""
+there). The two plans' FMAs are the same, so those two costs decide between them. With these
+figures three layers of `bench/layers.py` change plan, each measured faster
+(`contraction_schedule.packed_plan`); with 4 to 6 store cycles those three alone change, with
+8 the 64x112x112 -> 128 layer keeps its im2col, and with 2.5 the 7x7 stem of 3 channels took
+its weights' plan too and ran 0.92x as fast."""
 
 
 @cache
