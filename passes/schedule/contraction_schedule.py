@@ -95,7 +95,6 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     CYCLES_TOLERANCE,
     F32_BYTES,
     FMA_LATENCY,
-    FMA_UNITS,
     HostModel,
     PackedShape,
     Tile,
@@ -374,10 +373,10 @@ class _Plan(NamedTuple):
     tile: Tile
 
 
-def _slack(rows: int, vectors: int) -> bool:
-    """Whether a `rows x vectors` tile has more accumulators than FMAs in flight
-    (`FMA_UNITS x FMA_LATENCY`)."""
-    return rows * vectors > FMA_UNITS * FMA_LATENCY
+def _slack(host: HostModel, rows: int, vectors: int) -> bool:
+    """Whether a `rows x vectors` tile has more accumulators than FMAs in flight on `host`
+    (`HostModel.fma_units x FMA_LATENCY`)."""
+    return rows * vectors > host.fma_units * FMA_LATENCY
 
 
 def _exposed(host: HostModel, plan: _Plan) -> bool:
@@ -386,8 +385,8 @@ def _exposed(host: HostModel, plan: _Plan) -> bool:
     rows, vectors = plan.tile.rows, plan.tile.cols // host.vector_width
     extent = plan.match.rows_extent
     rest = extent % rows
-    exposed = (extent - rest) * (not _slack(rows, vectors))
-    exposed += rest * (not _slack(rest, vectors))
+    exposed = (extent - rest) * (not _slack(host, rows, vectors))
+    exposed += rest * (not _slack(host, rest, vectors))
     return exposed >= EXPOSED_SHARE * extent
 
 

@@ -65,6 +65,11 @@ F32_BYTES = 4
 AVX512_LANES = 16
 
 
+FMA_UNITS = 2
+"""Vector FMAs issued per cycle (two on the x86 cores we target: AVX2's 256-bit FMAs on Zen 3,
+512-bit ones on Zen 5). The default of `HostModel.fma_units`: a Zen 4 issues one 512-bit FMA
+per cycle (its two 256-bit units together), `CPU_CALIBRATIONS`."""
+
 MISSED_STORE_CYCLES = 20.0
 """Cycles a scattered store costs beyond `SCATTERED_STORE_CYCLES` when it misses L1 because the
 lines one column tile writes share L1 sets beyond the cache's associativity; the model takes
@@ -96,6 +101,8 @@ class HostModel:
     cores: int = 1
     """The cores a kernel's parallel loop is split over (`contraction_pack_schedule`'s
     choice of that loop)."""
+    fma_units: int = FMA_UNITS
+    """Vector FMAs the core issues per cycle (`step_cycles`)."""
     missed_store_cycles: float = MISSED_STORE_CYCLES
     """What a scattered store that misses L1 costs beyond a scattered store (`packed_cost`)."""
     far_window_pack_cycles: float = FAR_WINDOW_PACK_CYCLES
@@ -179,7 +186,7 @@ def host_model() -> HostModel:
 
 
 CPU_CALIBRATIONS: dict[str, dict[str, float]] = {
-    "znver4": {"missed_store_cycles": 5.0, "far_window_pack_cycles": 1.0},
+    "znver4": {"fma_units": 1, "missed_store_cycles": 5.0, "far_window_pack_cycles": 1.0},
 }
 """The tile model's costs measured on a CPU, by LLVM's name for it, where they differ from the
 defaults. Zen 4 (AVX-512 on two 256-bit halves, 32 KiB 8-way L1, 1 MiB L2; 1 thread): a 3x3
@@ -192,7 +199,15 @@ there). The two plans' FMAs are the same, so those two costs decide between them
 figures three layers of `bench/layers.py` change plan, each measured faster
 (`contraction_schedule.packed_plan`); with 4 to 6 store cycles those three alone change, with
 8 the 64x112x112 -> 128 layer keeps its im2col, and with 2.5 the 7x7 stem of 3 channels took
-its weights' plan too and ran 0.92x as fast."""
+its weights' plan too and ran 0.92x as fast. Its FMA peak, 32 flops a cycle, is one 512-bit
+FMA per cycle: with that (`fma_units`, so that a tile's loads weigh less beside its FMAs and
+8 accumulators are not needed to cover their latency) 28 more plans change, geometric mean
+1.025x and 1.031x faster in two runs (1 thread, both models in one process timed alternately
+with onnxruntime, 11 rounds): 1x1 layers of 384-528 channels on 13 x 13 and 14 x 14 pixels
+along their output channels 1.03-1.14x, the grouped 544x7x7 one 1.09x, 3x3 48x13x13 -> 192
+1.03-1.04x; 0.97-0.98x for the 3x3 layers of 64 to 192 channels on 55 x 55 and 56 x 56 pixels,
+0.98-1.00x for the 1x1 ones of 256-352 channels on 14 x 14 (tiles of 6 x 4 vectors, not 7 x
+3), 0.92-0.95x for a grouped 136x14x14 layer of 0.024 ms."""
 
 
 @cache
@@ -271,19 +286,17 @@ def fit_tile(host: HostModel, tile: Tile, rows_extent: int, cols_extent: int) ->
 
 # --- The packed-panel schedule (contraction_pack_schedule.py) -------------------------------------
 
-FMA_UNITS = 2
-"""Vector FMAs issued per cycle (two on the x86 cores we target)."""
 FMA_LATENCY = 4
 """Cycles from an FMA to the next FMA of its accumulator."""
 LOAD_UNITS = 2
 """Vector loads or broadcasts issued per cycle."""
 
 
-def step_cycles(rows: int, vectors: int) -> float:
-    """Cycles of one reduction step of a `rows x vectors` tile: its FMAs, its loads (one
-    broadcast per row, one vector of the panel per column vector), or the latency of one
-    accumulator's chain, whichever binds."""
-    return max(rows * vectors / FMA_UNITS, (rows + vectors) / LOAD_UNITS, FMA_LATENCY)
+def step_cycles(rows: int, vectors: int, fma_units: int = FMA_UNITS) -> float:
+    """Cycles of one reduction step of a `rows x vectors` tile: its FMAs (`fma_units` a
+    cycle), its loads (one broadcast per row, one vector of the panel per column vector), or
+    the latency of one accumulator's chain, whichever binds."""
+    return max(rows * vectors / fma_units, (rows + vectors) / LOAD_UNITS, FMA_LATENCY)
 
 
 def _grid(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
@@ -306,7 +319,7 @@ def _grid(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_exten
 def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
     """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`."""
     grid = _grid(host, rows, vectors, rows_extent, cols_extent)
-    return sum(step_cycles(r, v) * count for r, v, count in grid)
+    return sum(step_cycles(r, v, host.fma_units) * count for r, v, count in grid)
 
 
 def _grid_reuse(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
@@ -346,7 +359,9 @@ def _cache_friendly(host: HostModel, tiles: list[Tile], steps: int) -> list[Tile
 
 SINGLE_ROW_VECTORS = FMA_LATENCY * FMA_UNITS
 """The most vectors of a tile over a single row (`packed_tile`): the accumulators it takes to
-keep the FMA units busy when each takes one FMA per reduction step."""
+keep the FMA units busy when each takes one FMA per reduction step, with the default two
+units (a Zen 4, which issues one 512-bit FMA a cycle, keeps 8 too: its single rows stream
+their panel from memory, and ran 1.18-2.42x onnxruntime's speed so; 4 was not measured)."""
 
 
 def packed_tile(
