@@ -50,7 +50,7 @@ pass option, which is how tests fix the tile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -185,8 +185,27 @@ def host_model() -> HostModel:
     return _host_model(host_features(), host_cpu())
 
 
-CPU_CALIBRATIONS: dict[str, dict[str, float]] = {
-    "znver4": {"fma_units": 1, "missed_store_cycles": 5.0, "far_window_pack_cycles": 1.0},
+@dataclass(frozen=True)
+class HostCosts:
+    """The costs of a `HostModel` that are measured per CPU (`CPU_CALIBRATIONS`)."""
+
+    fma_units: int = FMA_UNITS
+    missed_store_cycles: float = MISSED_STORE_CYCLES
+    far_window_pack_cycles: float = FAR_WINDOW_PACK_CYCLES
+
+
+def with_costs(model: HostModel, costs: HostCosts) -> HostModel:
+    """`model` with `costs` instead of its own."""
+    return replace(
+        model,
+        fma_units=costs.fma_units,
+        missed_store_cycles=costs.missed_store_cycles,
+        far_window_pack_cycles=costs.far_window_pack_cycles,
+    )
+
+
+CPU_CALIBRATIONS: dict[str, HostCosts] = {
+    "znver4": HostCosts(fma_units=1, missed_store_cycles=5.0, far_window_pack_cycles=1.0),
 }
 """The tile model's costs measured on a CPU, by LLVM's name for it, where they differ from the
 defaults. Zen 4 (AVX-512 on two 256-bit halves, 32 KiB 8-way L1, 1 MiB L2; 1 thread): a 3x3
@@ -219,15 +238,15 @@ def _host_model(flat_features: str, cpu: str = "") -> HostModel:
         width, registers = 8, 16
     else:
         width, registers = 4, 16
-    return HostModel(
+    model = HostModel(
         width,
         registers,
         _cache_size(1) or DEFAULT_L1_BYTES,
         _cache_size(2) or DEFAULT_L2_BYTES,
         _cache_ways(1) or DEFAULT_L1_WAYS,
         usable_cores(),
-        **CPU_CALIBRATIONS.get(cpu, {}),
     )
+    return with_costs(model, CPU_CALIBRATIONS.get(cpu, HostCosts()))
 
 
 def _fits(rows: int, vectors: int, registers: int) -> bool:

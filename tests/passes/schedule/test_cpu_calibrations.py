@@ -19,16 +19,19 @@ from fusion_compiler.passes.fold_constants.elements import dense_of
 from fusion_compiler.passes.schedule import contraction_schedule
 from fusion_compiler.passes.schedule.contraction_tiles import (
     CPU_CALIBRATIONS,
+    HostCosts,
     HostModel,
     PackedShape,
     Tile,
     host_model,
     packed_cost,
     step_cycles,
+    with_costs,
 )
 
 ZEN4 = HostModel(vector_width=16, registers=32, l1_bytes=32 * 1024, l2_bytes=1024 * 1024)
-CALIBRATED_ZEN4 = replace(ZEN4, **CPU_CALIBRATIONS["znver4"])
+ZEN4_COSTS = CPU_CALIBRATIONS["znver4"]
+CALIBRATED_ZEN4 = with_costs(ZEN4, ZEN4_COSTS)
 AVX2_FEATURES = "+avx,+avx2,+fma,-avx512f,-avx512bw,-avx512vl,-avx512dq,-avx512cd"
 
 
@@ -41,7 +44,7 @@ def test_a_window_packed_from_beyond_l2_costs_the_host_figure():
     padded_input = 64 * 226 * 226 * 4
     far, near = _im2col(padded_input), _im2col(512 * 1024)
     tile = Tile(6, 64)
-    extra = 576 * 50176 * (CPU_CALIBRATIONS["znver4"]["far_window_pack_cycles"] - 0.125)
+    extra = 576 * 50176 * (ZEN4_COSTS.far_window_pack_cycles - 0.125)
     uncharged = replace(CALIBRATED_ZEN4, far_window_pack_cycles=0.0)
     assert packed_cost(CALIBRATED_ZEN4, tile, far) == packed_cost(uncharged, tile, far) + extra
     assert packed_cost(CALIBRATED_ZEN4, tile, near) == packed_cost(uncharged, tile, near)
@@ -113,13 +116,8 @@ def test_the_host_model_takes_the_calibration_of_the_cpu_compiled_for(monkeypatc
     this project has): whatever the vector width, the costs are the CPU's."""
     monkeypatch.setenv(TARGET_FEATURES_VARIABLE, AVX2_FEATURES)
     monkeypatch.setenv(TARGET_CPU_VARIABLE, "znver4")
-    calibrated = host_model()
-    assert calibrated.fma_units == 1
-    assert calibrated.missed_store_cycles == CPU_CALIBRATIONS["znver4"]["missed_store_cycles"]
-    assert calibrated.far_window_pack_cycles == CPU_CALIBRATIONS["znver4"]["far_window_pack_cycles"]
+    assert host_model() == with_costs(host_model(), ZEN4_COSTS)
+    assert host_model().fma_units == 1
     monkeypatch.setenv(TARGET_CPU_VARIABLE, "znver3")
-    default = host_model()
-    assert (default.missed_store_cycles, default.far_window_pack_cycles) == (
-        HostModel(8, 16).missed_store_cycles,
-        HostModel(8, 16).far_window_pack_cycles,
-    )
+    assert host_model() == with_costs(host_model(), HostCosts())
+    assert host_model().missed_store_cycles == HostModel(8, 16).missed_store_cycles
