@@ -70,7 +70,7 @@ from fusion_compiler.dialects.loop.attributes import (
     WIDE_VECTORS_ATTR,
 )
 from fusion_compiler.dialects.loop.costs import buffer_bytes, counted_flops, record_algorithm_flops
-from fusion_compiler.errors import check_option_range
+from fusion_compiler.errors import PassOptionError, check_option_range
 from fusion_compiler.passes.analysis.kernel_blocks import unsupported_op
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.analysis.loop_access import (
@@ -92,9 +92,11 @@ from fusion_compiler.passes.schedule.contraction_pack_match import (
 )
 from fusion_compiler.passes.schedule.contraction_pack_schedule import PackedBuilder
 from fusion_compiler.passes.schedule.contraction_tiles import (
+    CPU_CALIBRATIONS,
     CYCLES_TOLERANCE,
     F32_BYTES,
     FMA_LATENCY,
+    HostCosts,
     HostModel,
     PackedShape,
     Tile,
@@ -106,6 +108,7 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     packed_tile,
     register_tile,
     strided_broadcast_tile,
+    with_costs,
 )
 from fusion_compiler.passes.schedule.loop_transforms import (
     enclosing_kernel,
@@ -244,9 +247,14 @@ class TileOptions:
     """The host model's L1 data cache size (0: the host's)."""
     l2_bytes: int = 0
     """The host model's L2 size (0: the host's)."""
+    costs: str = ""
+    """The CPU whose measured costs the model takes (`CPU_CALIBRATIONS`; `default`: none;
+    empty: the CPU compiled for)."""
 
     def host(self) -> HostModel:
         detected = host_model()
+        if self.costs:
+            detected = with_costs(detected, CPU_CALIBRATIONS.get(self.costs, HostCosts()))
         return replace(
             detected,
             vector_width=self.vector_width or detected.vector_width,
@@ -604,7 +612,9 @@ class ScheduleContractionsPass(ModulePass):
     by prepack-weights: a matrix-vector product then gets the packed schedule too), `cores`
     (the cores the packed schedule balances its parallel loop over; 0: the CPUs this process
     may use), `l1-bytes` and `l2-bytes` (the host model's L1 data cache and L2 sizes, 0:
-    this host's).
+    this host's), `costs` (the CPU whose measured costs the model takes,
+    `contraction_tiles.CPU_CALIBRATIONS`: `default` for none, a name such as `znver4`; empty,
+    the default: the CPU compiled for).
     """
 
     name = "schedule-contractions"
@@ -618,11 +628,18 @@ class ScheduleContractionsPass(ModulePass):
     cores: int = 0
     l1_bytes: int = 0
     l2_bytes: int = 0
+    costs: str = ""
 
     def __post_init__(self) -> None:
         options = ("rows", "cols", "vector_width", "registers", "cores", "l1_bytes", "l2_bytes")
         for option in options:
             check_option_range(self.name, option.replace("_", "-"), getattr(self, option), 0)
+        known = ("default", *sorted(CPU_CALIBRATIONS))
+        if self.costs and self.costs not in known:
+            raise PassOptionError(
+                f"{self.name}: option 'costs' must be one of {', '.join(known)} (or empty: the "
+                f"CPU compiled for), got '{self.costs}'"
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = TileOptions(
@@ -634,6 +651,7 @@ class ScheduleContractionsPass(ModulePass):
             cores=self.cores,
             l1_bytes=self.l1_bytes,
             l2_bytes=self.l2_bytes,
+            costs=self.costs,
         )
         launches = kernel_launches(op) if self.weights else {}
         for kernel in [f for f in op.ops if isinstance(f, FuncOp)]:

@@ -44,8 +44,9 @@ Host facts: the vector width and register count come from the CPU features llvml
 cache sizes and the L1 data cache's associativity from `/sys/devices/system/cpu/cpu0/cache`
 (defaults 32 KiB 8-way and 1 MiB where it is not readable), the cores from the process's CPU
 affinity, and the costs measured on a particular CPU, by LLVM's name of it, from
-`CPU_CALIBRATIONS` (they follow `FUSION_TARGET_CPU`). Every other fact can be overridden by a
-pass option, which is how tests fix the tile.
+`CPU_CALIBRATIONS` (they follow `FUSION_TARGET_CPU`; schedule-contractions' `costs` option
+names another CPU, or `default`). Every fact can be overridden by a pass option, which is how
+tests fix the tile.
 """
 
 from __future__ import annotations

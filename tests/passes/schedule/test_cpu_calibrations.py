@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Region
@@ -14,6 +15,7 @@ from xdsl.ir import Block, BlockArgument, Region
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import tensor_type
 from fusion_compiler.driver import FUSION_PIPELINE, PassManager
+from fusion_compiler.errors import PassOptionError
 from fusion_compiler.lowering.jit import TARGET_CPU_VARIABLE, TARGET_FEATURES_VARIABLE
 from fusion_compiler.passes.fold_constants.elements import dense_of
 from fusion_compiler.passes.schedule import contraction_schedule
@@ -65,8 +67,9 @@ def _conv(channels: int, pixels: int, outputs: int, window: int = 3) -> ModuleOp
     return ModuleOp([func.FuncOp("main", signature, Region(block))])
 
 
-def _panel_of_plan(monkeypatch, host: HostModel, module: ModuleOp) -> str:
-    """Which operand the packed plan of `module`'s convolution packs on `host`."""
+def _panel_of_plan(monkeypatch, host: HostModel, module: ModuleOp, options: str = "") -> str:
+    """Which operand the packed plan of `module`'s convolution packs on `host` (with
+    schedule-contractions' `options`)."""
     chosen: list[str] = []
     plan = contraction_schedule.TileOptions.packed_plan
 
@@ -80,7 +83,7 @@ def _panel_of_plan(monkeypatch, host: HostModel, module: ModuleOp) -> str:
 
     monkeypatch.setattr(contraction_schedule, "host_model", lambda: host)
     monkeypatch.setattr(contraction_schedule.TileOptions, "packed_plan", spy)
-    PassManager(f"{FUSION_PIPELINE},schedule-contractions").run(module)
+    PassManager(f"{FUSION_PIPELINE},schedule-contractions{{{options}}}").run(module)
     (panel,) = chosen
     return panel
 
@@ -121,3 +124,14 @@ def test_the_host_model_takes_the_calibration_of_the_cpu_compiled_for(monkeypatc
     monkeypatch.setenv(TARGET_CPU_VARIABLE, "znver3")
     assert host_model() == with_costs(host_model(), HostCosts())
     assert host_model().missed_store_cycles == HostModel(8, 16).missed_store_cycles
+
+
+def test_the_costs_option_names_the_cpu_whose_costs_the_model_takes(monkeypatch):
+    """`costs=default` takes none (a fixed host model for tests, whatever the machine);
+    `costs=znver4` takes Zen 4's on any host; another name is refused."""
+    module = _conv(64, 224, 64)
+    assert _panel_of_plan(monkeypatch, CALIBRATED_ZEN4, module, "costs=default") == "input"
+    module = _conv(64, 224, 64)
+    assert _panel_of_plan(monkeypatch, ZEN4, module, "costs=znver4") == "weights"
+    with pytest.raises(PassOptionError, match="option 'costs' must be one of default, znver4"):
+        PassManager("schedule-contractions{costs=zen9}")
