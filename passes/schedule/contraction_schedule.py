@@ -108,7 +108,6 @@ from fusion_compiler.passes.schedule.contraction_tiles import (
     packed_tile,
     register_tile,
     strided_broadcast_tile,
-    with_costs,
 )
 from fusion_compiler.passes.schedule.loop_transforms import (
     enclosing_kernel,
@@ -254,7 +253,7 @@ class TileOptions:
     def host(self) -> HostModel:
         detected = host_model()
         if self.costs:
-            detected = with_costs(detected, CPU_CALIBRATIONS.get(self.costs, HostCosts()))
+            detected = replace(detected, costs=CPU_CALIBRATIONS.get(self.costs, HostCosts()))
         return replace(
             detected,
             vector_width=self.vector_width or detected.vector_width,
@@ -383,8 +382,8 @@ class _Plan(NamedTuple):
 
 def _slack(host: HostModel, rows: int, vectors: int) -> bool:
     """Whether a `rows x vectors` tile has more accumulators than FMAs in flight on `host`
-    (`HostModel.fma_units x FMA_LATENCY`)."""
-    return rows * vectors > host.fma_units * FMA_LATENCY
+    (`HostCosts.fma_units x FMA_LATENCY`)."""
+    return rows * vectors > host.costs.fma_units * FMA_LATENCY
 
 
 def _exposed(host: HostModel, plan: _Plan) -> bool:

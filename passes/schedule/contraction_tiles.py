@@ -51,7 +51,7 @@ tests fix the tile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -68,7 +68,7 @@ AVX512_LANES = 16
 
 FMA_UNITS = 2
 """Vector FMAs issued per cycle (two on the x86 cores we target: AVX2's 256-bit FMAs on Zen 3,
-512-bit ones on Zen 5). The default of `HostModel.fma_units`: a Zen 4 issues one 512-bit FMA
+512-bit ones on Zen 5). The default of `HostCosts.fma_units`: a Zen 4 issues one 512-bit FMA
 per cycle (its two 256-bit units together), `CPU_CALIBRATIONS`."""
 
 MISSED_STORE_CYCLES = 20.0
@@ -78,13 +78,25 @@ that fraction of the stores to miss (`_store_misses`). Measured on Zen 5 (48 KiB
 1 thread): conv2d 3x3 to 64 channels of 224 x 224 pixels (channels 196 KiB apart, a multiple
 of 4 KiB: a tile's 64 lines in one set, 81% missing) vectorised along the channels spent
 18-20 cycles per output element beyond the model's other terms; 112 x 112 pixels (four sets
-of 16 lines, 25% missing), about 5. The default of `HostModel.missed_store_cycles`: on a Zen 4
+of 16 lines, 25% missing), about 5. The default of `HostCosts.missed_store_cycles`: on a Zen 4
 it is `CPU_CALIBRATIONS`' figure."""
 
 FAR_WINDOW_PACK_CYCLES = 0.0
 """Cycles to pack one element of a window's im2col (`PackedShape.window_source_bytes`) when
 its source exceeds L2; 0: priced as any other copy (`CONTIGUOUS_PACK_CYCLES`). The default of
-`HostModel.far_window_pack_cycles`: on a Zen 4 it is `CPU_CALIBRATIONS`' figure."""
+`HostCosts.far_window_pack_cycles`: on a Zen 4 it is `CPU_CALIBRATIONS`' figure."""
+
+
+@dataclass(frozen=True)
+class HostCosts:
+    """The costs of the tile model that are measured per CPU (`CPU_CALIBRATIONS`)."""
+
+    fma_units: int = FMA_UNITS
+    """Vector FMAs the core issues per cycle (`step_cycles`)."""
+    missed_store_cycles: float = MISSED_STORE_CYCLES
+    """What a scattered store that misses L1 costs beyond a scattered store (`packed_cost`)."""
+    far_window_pack_cycles: float = FAR_WINDOW_PACK_CYCLES
+    """What packing one element of a window's im2col from beyond L2 costs (`packed_cost`)."""
 
 
 @dataclass(frozen=True)
@@ -102,12 +114,8 @@ class HostModel:
     cores: int = 1
     """The cores a kernel's parallel loop is split over (`contraction_pack_schedule`'s
     choice of that loop)."""
-    fma_units: int = FMA_UNITS
-    """Vector FMAs the core issues per cycle (`step_cycles`)."""
-    missed_store_cycles: float = MISSED_STORE_CYCLES
-    """What a scattered store that misses L1 costs beyond a scattered store (`packed_cost`)."""
-    far_window_pack_cycles: float = FAR_WINDOW_PACK_CYCLES
-    """What packing one element of a window's im2col from beyond L2 costs (`packed_cost`)."""
+    costs: HostCosts = HostCosts()
+    """The costs measured on the CPU (`CPU_CALIBRATIONS`; the defaults elsewhere)."""
 
     @property
     def strided_broadcast_cycles(self) -> float:
@@ -186,25 +194,6 @@ def host_model() -> HostModel:
     return _host_model(host_features(), host_cpu())
 
 
-@dataclass(frozen=True)
-class HostCosts:
-    """The costs of a `HostModel` that are measured per CPU (`CPU_CALIBRATIONS`)."""
-
-    fma_units: int = FMA_UNITS
-    missed_store_cycles: float = MISSED_STORE_CYCLES
-    far_window_pack_cycles: float = FAR_WINDOW_PACK_CYCLES
-
-
-def with_costs(model: HostModel, costs: HostCosts) -> HostModel:
-    """`model` with `costs` instead of its own."""
-    return replace(
-        model,
-        fma_units=costs.fma_units,
-        missed_store_cycles=costs.missed_store_cycles,
-        far_window_pack_cycles=costs.far_window_pack_cycles,
-    )
-
-
 CPU_CALIBRATIONS: dict[str, HostCosts] = {
     "znver4": HostCosts(fma_units=1, missed_store_cycles=5.0, far_window_pack_cycles=1.0),
 }
@@ -219,7 +208,7 @@ there). The two plans' FMAs are the same, so those two costs decide between them
 figures three layers of `bench/layers.py` change plan, each measured faster
 (`contraction_schedule.packed_plan`); with 4 to 6 store cycles those three alone change, with
 8 the 64x112x112 -> 128 layer keeps its im2col, and with 2.5 the 7x7 stem of 3 channels took
-its weights' plan too and ran 0.92x as fast. Its FMA peak, 32 flops a cycle, is one 512-bit
+its weights' plan too and ran 0.92x as fast (one paired run). Its FMA peak, 32 flops a cycle, is one 512-bit
 FMA per cycle: with that (`fma_units`, so that a tile's loads weigh less beside its FMAs and
 8 accumulators are not needed to cover their latency) 28 more plans change, geometric mean
 1.025x and 1.031x faster in two runs (1 thread, both models in one process timed alternately
@@ -239,15 +228,15 @@ def _host_model(flat_features: str, cpu: str = "") -> HostModel:
         width, registers = 8, 16
     else:
         width, registers = 4, 16
-    model = HostModel(
+    return HostModel(
         width,
         registers,
         _cache_size(1) or DEFAULT_L1_BYTES,
         _cache_size(2) or DEFAULT_L2_BYTES,
         _cache_ways(1) or DEFAULT_L1_WAYS,
         usable_cores(),
+        CPU_CALIBRATIONS.get(cpu, HostCosts()),
     )
-    return with_costs(model, CPU_CALIBRATIONS.get(cpu, HostCosts()))
 
 
 def _fits(rows: int, vectors: int, registers: int) -> bool:
@@ -339,7 +328,7 @@ def _grid(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_exten
 def _grid_cycles(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
     """Cycles per reduction step of the whole iteration space tiled by `rows x vectors`."""
     grid = _grid(host, rows, vectors, rows_extent, cols_extent)
-    return sum(step_cycles(r, v, host.fma_units) * count for r, v, count in grid)
+    return sum(step_cycles(r, v, host.costs.fma_units) * count for r, v, count in grid)
 
 
 def _grid_reuse(host: HostModel, rows: int, vectors: int, rows_extent: int, cols_extent: int):
@@ -599,13 +588,13 @@ def packed_cost(host: HostModel, tile: Tile, shape: PackedShape) -> float:
     padded = -(-shape.cols // host.vector_width) * host.vector_width
     per_element = CONTIGUOUS_PACK_CYCLES if shape.panel_contiguous else PACK_CYCLES
     if shape.window_source_bytes > host.l2_bytes:
-        per_element = max(per_element, host.far_window_pack_cycles)
+        per_element = max(per_element, host.costs.far_window_pack_cycles)
     packing = shape.steps * padded * shape.pack_repeats * per_element
     if shape.output_contiguous:
         store = CONTIGUOUS_STORE_CYCLES
     else:
         misses = _store_misses(host, tile.cols, shape.output_stride)
-        store = SCATTERED_STORE_CYCLES + misses * host.missed_store_cycles
+        store = SCATTERED_STORE_CYCLES + misses * host.costs.missed_store_cycles
     stores = shape.rows * shape.cols * shape.repeats * store
     packing += shape.packed_broadcasts * BROADCAST_PACK_CYCLES
     return grid * shape.steps * shape.repeats + packing + stores
