@@ -16,7 +16,12 @@ from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module
 from fusion_compiler.lowering.lower_graph import LOAD_ENTRY_ATTR
 from fusion_compiler.passes.analysis.launches import constant_inputs, kernel_launches
 from fusion_compiler.passes.fold_constants.elements import dense_of
-from fusion_compiler.passes.schedule import contraction_pack_schedule, prepack_weights
+from fusion_compiler.passes.schedule import (
+    contraction_pack_schedule,
+    contraction_schedule,
+    prepack_weights,
+)
+from fusion_compiler.passes.schedule.contraction_tiles import HostModel
 
 NO_PREPACK = DEFAULT_PIPELINE.replace("schedule-kernels", "schedule-kernels{prepack=false}")
 
@@ -108,12 +113,15 @@ def test_every_panel_packed_from_a_constant_is_prepacked():
     assert per_launch - {"matmul_2x64x200"} <= prepacked, per_launch - prepacked
 
 
-def test_a_single_row_reads_its_panel_from_sub_panels():
+@pytest.mark.parametrize("width", [8, 16], ids=["avx2", "avx512"])
+def test_a_single_row_reads_its_panel_from_sub_panels(width, monkeypatch):
     """A matrix-vector product by a weight: each full column tile's panel is packed as
     `PANEL_STREAMS` sub-panels side by side (`PackedBuilder._panel_streams`), which the tile
-    reads at once; the remainder tile keeps one panel. The same bits (the test above). 600
-    columns make full tiles of 8 vectors on AVX2 and AVX-512 hosts alike (300 made 7-vector
-    tiles on AVX-512, too narrow to split in 4)."""
+    reads at once; the remainder tile keeps one panel. The same bits (the test above). The
+    host model is fixed (AVX2's and AVX-512's vector widths and registers, the defaults
+    otherwise): 600 columns make full tiles of 8 vectors on both, each sub-panel 2 vectors."""
+    host = HostModel(vector_width=width, registers=2 * width)
+    monkeypatch.setattr(contraction_schedule, "host_model", lambda: host)
     lowered, _ = lower_to_entries(matmul_module(1, 40, 600), DEFAULT_PIPELINE)
     packs = [
         op
@@ -122,7 +130,8 @@ def test_a_single_row_reads_its_panel_from_sub_panels():
     ]
     shapes = [arg.type.get_shape() for op in packs for arg in op.body.block.args[1:]]
     streams = contraction_pack_schedule.PANEL_STREAMS
-    assert any(len(shape) == 4 and shape[1] == streams and shape[2] == 40 for shape in shapes)
+    tiles = 600 // (8 * width)
+    assert (tiles, streams, 40, 8 * width // streams) in shapes
 
 
 def test_weights_passed_as_arguments_are_packed_at_every_launch():
