@@ -244,6 +244,8 @@ class TileOptions:
     """The cores the packed schedule balances its parallel loop over (0: the host's)."""
     l1_bytes: int = 0
     """The host model's L1 data cache size (0: the host's)."""
+    l1_ways: int = 0
+    """The host model's L1 data cache associativity (0: the host's)."""
     l2_bytes: int = 0
     """The host model's L2 size (0: the host's)."""
     costs: str = ""
@@ -260,6 +262,7 @@ class TileOptions:
             registers=self.registers or detected.registers,
             cores=self.cores or detected.cores,
             l1_bytes=self.l1_bytes or detected.l1_bytes,
+            l1_ways=self.l1_ways or detected.l1_ways,
             l2_bytes=self.l2_bytes or detected.l2_bytes,
         )
 
@@ -611,7 +614,8 @@ class ScheduleContractionsPass(ModulePass):
     by prepack-weights: a matrix-vector product then gets the packed schedule too), `cores`
     (the cores the packed schedule balances its parallel loop over; 0: the CPUs this process
     may use), `l1-bytes` and `l2-bytes` (the host model's L1 data cache and L2 sizes, 0:
-    this host's), `costs` (the CPU whose measured costs the model takes,
+    this host's), `l1-ways` (its L1's associativity, 0: this host's: 8 on Zen 3 and Zen 4, 12
+    on Zen 5 and Rocket Lake), `costs` (the CPU whose measured costs the model takes,
     `contraction_tiles.CPU_CALIBRATIONS`: `default` for none, a name such as `znver4`; empty,
     the default: the CPU compiled for).
     """
@@ -626,11 +630,21 @@ class ScheduleContractionsPass(ModulePass):
     weights: bool = True
     cores: int = 0
     l1_bytes: int = 0
+    l1_ways: int = 0
     l2_bytes: int = 0
     costs: str = ""
 
     def __post_init__(self) -> None:
-        options = ("rows", "cols", "vector_width", "registers", "cores", "l1_bytes", "l2_bytes")
+        options = (
+            "rows",
+            "cols",
+            "vector_width",
+            "registers",
+            "cores",
+            "l1_bytes",
+            "l1_ways",
+            "l2_bytes",
+        )
         for option in options:
             check_option_range(self.name, option.replace("_", "-"), getattr(self, option), 0)
         known = ("default", *sorted(CPU_CALIBRATIONS))
@@ -649,6 +663,7 @@ class ScheduleContractionsPass(ModulePass):
             self.packing,
             cores=self.cores,
             l1_bytes=self.l1_bytes,
+            l1_ways=self.l1_ways,
             l2_bytes=self.l2_bytes,
             costs=self.costs,
         )

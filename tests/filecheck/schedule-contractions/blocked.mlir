@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s -p 'schedule-contractions{rows=2 cols=8 vector-width=4 registers=16 cores=2 l1-bytes=1024 l2-bytes=2048}' | filecheck %s
+// RUN: fusion-opt %s -p 'schedule-contractions{rows=2 cols=8 vector-width=4 registers=16 cores=2 l1-bytes=1024 l1-ways=8 l2-bytes=2048}' | filecheck %s
 
 // The packed schedule with its reduction in blocks (`reduction_block`): the stride-2 3x3
 // convolution of packed.mlir on 6 input channels, its output pixels collapsed into the rows.

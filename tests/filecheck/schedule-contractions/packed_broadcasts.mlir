@@ -1,4 +1,4 @@
-// RUN: fusion-opt %s -p 'schedule-contractions{vector-width=4 registers=16 cores=2 l1-bytes=1024 l2-bytes=65536}' | filecheck %s
+// RUN: fusion-opt %s -p 'schedule-contractions{vector-width=4 registers=16 cores=2 l1-bytes=1024 l1-ways=8 l2-bytes=65536}' | filecheck %s
 
 // A 1x1 convolution (64 -> 32 channels, 3 x 3 pixels) whose weights are a constant: the
 // weights are the panel (prepack-weights packs it at load time) and the 9 pixels, collapsed,

@@ -175,6 +175,16 @@ def test_no_misses_without_a_known_stride():
     assert _store_misses(ZEN5, 64, 0) == 0.0
 
 
+@pytest.mark.parametrize("ways", [8, 12])
+def test_the_l1_ways_option_fixes_the_associativity_whatever_the_host(ways, monkeypatch):
+    """A test that sizes the model's L1 (`l1-bytes`) fixes its ways too: 8 on Zen 3 and Zen 4,
+    12 on Zen 5, where `packed_broadcasts.mlir`'s 1 KiB L1 had one set, not two."""
+    monkeypatch.setattr(contraction_schedule, "host_model", lambda: ZEN5)
+    host = contraction_schedule.TileOptions(l1_bytes=1024, l1_ways=ways).host()
+    assert (host.l1_ways, host.l1_sets) == (ways, 2 if ways == 8 else 1)
+    assert contraction_schedule.TileOptions().host().l1_ways == 12  # (0: the host's)
+
+
 def _stem_plans(pixels: int) -> tuple[PackedShape, PackedShape]:
     """conv3x3 of 3 channels to 64 on `pixels` x `pixels` outputs: vectorised along the output
     channels (the weights as panel, the tile stored across channels) or along each output
