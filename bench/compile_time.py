@@ -10,6 +10,10 @@ to an `.onnx` file, then, each step in a fresh process with an empty compile cac
   optimisation, machine code); the seconds of each stage are printed;
 - hit: the same `.mlir` compiled again in a new process, as `compile_file` and `fusion-run`
   do: a hit of the cache's file level (`file_cache`), which parses nothing;
+- hit process: the same hit as the wall time of a whole new Python process that calls
+  `compile_file` on the `.mlir` and exits, as a user of `fusion-run` or of the API waits
+  before the first run: the interpreter's start, the modules' imports, the hit, the exit
+  (median of three), and of a process that only imports those modules (the imports' share);
 - op edit: one op of the model changed (the middle `Relu` made a `Sigmoid`), imported over
   the cold run's `.mlir` (as a user imports an edited model again) and compiled with the
   cache of the cold run: what a user who edits the graph waits for (the import writes no
@@ -174,6 +178,32 @@ def run_worker(onnx_path: Path, mlir: Path, cache: Path, skip_import: bool) -> d
     return measured
 
 
+HIT_PROCESS = (
+    "import sys\n"
+    "from fusion_compiler.driver import compile_file\n"
+    "sys.exit(0 if compile_file(sys.argv[1]).from_cache else 3)\n"
+)
+IMPORTS_PROCESS = "import fusion_compiler.driver, fusion_compiler.lowering.file_cache\n"
+
+
+def process_hit(mlir: Path, cache: Path, runs: int = 3) -> dict:
+    """The wall seconds of a new process that loads `mlir` from the cache `cache`
+    (`compile_file`, a file hit) and exits, and of one that only imports the modules that
+    does: medians of `runs`."""
+    environment = {**os.environ, "FUSION_CACHE_DIR": str(cache), "FUSION_PROGRESS": "0"}
+
+    def wall(script: str, *arguments: str) -> float:
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", script, *arguments], env=environment)
+        if done.returncode != 0:
+            raise RuntimeError(f"the hit process on {mlir} exited with {done.returncode}")
+        return time.perf_counter() - start
+
+    hits = sorted(wall(HIT_PROCESS, str(mlir)) for _ in range(runs))
+    imports = sorted(wall(IMPORTS_PROCESS) for _ in range(runs))
+    return {"total": hits[runs // 2], "imports": imports[runs // 2]}
+
+
 def cache_megabytes(cache: Path) -> float:
     """The megabytes of the files in the compile cache `cache`."""
     return sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) / 2**20
@@ -188,6 +218,7 @@ def measure_model(name: str) -> dict:
         mlir = original.with_suffix(".mlir")
         row["cold"] = run_worker(original, mlir, cache, skip_import=False)
         row["hit"] = run_worker(original, mlir, cache, skip_import=True)
+        row["hit process"] = process_hit(mlir, cache)
         row["op edit"] = run_worker(op_edited, mlir, cache, skip_import=False)
         row["edit"] = run_worker(edited, mlir, cache, skip_import=False)
         return row
@@ -214,6 +245,7 @@ def markdown_table(rows: list[dict]) -> str:
         "cold peak MB",
         "hit s",
         "hit peak MB",
+        "hit process s (imports s)",
         "edit s (% of cold)",
         "op edit s (% of cold)",
         "cache MB: cold / edit / op edit",
@@ -230,6 +262,7 @@ def markdown_table(rows: list[dict]) -> str:
             f"{cold['peak_mb']:.0f}",
             f"{hit['total']:.2f}",
             f"{hit['peak_mb']:.0f}",
+            f"{row['hit process']['total']:.2f} ({row['hit process']['imports']:.2f})",
             f"{edit['total']:.1f} ({100 * edit['total'] / cold['total']:.0f}%)",
             f"{op_edit['total']:.1f} ({100 * op_edit['total'] / cold['total']:.0f}%)",
             " / ".join(f"{row[mode]['cache_mb']:.0f}" for mode in ("cold", "edit", "op edit")),
@@ -259,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         row = measure_model(name)
         for mode in MODES:
             print(stage_line(f"{name} {mode}", row[mode]), flush=True)
+        process = row["hit process"]
+        print(
+            f"{name} hit process: {process['total']:.2f} s, of which a process importing the "
+            f"modules {process['imports']:.2f} s",
+            flush=True,
+        )
         rows.append(row)
     table = markdown_table(rows)
     print("\n" + table)

@@ -1,5 +1,5 @@
 """Smoke test of `bench/compile_time.py` on a tiny model: stages reported, the second compile
-a cache hit, the table formatted. No timing is asserted."""
+a cache hit (in the worker and in a new process), the table formatted. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.compile_time import markdown_table, run_worker, stage_line  # noqa: E402
+from bench.compile_time import markdown_table, process_hit, run_worker, stage_line  # noqa: E402
 
 
 def tiny_model(path: Path) -> None:
@@ -60,11 +60,15 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     # a hit of the file level: nothing parsed or folded (the folded weights are in the cache)
     assert hit["from_cache"] and [name for name, _ in hit["stages"]] == ["file hit"]
     assert hit["cache_mb"] == 0
+    # a whole new process that loads it (it fails unless its compile is a hit)
+    process = process_hit(mlir, cache, runs=1)
+    assert process["total"] > 0 and process["imports"] > 0
     row = {
         "model": "tiny",
         "weights_mb": 0.002,
         "cold": cold,
         "hit": hit,
+        "hit process": process,
         "edit": cold,
         "op edit": cold,
     }
