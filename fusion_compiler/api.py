@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from xdsl.dialects.builtin import ModuleOp
-
-from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import CompileError, parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, compile_file, compile_module, parse_file
 from fusion_compiler.lowering.threading_runtime import set_default_num_threads
 from fusion_compiler.model import FunctionRunner, Model, OnnxRunner
 
-Source = str | os.PathLike[str] | ModuleOp | Any
+if TYPE_CHECKING:  # (an `.mlir` file the cache holds loads without xDSL: `file_cache`)
+    from xdsl.dialects.builtin import ModuleOp
+
+Source: TypeAlias = "str | os.PathLike[str] | ModuleOp | Any"
 """A path (`.onnx`, `.mlir`), IR text, an xDSL module or an `onnx.ModelProto`."""
 
 IR_FILENAME = "<string>"
@@ -52,6 +51,8 @@ def compile(  # noqa: A001 - `fc.compile(model)`, like `torch.compile`
     if isinstance(source, str | os.PathLike) and _is_path(str(source)):
         compiled = compile_file(Path(source), pipeline, cache=cache, profile=profile)
     else:
+        from xdsl.dialects.builtin import ModuleOp
+
         module = source if isinstance(source, ModuleOp) else parse(source)
         compiled = compile_module(module, pipeline, cache=cache, profile=profile)
     return Model(FunctionRunner.of(compiled, _entry(list(compiled.functions), entry)))
@@ -60,6 +61,11 @@ def compile(  # noqa: A001 - `fc.compile(model)`, like `torch.compile`
 def parse(source: Source) -> ModuleOp:
     """The graph-level module of `source`: IR parsed (and verified), or an ONNX model
     imported with its declared input shapes."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from fusion_compiler.dialects.context import make_context
+    from fusion_compiler.dialects.diagnostics import parse_source
+
     if isinstance(source, ModuleOp):
         return source
     onnx_model = _onnx_model(source)
@@ -98,10 +104,18 @@ def _onnx_model(source: Source) -> Any | None:
         try:
             return onnx.load(str(source))
         except OSError as err:
+            from fusion_compiler.dialects.diagnostics import CompileError
+
             raise CompileError(f"cannot read '{source}': {err.strerror}") from None
     if type(source).__name__ == "ModelProto" and type(source).__module__.startswith("onnx"):
         return source
-    if not isinstance(source, str | os.PathLike | ModuleOp):
+    if isinstance(source, str | os.PathLike):
+        return None
+    from xdsl.dialects.builtin import ModuleOp
+
+    from fusion_compiler.dialects.diagnostics import CompileError
+
+    if not isinstance(source, ModuleOp):
         raise CompileError(
             f"cannot compile a {type(source).__name__}: give a path (.onnx, .mlir), IR text, "
             "an xDSL ModuleOp or an onnx.ModelProto"
@@ -113,6 +127,8 @@ def _import_onnx() -> Any:
     try:
         import onnx
     except ImportError:
+        from fusion_compiler.dialects.diagnostics import CompileError
+
         raise CompileError(
             "ONNX models need the onnx extra: pip install 'fusion-compiler[onnx]'"
         ) from None
@@ -146,5 +162,7 @@ def _entry(names: list[str], entry: str | None) -> str:
         return names[0]
     wanted = entry or "main"
     if wanted not in names:
+        from fusion_compiler.dialects.diagnostics import CompileError
+
         raise CompileError(f"no function @{wanted} to run (functions: {', '.join(names)})")
     return wanted

@@ -15,7 +15,11 @@ A pipeline is a comma-separated list of pass names with options in braces, exact
 `passes` ← `lowering` ← this module ← the API, `frontend.backend` and the tools. The passes of
 `lowering` are imported lazily (each factory imports its pass on first use, like xDSL's
 registry), so listing the passes (`xdsl-opt` does it on start-up) loads neither llvmlite nor
-any pass.
+any pass. Nor does loading a model the cache holds load xDSL, the dialects' ops or a pass:
+`compile_file` on an unchanged file (`file_cache`) reads entries, maps constants and loads
+object code, and this module, `compile_cache`, `jit`, `load_launches` and `compiled_model`
+import the IR's machinery where a compile first needs it (`tests/lowering/test_file_cache.py`
+checks in a new process).
 """
 
 from __future__ import annotations
@@ -28,21 +32,16 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpec
-from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
-
 from fusion_compiler.collector import collector_paused
-from fusion_compiler.dialects.context import make_context
-from fusion_compiler.dialects.diagnostics import CompileError, parse_source, verify_module
 from fusion_compiler.errors import PassOptionError
-from fusion_compiler.instruments import PassInstrument
-from fusion_compiler.passes.pipeline_pass import PipelinePass
 
 if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+    from xdsl.utils.arg_spec import ArgSpec
+
+    from fusion_compiler.instruments import PassInstrument
     from fusion_compiler.lowering.compile_cache import NativeCode
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.lowering.file_cache import SourceFile
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
     from fusion_compiler.lowering.schedule_memo import ScheduleMemo
     from fusion_compiler.specializing import SpecializingModel
 
-PassFactory = Callable[[], type[ModulePass]]
+PassFactory = Callable[[], "type[ModulePass]"]
 
 # --- the pass registry ------------------------------------------------------------------------
 
@@ -186,6 +185,11 @@ are those of their result."""
 
 def split_graph_passes(pipeline: str) -> tuple[str, str]:
     """The leading `GRAPH_PASSES` of `pipeline` and the rest, as two pipelines."""
+    from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    from fusion_compiler.dialects.diagnostics import CompileError
+
     try:
         specs = tuple(split_pipeline(pipeline))
     except (ArgSpecParseError, ValueError):
@@ -219,6 +223,11 @@ def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
     place. An unknown pass, a syntax error or an option of the wrong type raises
     `CompileError`; an option value out of its range raises the pass's `PassOptionError`.
     """
+    from xdsl.utils.arg_spec import parse_pipeline as split_pipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    from fusion_compiler.dialects.diagnostics import CompileError
+
     try:
         specs = tuple(split_pipeline(spec))
     except (ArgSpecParseError, ValueError) as err:  # (ArgSpecParseError is a BaseException)
@@ -232,12 +241,16 @@ def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
 
 def _expand(pass_: ModulePass) -> tuple[ModulePass, ...]:
     """A pass, or the stages of a pipeline pass (`schedule-kernels`), recursively."""
+    from fusion_compiler.passes.pipeline_pass import PipelinePass
+
     if not isinstance(pass_, PipelinePass):
         return (pass_,)
     return tuple(stage for inner in pass_.stages() for stage in _expand(inner))
 
 
 def _build_pass(factory: PassFactory, pass_spec: ArgSpec, spec: str) -> ModulePass:
+    from fusion_compiler.dialects.diagnostics import CompileError
+
     try:
         return factory().from_pass_spec(pass_spec)
     except PassOptionError:
@@ -289,7 +302,11 @@ class PassManager:
         )
         self.verify = verify
         self.instruments = tuple(instruments)
-        self.ctx = ctx or make_context()
+        if ctx is None:
+            from fusion_compiler.dialects.context import make_context
+
+            ctx = make_context()
+        self.ctx = ctx
 
     def run(self, module: ModuleOp) -> ModuleOp:
         """Apply every pass in order to `module`, in place; returns it for chaining (with
@@ -315,6 +332,10 @@ class PassManager:
         return module
 
     def _apply(self, pass_: ModulePass, module: ModuleOp) -> None:
+        from xdsl.utils.exceptions import DiagnosticException
+
+        from fusion_compiler.dialects.diagnostics import CompileError
+
         try:
             pass_.apply(self.ctx, module)
         except CompileError as err:
@@ -325,6 +346,8 @@ class PassManager:
 
     @staticmethod
     def _verify_after(what: str, module: ModuleOp) -> None:
+        from fusion_compiler.dialects.diagnostics import CompileError, verify_module
+
         try:
             verify_module(module)
         except CompileError as err:
@@ -412,6 +435,7 @@ def compile_native(
     `profile` makes a profiling build (every kernel launch timed), cached apart.
     `CompiledModel.of` binds the constants of `module` to the code, so `pipeline` must keep
     them: `compile_module` runs the `GRAPH_PASSES` a pipeline starts with before this."""
+    from fusion_compiler.dialects.context import make_context
     from fusion_compiler.lowering import compile_cache
     from fusion_compiler.lowering.schedule_memo import split_schedule
 
@@ -494,6 +518,7 @@ def _compile_and_keep(
 ) -> CompiledModel | SpecializingModel:
     """`compile_module` after its file-level lookup missed: the compile, kept at the file
     level when `source` is given."""
+    from fusion_compiler.dialects.diagnostics import verify_module
     from fusion_compiler.lowering import file_cache
     from fusion_compiler.lowering.compiled_model import CompiledModel
     from fusion_compiler.passes.specialize_shapes import is_dynamic_module
@@ -555,8 +580,12 @@ def read_source(path: str | Path) -> SourceFile:
     try:
         return SourceFile(path, path.read_text(encoding="utf-8"))
     except OSError as err:
+        from fusion_compiler.dialects.diagnostics import CompileError
+
         raise CompileError(f"cannot read '{path}': {err.strerror}") from None
     except UnicodeDecodeError as err:
+        from fusion_compiler.dialects.diagnostics import CompileError
+
         raise CompileError(
             f"{path}: not a text file of graph IR (byte {err.start} is not UTF-8)"
         ) from None
@@ -565,6 +594,9 @@ def read_source(path: str | Path) -> SourceFile:
 def parse_read_source(source: SourceFile) -> ModuleOp:
     """The module of an IR file read by `read_source` (a syntax error is a `CompileError` at
     its position); the files its parse reads are noted in `source`."""
+    from fusion_compiler.dialects.context import make_context
+    from fusion_compiler.dialects.diagnostics import parse_source
+
     module = parse_source(
         make_context(), source.text, str(source.path), read_files=source.read_files
     )

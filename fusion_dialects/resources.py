@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
 )
 
 from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.host import file_identity
 
 WEIGHTS_ATTR = "graph.weights"
 """The module attribute naming the weights file (relative to the IR file's folder)."""
@@ -331,13 +332,6 @@ def _shared_lock(descriptor: int, path: Path) -> Iterator[None]:
         yield
     finally:
         fcntl.flock(descriptor, fcntl.LOCK_UN)
-
-
-def file_identity(stat: os.stat_result) -> tuple[int, ...]:
-    """What changes when a file is written or replaced: device, inode, size, modification and
-    change times (what the compile cache trusts of a file it read: `file_cache.identity`,
-    `weight_names`)."""
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,9 @@ from fusion_compiler.dialects.resources import (
     WEIGHTS_TAG_ATTR,
     WeightsFile,
     aligned,
-    file_identity,
     handle_for,
 )
-from fusion_compiler.host import usable_cores
+from fusion_compiler.host import file_identity, usable_cores
 
 
 def externalize_constants(
@@ -200,7 +199,7 @@ class WeightsWriter:
         """(offset in the file, bytes) of each old blob kept, updating an old file."""
         self.updated: tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, int]]] | None = None
         """Once an old file is updated in place: its identity before and after
-        (`resources.file_identity`) and the blobs kept, byte for byte (`weight_names`)."""
+        (`host.file_identity`) and the blobs kept, byte for byte (`weight_names`)."""
         self._stream: io.BufferedRandom | None
         self._temporary: Path | None = None
         if self._reused is not None:

@@ -34,16 +34,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ModuleOp
-
-from fusion_compiler.dialects import loop
-from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.loop.queries import numpy_dtype
-from fusion_compiler.dialects.pattern_kind import PatternKind
 from fusion_compiler.host import usable_cores
 from fusion_compiler.lowering.cache_files import CACHE_VARIABLE, atomic_write, cache_dir
-from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import (
     CodegenTarget,
     JitModule,
@@ -51,19 +45,17 @@ from fusion_compiler.lowering.jit import (
     host_target_machine,
     signatures_of_data,
 )
-from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
-from fusion_compiler.lowering.load_launches import LoadLaunch, launch_plans, with_launches
-from fusion_compiler.lowering.native_units import (
-    LowerToLLVMDialect,
-    compile_units,
-    is_entry,
-    is_stub,
-    name_by_content,
-    split_units,
-)
-from fusion_compiler.lowering.schedule_memo import MemoMiss, Record, ScheduleMemo
-from fusion_compiler.lowering.schedule_workers import ScheduleModule, ScheduleWorkers
+from fusion_compiler.lowering.load_launches import LoadLaunch
 from fusion_compiler.lowering.threading_runtime import check_threading, threading_runtime_name
+
+if TYPE_CHECKING:  # (a model loaded from the cache needs none of these: they are imported
+    # where a compile first needs them)
+    from xdsl.dialects.builtin import ModuleOp
+
+    from fusion_compiler.lowering.llvm_codegen import StageTimings
+    from fusion_compiler.lowering.native_units import LowerToLLVMDialect
+    from fusion_compiler.lowering.schedule_memo import Record, ScheduleMemo
+    from fusion_compiler.lowering.schedule_workers import ScheduleModule, ScheduleWorkers
 
 
 @dataclass
@@ -172,6 +164,8 @@ def _triple_and_versions() -> tuple[str, ...]:
 
 
 def cache_key(module: ModuleOp, pipeline: str, *, weights: bool = True) -> str:
+    from fusion_compiler.lowering.ir_hash import module_hash
+
     return key_of_hash(module_hash(module, weights=weights), pipeline)
 
 
@@ -202,6 +196,9 @@ def model_key(module: ModuleOp, pipeline: str) -> str:
 
 def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
     """Per entry `loop.func` made by lower-graph, the callees of its `loop.call`s in order."""
+    from fusion_compiler.dialects import loop
+    from fusion_compiler.lowering.native_units import is_entry
+
     kernels: dict[str, tuple[str, ...]] = {}
     for op in module.ops:
         if is_entry(op):
@@ -213,7 +210,9 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
 def entry_bindings(module: ModuleOp) -> dict[str, LoadBinding]:
     """Per entry made by lower-graph that has a load entry, how its bound inputs are made."""
     # (imported here: a model hit never lowers, and needs no pass)
+    from fusion_compiler.dialects.loop.queries import numpy_dtype
     from fusion_compiler.lowering.lower_graph import BOUND_SOURCES_ATTR, LOAD_ENTRY_ATTR
+    from fusion_compiler.lowering.native_units import is_entry
 
     entries = {op.sym_name.data: op for op in module.ops if is_entry(op)}
     bindings = {}
@@ -239,7 +238,7 @@ def _integers(attr) -> tuple[int, ...]:
     return tuple(item.value.data for item in attr.data)
 
 
-LowerToEntries = Callable[["ScheduleMemo | None"], tuple[ModuleOp, dict[str, tuple[str, ...]]]]
+LowerToEntries = Callable[["ScheduleMemo | None"], "tuple[ModuleOp, dict[str, tuple[str, ...]]]"]
 """Runs the pipeline and lower-graph on a copy of the module, with the schedule memo when
 given: the loop-level module (bound constants are buffer arguments) and the kernels each
 entry launches (`fusion_compiler.driver.lower_to_entries`)."""
@@ -286,6 +285,10 @@ def compile_native(
     With `schedule` and `schedule_module` (which runs it on a module), the kernels the memo
     has no record of are scheduled and compiled by worker processes when there are enough of
     them (`schedule_workers`), with or without the cache."""
+    from fusion_compiler.lowering.llvm_codegen import merged_timings
+    from fusion_compiler.lowering.schedule_memo import MemoMiss
+    from fusion_compiler.lowering.schedule_workers import ScheduleWorkers
+
     directory = cache_dir() if use_cache else None
     key = model_key(module, pipeline) if directory is not None else ""
     if directory is not None:
@@ -316,6 +319,9 @@ def compile_native(
 def _memo(
     directory: Path | None, schedule: str, unit_pipeline: str, workers: ScheduleWorkers | None
 ) -> ScheduleMemo:
+    from fusion_compiler.dialects.pattern_kind import PatternKind
+    from fusion_compiler.lowering.schedule_memo import Record, ScheduleMemo
+
     def lookup(memo_key: str) -> Record | None:
         if directory is None:
             return None
@@ -354,6 +360,16 @@ class Compile:
     def run(
         self, memo: ScheduleMemo | None, workers: ScheduleWorkers | None, timings: StageTimings
     ) -> NativeCode:
+        from fusion_compiler.lowering.ir_hash import module_hash
+        from fusion_compiler.lowering.load_launches import launch_plans, with_launches
+        from fusion_compiler.lowering.native_units import (
+            compile_units,
+            is_stub,
+            name_by_content,
+            split_units,
+        )
+        from fusion_compiler.lowering.schedule_memo import MemoMiss
+
         directory = self.directory
         lowered, kernels = self.lower_to_entries(memo)
         if workers is not None:
@@ -430,6 +446,8 @@ def _collect_background(
     """`compiled` with the units a background worker compiled meanwhile (`schedule_workers`);
     `MemoMiss` if one is missing (the worker failed: the module is compiled again, without
     the memo)."""
+    from fusion_compiler.lowering.schedule_memo import MemoMiss
+
     workers.collect(timings)
     done = [
         workers.units.get(d) if u is None else u for u, d in zip(compiled, digests, strict=True)
@@ -443,6 +461,7 @@ def _check_convertible(units: list[ModuleOp]) -> None:
     """Raises convert-loop-to-llvm's `CompileError` (at the op) here, before any worker
     process starts on the units."""
     # (imported here: a model hit needs neither the pass nor xDSL's llvm dialect)
+    from fusion_compiler.dialects.diagnostics import CompileError
     from fusion_compiler.lowering.convert_loop_to_llvm import check_convertible
 
     try:

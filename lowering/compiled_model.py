@@ -40,18 +40,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 
-from fusion_compiler.dialects.loop.queries import numpy_dtype
-from fusion_compiler.dialects.reference.evaluator import constant_array
 from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.errors import ArgumentError
-from fusion_compiler.lowering import compile_cache, load_memo
-from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
+from fusion_compiler.lowering import compile_cache
 from fusion_compiler.lowering.jit import (
+    BUFFER_ALIGNMENT,
     BufferSpec,
     JitModule,
     KernelSignature,
@@ -59,13 +56,17 @@ from fusion_compiler.lowering.jit import (
     array_problem,
     buffer_address,
 )
-from fusion_compiler.lowering.load_memo import Digests
-from fusion_compiler.lowering.lower_graph import bound_constants, graph_functions
-from fusion_compiler.lowering.machine_roofs import Roofs, machine_roofs, team_size
-from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
 from fusion_compiler.lowering.output_pool import OutputPool
-from fusion_compiler.lowering.profile_report import Launch, Profile
-from fusion_compiler.lowering.profiling import BYTES, CALLS, FLOPS, NANOSECONDS, counters_of
+
+if TYPE_CHECKING:  # (a model loaded from the cache (`file_cache`) reads no IR and does not
+    # profile until asked: these are imported where they are needed)
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp, TensorType
+
+    from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
+    from fusion_compiler.lowering.load_memo import Digests
+    from fusion_compiler.lowering.machine_roofs import Roofs
+    from fusion_compiler.lowering.profile_report import Profile
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,8 @@ class CompiledModel:
     @staticmethod
     def of(module: ModuleOp, native: NativeCode) -> CompiledModel:
         """The model of `module`'s graph-level functions, run by `native` (its native code)."""
+        from fusion_compiler.lowering.lower_graph import graph_functions
+
         functions = {}
         digests: Digests = {}
         for function in graph_functions(module):
@@ -206,6 +209,16 @@ class CompiledModel:
         """Run function `name` once to warm up, then `runs` times with every kernel launch
         timed; what was measured, per kernel, against `roofs` (default: this machine's,
         `machine_roofs`). Needs a profiling build (`compile_module(..., profile=True)`)."""
+        from fusion_compiler.lowering.machine_roofs import machine_roofs, team_size
+        from fusion_compiler.lowering.profile_report import Launch, Profile
+        from fusion_compiler.lowering.profiling import (
+            BYTES,
+            CALLS,
+            FLOPS,
+            NANOSECONDS,
+            counters_of,
+        )
+
         function = self._function(name)
         if runs < 1:
             raise ArgumentError(f"profile: runs must be at least 1, got {runs}")
@@ -296,6 +309,9 @@ def _describe_function(
     for one that only the load entry reads (`binding`), which it packs into a buffer of its
     own once: a copy of a weight the model then drops would raise the load's peak by its
     size (vgg19's classifier weights, 411 MB)."""
+    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    from fusion_compiler.lowering.lower_graph import bound_constants
+
     parameters = tuple(
         Parameter(
             arg.name_hint or f"arg{arg.index}",
@@ -324,6 +340,8 @@ def _load(
     constants (its launches one by one, with the compile cache: `load_memo`, which maps the
     results it holds and notes in `digests` the blobs' names); its results and the constants
     the entry reads, in the entry's order."""
+    from fusion_compiler.lowering import load_memo
+
     inputs = [constants[index] for index in binding.load_sources]
     directory = compile_cache.cache_dir() if binding.launches else None
     if directory is not None:
@@ -351,6 +369,11 @@ def _bound_array(value) -> np.ndarray:
     70 MB of convolution weights the entry reads took 0.22 s to copy into new memory), else a
     new array, copied once from the attribute's raw bytes (splats and other element types
     through `constant_array`)."""
+    from xdsl.dialects.builtin import Float32Type
+
+    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    from fusion_compiler.dialects.reference.evaluator import constant_array
+
     view = _f32_view(value) if isinstance(value.data.data, memoryview) else None
     if view is not None and buffer_address(view) % BUFFER_ALIGNMENT == 0:
         return view
@@ -366,6 +389,8 @@ def _bound_array(value) -> np.ndarray:
 def _f32_view(value) -> np.ndarray | None:
     """A float32 constant's raw bytes viewed as its elements (read-only, no copy), or None
     when they are not all its elements (a splat) or the elements are of another type."""
+    from xdsl.dialects.builtin import Float32Type
+
     raw = value.data.data
     shape = tuple(value.get_shape())
     if isinstance(value.get_element_type(), Float32Type) and len(raw) == 4 * math.prod(shape):
@@ -374,6 +399,8 @@ def _f32_view(value) -> np.ndarray | None:
 
 
 def _tensor(typ) -> TensorType:
+    from xdsl.dialects.builtin import TensorType
+
     assert isinstance(typ, TensorType)
     return typ
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fusion_compiler.dialects.resources import file_identity
+from fusion_compiler.host import file_identity
 from fusion_compiler.lowering import cache_blobs, compile_cache
 from fusion_compiler.lowering.cache_blobs import (
     BLOB_MIN_BYTES,
@@ -182,7 +182,7 @@ def _constants_path(directory: Path, key: str) -> Path:
 
 
 def identity(path: Path) -> list[int]:
-    """What changes when a file is written or replaced (`resources.file_identity`), as JSON
+    """What changes when a file is written or replaced (`host.file_identity`), as JSON
     keeps it; empty when the file cannot be read."""
     try:
         return list(file_identity(path.stat()))

@@ -24,24 +24,14 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import llvmlite.binding as llvm
 import numpy as np
-from xdsl.dialects import llvm as llvm_dialect
-from xdsl.dialects.builtin import (
-    FunctionType,
-    MemRefType,
-    ModuleOp,
-)
-from xdsl.ir import Attribute
 
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.shape_rules import compatible, fmt, is_static
 from fusion_compiler.errors import ArgumentError, TargetError
 from fusion_compiler.lowering import blas_library
-from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
-from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
 from fusion_compiler.lowering.threading_runtime import (
     RUNTIME_GLOBALS_IR,
     declares_num_threads,
@@ -49,6 +39,15 @@ from fusion_compiler.lowering.threading_runtime import (
     load_openmp,
     num_threads_address,
 )
+
+if TYPE_CHECKING:  # (what loads and runs compiled units needs no IR: a model loaded from the
+    # cache imports no xDSL)
+    from xdsl.dialects.builtin import FunctionType, ModuleOp
+    from xdsl.ir import Attribute
+
+BUFFER_ALIGNMENT = 64
+"""Alignment in bytes of every buffer a kernel is given or makes: one cache line, one AVX-512
+vector (`aligned_empty`; `memref_to_llvm` aligns local buffers so)."""
 
 KernelCallError = ArgumentError
 """An array does not match the buffer a kernel expects (the name kernel tests catch; the one
@@ -168,6 +167,10 @@ class BufferSpec:
 
     @staticmethod
     def of(buffer_type: Attribute) -> BufferSpec:
+        from xdsl.dialects.builtin import MemRefType
+
+        from fusion_compiler.dialects.loop.queries import numpy_dtype
+
         assert isinstance(buffer_type, MemRefType)
         return BufferSpec(tuple(buffer_type.get_shape()), numpy_dtype(buffer_type.element_type))
 
@@ -193,6 +196,11 @@ class KernelSignature:
 
 def kernel_signatures(module: ModuleOp) -> dict[str, KernelSignature]:
     """The signature of every `llvm.func` lowered from a `loop.func` in `module`."""
+    from xdsl.dialects import llvm as llvm_dialect
+    from xdsl.dialects.builtin import FunctionType
+
+    from fusion_compiler.lowering.loop_to_llvm import KERNEL_TYPE_ATTR
+
     signatures: dict[str, KernelSignature] = {}
     for op in module.ops:
         if not isinstance(op, llvm_dialect.FuncOp):

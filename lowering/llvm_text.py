@@ -62,6 +62,7 @@ from fusion_compiler.lowering.llvm_text_values import (
     type_text,
     zero_text,
 )
+from fusion_compiler.lowering.threading_runtime import GOMP_PARALLEL
 from fusion_compiler.lowering.unit_template import (
     FunctionInfo,
     GepLine,
@@ -75,10 +76,6 @@ LoopProperty = tuple
 `(name, (property, ...))` (a node of other properties, as `followup_all` takes)."""
 
 LoopProperties = tuple[LoopProperty, ...]
-
-GOMP_PARALLEL = "GOMP_parallel"
-"""libgomp's entry to a parallel region (`parallel_to_llvm` calls it; its second argument
-is all the outlined body receives)."""
 
 
 # --- the printer ------------------------------------------------------------------------------

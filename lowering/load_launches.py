@@ -17,14 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument
-
-from fusion_compiler.dialects import loop
 from fusion_compiler.lowering.blas_library import needs_library
 from fusion_compiler.lowering.jit import NativeUnit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a model loaded from the cache reads `LoadLaunch`es and no IR)
+    from xdsl.dialects.builtin import ModuleOp
+
+    from fusion_compiler.dialects import loop
     from fusion_compiler.lowering.compile_cache import LoadBinding
 
 
@@ -49,6 +48,8 @@ def launch_plans(units: list[ModuleOp], bindings: dict[str, LoadBinding]) -> dic
     """Per load entry of `bindings` whose launches each read only its inputs and write only
     its results, every result once (`LoadLaunch`), those launches; `units` are those of
     `native_units.name_by_content`, still at the loop level."""
+    from fusion_compiler.dialects import loop
+
     functions = {
         op.sym_name.data: (index, op)
         for index, unit in enumerate(units)
@@ -69,6 +70,10 @@ def launch_plans(units: list[ModuleOp], bindings: dict[str, LoadBinding]) -> dic
 def _launches_of(load: loop.FuncOp, functions: dict[str, tuple[int, loop.FuncOp]]) -> _Plan | None:
     """The plan of the load entry `load` (`functions`: each function's unit and op), or None
     when a launch reads a buffer of its own or a result, or writes an input."""
+    from xdsl.ir import BlockArgument
+
+    from fusion_compiler.dialects import loop
+
     block = load.body.block
     entry_inputs = len(load.function_type.inputs.data)
     plan: _Plan = []

@@ -73,6 +73,7 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import LoopKind
 from fusion_compiler.dialects.loop.op_builders import index_constant
 from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
+from fusion_compiler.lowering.jit import BUFFER_ALIGNMENT
 from fusion_compiler.lowering.llvm_builders import (
     call_function,
     constant,
@@ -92,8 +93,6 @@ from fusion_compiler.passes.analysis.linear_index import IndexBuilder, LinearFor
 DEFAULT_STACK_LIMIT = 4096
 """Local buffers of at most this many bytes live on the stack."""
 
-BUFFER_ALIGNMENT = 64
-"""Alignment in bytes of every local buffer (one cache line, one AVX-512 vector)."""
 
 # ---------------------------------------------------------------------------------------------
 # Addressing

@@ -83,9 +83,14 @@ from fusion_compiler.lowering.llvm_builders import (
     offset_pointer,
     store,
 )
-from fusion_compiler.lowering.llvm_text import GOMP_PARALLEL
 from fusion_compiler.lowering.llvm_types import POINTER, llvm_type, storage_bytes
 from fusion_compiler.lowering.loop_to_llvm import BUFFER_ARG_ATTRS
+from fusion_compiler.lowering.threading_runtime import (
+    GOMP_PARALLEL,
+    NUM_THREADS,
+    NUM_THREADS_GLOBAL,
+    THREAD_NUM,
+)
 from fusion_compiler.passes.analysis.ir_walk import region_ops, walk_ops
 
 PARALLEL_THRESHOLD = 2**14
@@ -96,13 +101,8 @@ body breaks even at ~2^15 elements (2^14: 5.7 us serial, 6.4 us on 2 threads), a
 memory-bound ones lose under a microsecond; with more cores, the gains grow faster than the
 launch cost."""
 
-NUM_THREADS_GLOBAL = "__fusion_num_threads"
-"""The module's i32 global holding the team size (0: OpenMP's default)."""
-
 INTERNAL = llvm.LinkageAttr("internal")
 
-THREAD_NUM = "omp_get_thread_num"
-NUM_THREADS = "omp_get_num_threads"
 SLOT_BYTES = 8
 """Every captured value takes one slot: a pointer, an `i64`, or a smaller scalar."""
 

@@ -30,12 +30,17 @@ from functools import cache
 import llvmlite.binding as llvm
 
 from fusion_compiler.errors import ArgumentError
-from fusion_compiler.lowering.parallel_to_llvm import (
-    GOMP_PARALLEL,
-    NUM_THREADS,
-    NUM_THREADS_GLOBAL,
-    THREAD_NUM,
-)
+
+GOMP_PARALLEL = "GOMP_parallel"
+"""libgomp's entry to a parallel region (`parallel_to_llvm` calls it; its second argument
+is all the outlined body receives)."""
+
+THREAD_NUM = "omp_get_thread_num"
+NUM_THREADS = "omp_get_num_threads"
+"""OpenMP's calls an outlined parallel body makes for its thread's index and the team's size."""
+
+NUM_THREADS_GLOBAL = "__fusion_num_threads"
+"""The module's i32 global holding the team size (0: OpenMP's default)."""
 
 NUM_THREADS_VARIABLE = "FUSION_NUM_THREADS"
 

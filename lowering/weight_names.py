@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fusion_compiler.dialects.resources import BlobPlace, blob_place, file_identity
+from fusion_compiler.dialects.resources import BlobPlace, blob_place
+from fusion_compiler.host import file_identity
 from fusion_compiler.lowering.cache_files import atomic_write
 
 FOLDER = "weight-names"

@@ -9,7 +9,7 @@ forward from a split store, made the padding cost twice the window's arithmetic.
 
 The row pitch `P` of a buffer whose last extent `E` is below a line (16 floats) is the least
 power of two `P >= E`: a 9 becomes 16, a 7 becomes 8, a 13 becomes 16. The buffer's base is
-aligned to a line (`memref_to_llvm.BUFFER_ALIGNMENT`), so each row then lies within one line.
+aligned to a line (`jit.BUFFER_ALIGNMENT`), so each row then lies within one line.
 The elements past `E` in each row are never touched. Longer rows keep their extent: padding
 them to whole lines (29 to 32, 57 to 64: pools of 27 x 27 and 112 x 112 planes) measured
 0.94-1.10x, no gain worth the memory.
@@ -27,7 +27,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import MemRefType, NoneAttr
 
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, LoopKind
-from fusion_compiler.lowering.memref_to_llvm import BUFFER_ALIGNMENT
+from fusion_compiler.lowering.jit import BUFFER_ALIGNMENT
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.loop_access import (
     MemoryAccess,

@@ -27,7 +27,7 @@ from fusion_compiler.dialects.weights_writer import (
     externalize_constants,
     write_weights,
 )
-from fusion_compiler.lowering.compile_cache import module_hash
+from fusion_compiler.lowering.ir_hash import module_hash
 
 WEIGHTS = np.linspace(-1, 1, 32 * 64, dtype=np.float32).reshape(32, 64)
 SMALL = np.arange(8, dtype=np.float32).reshape(8, 1)
@@ -285,7 +285,8 @@ def test_blob_place_finds_a_blob_of_a_mapped_weights_file(tmp_path):
     import gc
     import weakref
 
-    from fusion_compiler.dialects.resources import blob_place, file_identity
+    from fusion_compiler.dialects.resources import blob_place
+    from fusion_compiler.host import file_identity
 
     path = tmp_path / "model.weights"
     write_weights(path, [("a", WEIGHTS.tobytes()), ("b", (2 * WEIGHTS).tobytes())], "t" * 32)

@@ -9,12 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import DYNAMIC_INDEX
 
 from fusion_compiler.dialects import shape_rules as sr
 from fusion_compiler.dialects.shape_rules import ShapeError
 
 dims = st.integers(min_value=1, max_value=4)
 shapes = st.lists(dims, min_size=0, max_size=4).map(tuple)
+
+
+def test_a_dynamic_dimension_is_xdsls():
+    assert sr.DYN == DYNAMIC_INDEX
 
 
 def _raises(match: str):

@@ -8,8 +8,9 @@ import os
 import numpy as np
 import pytest
 
-from fusion_compiler.dialects.resources import WeightsFile, aligned, file_identity
+from fusion_compiler.dialects.resources import WeightsFile, aligned
 from fusion_compiler.dialects.weights_writer import WeightsWriter, same_bytes, write_weights
+from fusion_compiler.host import file_identity
 
 TAG = "t" * 32
 RNG = np.random.default_rng(0)

@@ -257,8 +257,14 @@ def test_a_binding_that_does_not_fit_the_native_entry_is_an_error(monkeypatch):
     each constant twice.)"""
     from fusion_compiler.lowering import compiled_model
 
-    bound = compiled_model.bound_constants
-    monkeypatch.setattr(compiled_model, "bound_constants", lambda f: [*bound(f), *bound(f)])
+    describe = compiled_model._describe_function
+
+    def doubled(*args):
+        described = describe(*args)
+        described.constants = (*described.constants, *described.constants)
+        return described
+
+    monkeypatch.setattr(compiled_model, "_describe_function", doubled)
     with pytest.raises(
         RuntimeError, match="@main would pass 5 buffers to a native entry that takes 4"
     ):

@@ -15,7 +15,7 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module, lower_to_entries
-from fusion_compiler.lowering import compile_cache, native_units
+from fusion_compiler.lowering import compile_cache, ir_hash, native_units
 from fusion_compiler.lowering.jit import JitModule, host_target_machine
 from fusion_compiler.lowering.native_units import (
     compile_jobs,
@@ -176,7 +176,7 @@ def test_kernels_renumbered_by_an_edit_come_from_the_cache(tmp_path, monkeypatch
 def test_kernels_are_linked_under_content_symbols():
     _, lowered, kernels = _lowered(TWO_MATMULS)
     assert kernels["main"] == ("fused_matmul_relu", "fused_matmul_relu_1")
-    units, _, _ = native_units.name_by_content(split_units(lowered), compile_cache.module_hash)
+    units, _, _ = native_units.name_by_content(split_units(lowered), ir_hash.module_hash)
     symbols = [op.sym_name.data for unit in units[:-1] for op in unit.ops]
     assert all(re.fullmatch(r"fused_matmul_relu_[0-9a-f]{16}", s) for s in symbols)
     assert len(set(symbols)) == 2
@@ -191,7 +191,7 @@ def test_kernels_of_the_same_content_are_compiled_once():
     (kernel,) = twin.ops
     kernel.sym_name = StringAttr(kernel.sym_name.data + "_7")
     units, digests, _ = native_units.name_by_content(
-        [first, twin, second, entry], compile_cache.module_hash
+        [first, twin, second, entry], ir_hash.module_hash
     )
     assert len(units) == len(digests) == 3
     assert list(units[0].ops)[0].sym_name == list(first.ops)[0].sym_name

@@ -10,7 +10,7 @@ import pytest
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.diagnostics import verify_module
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module
-from fusion_compiler.lowering import compile_cache, schedule_memo, schedule_workers
+from fusion_compiler.lowering import compile_cache, native_units, schedule_memo, schedule_workers
 from fusion_compiler.lowering.native_units import JOBS_VARIABLE
 from fusion_compiler.passes.analysis.launches import kernel_launches
 
@@ -245,7 +245,7 @@ def test_a_concat_written_in_place_is_neither_scheduled_nor_compiled(
     no worker schedules it, this process's units (kernels, stubs, entries) hold none of it,
     and its launch is dropped."""
     _workers(monkeypatch, 2)
-    split = compile_cache.split_units
+    split = native_units.split_units
     compiled_here: list[str] = []
 
     def noting_split(module):
@@ -253,7 +253,7 @@ def test_a_concat_written_in_place_is_neither_scheduled_nor_compiled(
         compiled_here.extend(op.sym_name.data for unit in units for op in unit.ops)
         return units
 
-    monkeypatch.setattr(compile_cache, "split_units", noting_split)
+    monkeypatch.setattr(native_units, "split_units", noting_split)
     model = compile_module(parse_random_weights(TWO_CONVS_CONCATENATED), cache=False)
     assert noted["ahead"] == [2]  # the two convolutions
     assert compiled_here and "main" in compiled_here

@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import (
 from fusion_compiler.dialects.loop import ForOp
 from fusion_compiler.dialects.loop import queries as q
 from fusion_compiler.dialects.reference import _loop_ops, _loop_plan
-from fusion_compiler.lowering import jit
 from fusion_compiler.passes.analysis import kernel_blocks, linear_index, loop_access
 
 
@@ -62,7 +61,6 @@ def test_no_range_without_constant_positive_bounds():
 )
 def test_one_dtype_table(element_type, dtype):
     assert q.numpy_dtype(element_type) == np.dtype(dtype)
-    assert jit.numpy_dtype is q.numpy_dtype
 
 
 def test_the_interpreter_computes_integers_in_64_bits_on_top_of_the_table():
