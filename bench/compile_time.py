@@ -11,9 +11,10 @@ to an `.onnx` file, then, each step in a fresh process with an empty compile cac
 - hit: the same `.mlir` compiled again in a new process, as `compile_file` and `fusion-run`
   do: a hit of the cache's file level (`file_cache`), which parses nothing;
 - hit process: the same hit as the wall time of a whole new Python process that calls
-  `compile_file` on the `.mlir` and exits, as a user of `fusion-run` or of the API waits
-  before the first run: the interpreter's start, the modules' imports, the hit, the exit
-  (median of three), and of a process that only imports those modules (the imports' share);
+  `compile_file` on the `.mlir` and exits, as a script that loads the model through the API
+  waits before its first run (`fusion-run` parses the file besides: its inputs and checks
+  read the IR): the interpreter's start, the modules' imports, the hit, the exit (median of
+  three), and of a process that only imports those modules (the imports' share);
 - op edit: one op of the model changed (the middle `Relu` made a `Sigmoid`), imported over
   the cold run's `.mlir` (as a user imports an edited model again) and compiled with the
   cache of the cold run: what a user who edits the graph waits for (the import writes no
