@@ -179,19 +179,15 @@ def _cache_ways(level: int) -> int | None:
     return int(ways) if ways.isdigit() and int(ways) > 0 else None
 
 
-def host_cpu() -> str:
-    """The name of the CPU compiled for, as LLVM spells it (`znver4`): this machine's, or
-    `FUSION_TARGET_CPU` (`lowering.jit.CodegenTarget.host`)."""
+def host_model() -> HostModel:
+    """The facts of the CPU compiled for (`lowering.jit.CodegenTarget.host`: this machine's,
+    or `FUSION_TARGET_CPU`'s): its vector width and registers (from its features), this
+    machine's caches and cores (read once per target), and the costs measured on that CPU, by
+    LLVM's name of it (`CPU_CALIBRATIONS`)."""
     from fusion_compiler.lowering.jit import CodegenTarget
 
-    return CodegenTarget.host().cpu
-
-
-def host_model() -> HostModel:
-    """The facts of the CPU compiled for: its vector width and registers (the target's
-    features, `host_features`), this machine's caches and cores (read once per target), and
-    the costs measured on that CPU (`CPU_CALIBRATIONS`)."""
-    return _host_model(host_features(), host_cpu())
+    target = CodegenTarget.host()
+    return _host_model(target.features, target.cpu)
 
 
 CPU_CALIBRATIONS: dict[str, HostCosts] = {
@@ -220,7 +216,7 @@ along their output channels 1.03-1.14x, the grouped 544x7x7 one 1.09x, 3x3 48x13
 
 
 @cache
-def _host_model(flat_features: str, cpu: str = "") -> HostModel:
+def _host_model(flat_features: str, cpu: str) -> HostModel:
     features = set(flat_features.split(","))
     if "+avx512f" in features:
         width, registers = AVX512_LANES, 32
