@@ -1,9 +1,11 @@
-"""Facts of the machine this process runs on that more than one stage reads: its cores, and
-what its file system says of a file."""
+"""Facts of the machine this process runs on that more than one stage reads: its cores, what
+its file system says of a file, and the versions of the packages installed."""
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 
 
 def usable_cores() -> int:
@@ -19,3 +21,30 @@ def file_identity(stat: os.stat_result) -> tuple[int, ...]:
     change times (what the compile cache trusts of a file it read: `file_cache.identity`,
     `weight_names`; a weights file's, `resources`)."""
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
+def installed_version(distribution: str) -> str:
+    """The version of the installed `distribution` (as `importlib.metadata.version` gives it),
+    or "unknown". It is read from the name of its `.dist-info` folder
+    (`<name>-<version>.dist-info`, as installers name it) in the first folder of `sys.path`
+    that has one: importing `importlib.metadata` costs 19-21 ms (it loads the `email`
+    package), a tenth of a cache hit in a new process (the cache key holds the versions).
+    Where that folder does not say (no such folder, or two in one place), `importlib.metadata`
+    answers."""
+    wanted = re.sub(r"[-_.]+", "_", distribution).lower() + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # (a zip file, a folder gone)
+            continue
+        found = [n for n in names if n.endswith(".dist-info") and n.lower().startswith(wanted)]
+        if len(found) == 1:
+            return found[0][len(wanted) : -len(".dist-info")]
+        if found:
+            break
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "unknown"

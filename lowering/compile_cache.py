@@ -32,11 +32,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fusion_compiler.host import usable_cores
+from fusion_compiler.host import installed_version, usable_cores
 from fusion_compiler.lowering.cache_files import CACHE_VARIABLE, atomic_write, cache_dir
 from fusion_compiler.lowering.jit import (
     CodegenTarget,
@@ -121,13 +120,6 @@ def _ints(items) -> tuple[int, ...]:
     return tuple(int(i) for i in items)
 
 
-def _version(package: str) -> str:
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return "unknown"
-
-
 COMPILER_PACKAGES = ("fusion_compiler", "fusion_dialects", "passes", "lowering")
 """The packages whose source the cache key covers."""
 
@@ -157,9 +149,9 @@ def _triple_and_versions() -> tuple[str, ...]:
     return (
         host_target_machine().triple,
         str(usable_cores()),
-        _version("fusion-compiler"),
-        _version("xdsl"),
-        _version("llvmlite"),
+        installed_version("fusion-compiler"),
+        installed_version("xdsl"),
+        installed_version("llvmlite"),
     )
 
 
