@@ -13,7 +13,6 @@ Every ONNX value name is bound to a `Value`:
 
 from __future__ import annotations
 
-import ctypes
 import re
 import threading
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, IntegerType, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
+from fusion_compiler.dialects.filled_bytes import bytes_to_fill, filled_bytes
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
 from fusion_compiler.dialects.loop.queries import element_type
 from fusion_compiler.dialects.shape_rules import fmt, is_static
@@ -305,24 +305,15 @@ def _copy_band(target: np.ndarray, matrix: np.ndarray, start: int, stop: int) ->
             target[i:end, j : j + _TILE] = matrix[i:end, j : j + _TILE]
 
 
-_new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
-_new_bytes.argtypes = (ctypes.c_void_p, ctypes.c_ssize_t)
-_new_bytes.restype = ctypes.py_object
-_bytes_address = ctypes.pythonapi.PyBytes_AsString
-_bytes_address.argtypes = (ctypes.py_object,)
-_bytes_address.restype = ctypes.c_void_p
-
-
 def _row_major_bytes(array: np.ndarray) -> bytes:
     """The elements of `array` in C order, as a new `bytes` object. A transposed matrix is
-    copied in tiles straight into the object's storage, which Python's C API lets its
-    creator fill before anyone else sees it (`PyBytes_FromStringAndSize(NULL, n)`): a tiled
-    copy and then `tobytes` would write every byte twice into fresh memory (vgg19's 411 MB
-    classifier weight: 0.5 s more, and 411 MB more at the import's peak)."""
+    copied in tiles straight into the object's storage (`filled_bytes`): a tiled copy and
+    then `tobytes` would write every byte twice into fresh memory (vgg19's 411 MB classifier
+    weight: 0.5 s more, and 411 MB more at the import's peak)."""
     if array.flags.c_contiguous or array.ndim != 2 or array.nbytes == 0:
         return array.tobytes()
-    data = _new_bytes(None, array.nbytes)
-    storage = (ctypes.c_char * array.nbytes).from_address(_bytes_address(data))
-    target = np.frombuffer(memoryview(storage).cast("B"), array.dtype).reshape(array.shape)
+    target = bytes_to_fill(array.nbytes).view(array.dtype).reshape(array.shape)
     _copy_tiled(target, array)
+    data = filled_bytes(target)
+    assert data is not None
     return data

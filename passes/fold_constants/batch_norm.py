@@ -27,7 +27,12 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.graph.base import shape_of
 from fusion_compiler.dialects.reference._precision import to_f32
-from fusion_compiler.passes.fold_constants.elements import array_of, constant_of, new_constant
+from fusion_compiler.passes.fold_constants.elements import (
+    array_of,
+    constant_of,
+    held_array,
+    new_constant,
+)
 from fusion_compiler.passes.fold_constants.evaluate import erase_dead_constants
 
 __all__ = ["DecomposeBatchNormPattern", "FoldBatchNormPattern", "foldable_producer"]
@@ -151,10 +156,10 @@ def _scaled_weight(producer: Producer, inv: np.ndarray) -> graph.ConstantOp:
     weight = producer.weight
     w = array_of(weight)
     factors = inv.reshape(_channel_shape(w.shape, producer.weight_axis))
-    scaled = np.empty(w.shape, np.float32)
+    scaled = held_array(w.shape)  # (its attribute holds it: `dense_of`)
     with np.errstate(all="ignore"):
         np.multiply(w, factors, out=scaled, dtype=np.float64, casting="unsafe")
-    return new_constant(scaled, weight.type, producer.contraction, weight.name_hint)
+    return new_constant(scaled, weight.type, producer.contraction, weight.name_hint, take=True)
 
 
 def _parameter_owners(bn: graph.BatchNormOp) -> list[Operation]:

@@ -9,15 +9,26 @@ text), as a splat when every element has the same bits.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, Float32Type, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.filled_bytes import bytes_to_fill, filled_bytes
 from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 
-__all__ = ["array_of", "constant_of", "dense_of", "element_count", "holds", "new_constant"]
+__all__ = [
+    "array_of",
+    "constant_of",
+    "dense_of",
+    "element_count",
+    "held_array",
+    "holds",
+    "new_constant",
+]
 
 
 def constant_of(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
@@ -61,16 +72,32 @@ def holds(array: np.ndarray, typ: Attribute) -> bool:
     return array.shape == tuple(typ.get_shape()) and array.dtype == dtype
 
 
-def dense_of(array: np.ndarray, typ: TensorType) -> DenseIntOrFPElementsAttr:
+def held_array(shape: tuple[int, ...], dtype: np.dtype | type = np.float32) -> np.ndarray:
+    """A new, uninitialised C-contiguous array for a folded result that its attribute is to
+    hold without a copy (`new_constant(..., take=True)`): the storage of a new `bytes`
+    object (`filled_bytes`)."""
+    typed = np.dtype(dtype)
+    return bytes_to_fill(math.prod(shape) * typed.itemsize).view(typed).reshape(shape)
+
+
+def dense_of(array: np.ndarray, typ: TensorType, take: bool = False) -> DenseIntOrFPElementsAttr:
     """The elements of `array` (a value of `typ`, see `holds`) as a dense attribute of `typ`:
     little-endian raw bytes in row-major order (an `i1` as a byte, -1 for true, as xDSL
-    stores it), one element when all are bitwise equal."""
+    stores it), one element when all are bitwise equal.
+
+    The bytes are a copy, unless the caller hands over (`take`) an array of `held_array`:
+    the attribute holds the `bytes` object the array is the storage of, and the array is
+    made read-only. resnet50's 53 batch-norm-scaled weights (98 MB) were copied once more."""
     storage = np.dtype(typ.element_type.format)
     if array.dtype == np.bool_:  # xDSL stores an i1 `true` as the byte -1
         array = np.negative(array.astype(storage))
     data = np.ascontiguousarray(array).astype(storage, copy=False)
     if data.size > 1 and _uniform(data):
-        data = data.reshape(-1)[:1]
+        return DenseIntOrFPElementsAttr(typ, BytesAttr(data.reshape(-1)[:1].tobytes()))
+    held = filled_bytes(data) if take and data is array else None
+    if held is not None:
+        data.flags.writeable = False
+        return DenseIntOrFPElementsAttr(typ, BytesAttr(held))
     return DenseIntOrFPElementsAttr(typ, BytesAttr(data.tobytes()))
 
 
@@ -84,12 +111,17 @@ def _uniform(data: np.ndarray) -> bool:
 
 
 def new_constant(
-    array: np.ndarray, typ: Attribute, near: Operation, name: str | None = None
+    array: np.ndarray,
+    typ: Attribute,
+    near: Operation,
+    name: str | None = None,
+    take: bool = False,
 ) -> graph.ConstantOp:
     """A `graph.constant` of `array` (a value of tensor type `typ`) with the location of
-    `near` (the op it replaces) and the SSA name hint `name`."""
+    `near` (the op it replaces) and the SSA name hint `name`; with `take`, the caller hands
+    over `array`, of `held_array` (`dense_of`)."""
     assert isinstance(typ, TensorType)
-    op = graph.ConstantOp(dense_of(array, typ))
+    op = graph.ConstantOp(dense_of(array, typ, take))
     op.location = near.location
     op.results[0].name_hint = name
     return op

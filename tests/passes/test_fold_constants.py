@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.context import make_context
@@ -32,7 +32,7 @@ from fusion_compiler.driver import (
 )
 from fusion_compiler.errors import PassOptionError
 from fusion_compiler.passes.fold_constants import FoldConstantsPass
-from fusion_compiler.passes.fold_constants.elements import dense_of
+from fusion_compiler.passes.fold_constants.elements import dense_of, held_array
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -222,3 +222,25 @@ def test_a_cache_hit_binds_the_folded_weights(tmp_path, monkeypatch):
     for compiled in (cold, hit):
         (actual,) = compiled.run("after_conv", x)
         np.testing.assert_allclose(actual, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_an_array_handed_over_is_held_not_copied():
+    """`dense_of(..., take=True)` of a `held_array` (a batch norm's scaled weight): the
+    attribute holds the bytes the array is the storage of, and the array is made read-only;
+    an array the caller keeps, or one not of `held_array`, is copied."""
+    typ = TensorType(f32, [128, 256])
+    values = np.arange(128 * 256, dtype=np.float32).reshape(128, 256)
+    taken = held_array((128, 256))
+    taken[...] = values
+    held = dense_of(taken, typ, take=True).data.data
+    assert isinstance(held, bytes) and np.shares_memory(np.frombuffer(held, np.uint8), taken)
+    assert not taken.flags.writeable
+    assert held == values.tobytes() and hash(held) == hash(values.tobytes())
+
+    unheld = held_array((8,))
+    unheld[...] = np.arange(8)
+    for kept, take in ((values.copy(), False), (values.copy(), True), (unheld, False)):
+        shape = list(kept.shape)
+        copied = dense_of(kept, TensorType(f32, shape), take).data.data
+        assert copied == kept.tobytes()
+        assert not np.shares_memory(np.frombuffer(copied, np.uint8), kept)
