@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # (a model loaded from the cache needs none of these: they ar
     from xdsl.dialects.builtin import ModuleOp
 
     from fusion_compiler.lowering.llvm_codegen import StageTimings
+    from fusion_compiler.lowering.load_memo import Prefetch
     from fusion_compiler.lowering.native_units import LowerToLLVMDialect
     from fusion_compiler.lowering.schedule_memo import Record, ScheduleMemo
     from fusion_compiler.lowering.schedule_workers import ScheduleModule, ScheduleWorkers
@@ -68,6 +69,8 @@ class NativeCode:
     """Per entry function with a load entry (lower-graph), how its bound inputs are made."""
     key: str = ""
     """The model entry's cache key (empty when compiled without the cache)."""
+    prefetched: Prefetch | None = None
+    """The load entries' lookups, made while the compile waited (`load_memo.Prefetch`)."""
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,19 @@ def compile_native(
         if schedule_module is not None:
             workers = ScheduleWorkers(schedule, schedule_module, lower_to_llvm_dialect)
         memo = _memo(directory, schedule, unit_pipeline, workers)
-    compile = Compile(key, directory, lower_to_entries, lower_to_llvm_dialect, unit_pipeline)
+        if workers is not None and directory is not None:
+            workers.has_unit = memo.has_unit
+
+    def prefetch(bindings: dict[str, LoadBinding]) -> Prefetch | None:
+        from fusion_compiler.lowering.compiled_model import load_inputs
+        from fusion_compiler.lowering.load_memo import Prefetch
+
+        work = [(b, load_inputs(module, n, b)) for n, b in bindings.items() if b.launches]
+        return Prefetch(directory, work) if work and directory is not None else None
+
+    compile = Compile(
+        key, directory, lower_to_entries, lower_to_llvm_dialect, unit_pipeline, prefetch
+    )
     made: StageTimings = []
     try:
         code = compile.run(memo, workers, made)
@@ -348,6 +363,9 @@ class Compile:
     lower_to_entries: LowerToEntries
     lower_to_llvm_dialect: LowerToLLVMDialect
     unit_pipeline: str
+    prefetch: Callable[[dict[str, LoadBinding]], Prefetch | None] | None = None
+    """Starts the lookups of the load entries' launches (`load_memo.Prefetch`) of the
+    graph-level module, given its bindings: while the compile waits for a background worker."""
 
     def run(
         self, memo: ScheduleMemo | None, workers: ScheduleWorkers | None, timings: StageTimings
@@ -399,7 +417,11 @@ class Compile:
         )
         for index, unit in zip(pending, made, strict=True):
             compiled[index] = unit
+        prefetched = None
         if workers is not None and promised:
+            if directory is not None and self.prefetch is not None:  # (a unit it compiles
+                # counts as reaching the BLAS library: its launches are left to the binding)
+                prefetched = self.prefetch(with_launches(bindings, plans, keys, compiled))
             compiled = _collect_background(workers, compiled, digests, timings)
         if directory is not None:
             bindings = with_launches(bindings, plans, keys, compiled)
@@ -414,7 +436,12 @@ class Compile:
         jit = JitModule(done, host_target_machine())
         timings.append(("link", time.perf_counter() - clock))
         return NativeCode(
-            jit, kernels, from_cache=not (fresh or pending), bindings=bindings, key=self.key
+            jit,
+            kernels,
+            from_cache=not (fresh or pending),
+            bindings=bindings,
+            key=self.key,
+            prefetched=prefetched,
         )
 
 

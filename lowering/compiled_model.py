@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # (a model loaded from the cache (`file_cache`) reads no IR a
     from xdsl.dialects.builtin import ModuleOp, TensorType
 
     from fusion_compiler.lowering.compile_cache import LoadBinding, NativeCode
-    from fusion_compiler.lowering.load_memo import Digests
+    from fusion_compiler.lowering.load_memo import Digests, Prefetch
     from fusion_compiler.lowering.machine_roofs import Roofs
     from fusion_compiler.lowering.profile_report import Profile
 
@@ -189,7 +189,9 @@ class CompiledModel:
             binding = native.bindings.get(name)
             described = _describe_function(function, native.kernels[name], binding)
             if binding is not None:
-                described.constants = _load(native.jit, binding, described.constants, digests)
+                described.constants = _load(
+                    native.jit, binding, described.constants, digests, native.prefetched
+                )
             functions[name] = described
         return CompiledModel(native.jit, functions, native.from_cache, native.key, digests)
 
@@ -334,18 +336,22 @@ def _describe_function(
 
 
 def _load(
-    jit: JitModule, binding: LoadBinding, constants: tuple[np.ndarray, ...], digests: Digests
+    jit: JitModule,
+    binding: LoadBinding,
+    constants: tuple[np.ndarray, ...],
+    digests: Digests,
+    prefetched: Prefetch | None = None,
 ):
     """The bound inputs of an entry with a load entry: the load entry runs once, here, on its
     constants (its launches one by one, with the compile cache: `load_memo`, which maps the
-    results it holds and notes in `digests` the blobs' names); its results and the constants
-    the entry reads, in the entry's order."""
+    results it holds and notes in `digests` the blobs' names, taking what `prefetched` found);
+    its results and the constants the entry reads, in the entry's order."""
     from fusion_compiler.lowering import load_memo
 
     inputs = [constants[index] for index in binding.load_sources]
     directory = compile_cache.cache_dir() if binding.launches else None
     if directory is not None:
-        results, known = load_memo.bind_results(jit, binding, inputs, directory)
+        results, known = load_memo.bind_results(jit, binding, inputs, directory, prefetched)
         digests.update(known)
     else:
         results = [aligned_empty(shape, np.dtype(dtype)) for shape, dtype in binding.results]
@@ -353,6 +359,17 @@ def _load(
         load = prototype(jit.function_address(binding.load_entry))
         load(*(buffer_address(array) for array in (*inputs, *results)))
     return tuple(constants[i] if i >= 0 else results[-1 - i] for i in binding.sources)
+
+
+def load_inputs(module: ModuleOp, name: str, binding: LoadBinding) -> list[np.ndarray]:
+    """The inputs of the load entry of `module`'s function `name` (`binding`), each a view of
+    its constant's bytes where `_load_input` makes one: what `load_memo.Prefetch` names before
+    `of` binds them (an input the entry reads too is bound as a copy, then named again)."""
+    from fusion_compiler.lowering.lower_graph import bound_constants, graph_functions
+
+    (function,) = (f for f in graph_functions(module) if f.sym_name.data == name)
+    constants = bound_constants(function)
+    return [_load_input(constants[index].value) for index in binding.load_sources]
 
 
 def _load_input(value) -> np.ndarray:

@@ -92,6 +92,47 @@ def test_an_op_edited_elsewhere_maps_the_packed_weights(cache, lookups):
     assert np.array_equal(edited.main(X)[0], want)
 
 
+def test_an_edit_compiled_in_the_background_looks_the_packed_weights_up_meanwhile(
+    cache, monkeypatch
+):
+    """While this process waits for the background worker compiling an op edit's new kernel
+    (and only that: its packing kernel is unchanged, in the cache), a thread looks up the
+    packed weights (`load_memo.Prefetch`); the binding takes them and looks up nothing
+    again. The same bits as a compile without the cache."""
+    import threading
+
+    from fusion_compiler.lowering import schedule_workers
+    from fusion_compiler.lowering.native_units import JOBS_VARIABLE
+
+    monkeypatch.setenv(JOBS_VARIABLE, "2")
+    monkeypatch.setattr(schedule_workers, "BACKGROUND_MIN_OPS", 0)
+    _compile(_source("relu"))
+    found: list[tuple[bool, bool]] = []  # (on the main thread, found)
+    real = load_memo.load
+
+    def recording(*args):
+        kept = real(*args)
+        found.append((threading.current_thread() is threading.main_thread(), kept is not None))
+        return kept
+
+    monkeypatch.setattr(load_memo, "load", recording)
+    collected = []
+    collect = schedule_workers.ScheduleWorkers.collect
+
+    def noting_collect(self, *args):
+        collected.append(len(self.promised))
+        return collect(self, *args)
+
+    monkeypatch.setattr(schedule_workers.ScheduleWorkers, "collect", noting_collect)
+    edited = _compile(_source("sigmoid"))
+    # (the edited kernel's unit came from a background worker; not its packing kernel's,
+    # which the cache holds: this process loaded it, and the lookups could start)
+    assert collected == [1]
+    assert found == [(False, True), (False, True)]
+    want = _compile(_source("sigmoid"), cache=False).main(X)[0]
+    assert np.array_equal(edited.main(X)[0], want)
+
+
 def test_other_weights_are_a_miss(cache, lookups):
     _compile(_source())
     before = _blobs(cache)
