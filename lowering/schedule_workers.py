@@ -15,7 +15,8 @@ and for each:
    made of the kernel as the memo notes it (`ScheduleMemo.capture`): its record;
 3. prepare the units of the scheduled kernel and of its packing kernels (convert-loop-to-llvm
    and LLVM IR, `native_units.prepare_one`), named by content as `native_units.name_by_content`
-   names them after lower-graph;
+   names them after lower-graph, but not those the compile cache holds (`has_unit`: this
+   process loads them);
 
 and return the record and the prepared units. All of them are then compiled by LLVM
 together (`native_units.compile_prepared`, in worker processes again), so that kernels of
