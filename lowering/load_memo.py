@@ -75,16 +75,9 @@ def bind_results(
     need not hash them again). What `prefetched` found is taken, not looked up again."""
     if prefetched is not None:
         prefetched.wait()
-    raws = [_raw(array) for array in inputs]
-    known = weight_names.known_names(directory, inputs)
     ahead = {} if prefetched is None else prefetched.names_of(inputs)
-    hashed = content_names(
-        [raw for index, raw in enumerate(raws) if index not in known and index not in ahead]
-    )
-    names = [
-        known.get(index) or ahead.get(index) or hashed[id(raw)] for index, raw in enumerate(raws)
-    ]
-    if len(known) < len(inputs):
+    names, recorded = _names(directory, inputs, ahead)
+    if recorded < len(inputs):
         weight_names.remember(directory, inputs, names)
     described = _described(inputs, names)
     results: list[np.ndarray | None] = [None] * len(binding.results)
@@ -118,9 +111,10 @@ class Prefetch:
     """The lookups of some load entries' launches (`bind_results`' before it runs any), made
     by a thread started here, while this process waits for a background worker: each input's
     name (by where its bytes are: the arrays are held until the binding), and what `load`
-    found under each launch's key. An op edit of vgg19 spent 0.12-0.14 s binding its
-    constants after 0.15-0.23 s of waiting, mapping and checking its packed weights.
-    Anything that fails here is left to the binding, which looks it up again."""
+    found under each launch's key. An op edit of vgg19 spent 0.11-0.14 s binding its
+    constants after 0.15-0.23 s of waiting, mapping and checking its packed weights; 0.01 s
+    with them looked up meanwhile. Anything that fails here is left to the binding, which
+    looks it up again."""
 
     def __init__(self, directory: Path, work: list[tuple[LoadBinding, list[np.ndarray]]]):
         self.names: dict[tuple[int, int], str] = {}
@@ -143,10 +137,7 @@ class Prefetch:
     def _look_up(self, directory: Path) -> None:
         try:
             for binding, inputs in self._work:
-                raws = [_raw(array) for array in inputs]
-                known = weight_names.known_names(directory, inputs)
-                hashed = content_names([r for i, r in enumerate(raws) if i not in known])
-                names = [known.get(i) or hashed[id(raw)] for i, raw in enumerate(raws)]
+                names, _ = _names(directory, inputs, {})
                 self.names.update((_place(a), n) for a, n in zip(inputs, names, strict=True))
                 described = _described(inputs, names)
                 for launch in binding.launches:
@@ -156,6 +147,23 @@ class Prefetch:
                         self.found[key] = kept
         except Exception:  # noqa: BLE001 - an optimisation: the binding does it again
             return
+
+
+def _names(
+    directory: Path, inputs: list[np.ndarray], ahead: dict[int, str]
+) -> tuple[list[str], int]:
+    """Each input's name: the one its weights file's record gives (`weight_names`), else the
+    one `ahead` gives (by position), else a hash of its bytes; and how many the records
+    gave."""
+    raws = [_raw(array) for array in inputs]
+    known = weight_names.known_names(directory, inputs)
+    hashed = content_names(
+        [raw for index, raw in enumerate(raws) if index not in known and index not in ahead]
+    )
+    names = [
+        known.get(index) or ahead.get(index) or hashed[id(raw)] for index, raw in enumerate(raws)
+    ]
+    return names, len(known)
 
 
 def _place(array: np.ndarray) -> tuple[int, int]:
