@@ -186,10 +186,12 @@ def run_worker(onnx_path: Path, mlir: Path, cache: Path, skip_import: bool) -> d
     return measured
 
 
+NOT_A_HIT = 3
+"""The exit status of `HIT_PROCESS` when the model was compiled, not loaded."""
 HIT_PROCESS = (
     "import sys\n"
     "from fusion_compiler.driver import compile_file\n"
-    "sys.exit(0 if compile_file(sys.argv[1]).from_cache else 3)\n"
+    f"sys.exit(0 if compile_file(sys.argv[1]).from_cache else {NOT_A_HIT})\n"
 )
 IMPORTS_PROCESS = "import fusion_compiler.driver, fusion_compiler.lowering.file_cache\n"
 
@@ -203,6 +205,12 @@ def process_hit(mlir: Path, cache: Path, runs: int = 3) -> dict:
     def wall(script: str, *arguments: str) -> float:
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", script, *arguments], env=environment)
+        if done.returncode == NOT_A_HIT:
+            raise RuntimeError(
+                f"the hit process on {mlir} compiled the model instead of loading it: the "
+                "cache key changed since the cold compile (was the compiler's source edited "
+                "during the run? the key covers it)"
+            )
         if done.returncode != 0:
             raise RuntimeError(f"the hit process on {mlir} exited with {done.returncode}")
         return time.perf_counter() - start
