@@ -31,7 +31,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -299,15 +299,13 @@ def compile_native(
         if workers is not None and directory is not None:
             workers.has_unit = memo.has_unit
 
-    def prefetch(bindings: dict[str, LoadBinding]) -> Prefetch | None:
-        from fusion_compiler.lowering.compiled_model import load_inputs
-        from fusion_compiler.lowering.load_memo import Prefetch
-
-        work = [(b, load_inputs(module, n, b)) for n, b in bindings.items() if b.launches]
-        return Prefetch(directory, work) if work and directory is not None else None
-
     compile = Compile(
-        key, directory, lower_to_entries, lower_to_llvm_dialect, unit_pipeline, prefetch
+        key,
+        directory,
+        lower_to_entries,
+        lower_to_llvm_dialect,
+        unit_pipeline,
+        None if directory is None else partial(_prefetch, module, directory),
     )
     made: StageTimings = []
     try:
@@ -321,6 +319,18 @@ def compile_native(
     if timings is not None:
         timings.extend(merged_timings(made))
     return code
+
+
+def _prefetch(
+    module: ModuleOp, directory: Path, bindings: dict[str, LoadBinding]
+) -> Prefetch | None:
+    """The lookups of the launches of `bindings` (those `module`'s functions bind) started in
+    a thread (`load_memo.Prefetch`), or None when none has launches."""
+    from fusion_compiler.lowering.compiled_model import load_inputs
+    from fusion_compiler.lowering.load_memo import Prefetch
+
+    work = [(b, load_inputs(module, n, b)) for n, b in bindings.items() if b.launches]
+    return Prefetch(directory, work) if work else None
 
 
 def _memo(
@@ -364,8 +374,9 @@ class Compile:
     lower_to_llvm_dialect: LowerToLLVMDialect
     unit_pipeline: str
     prefetch: Callable[[dict[str, LoadBinding]], Prefetch | None] | None = None
-    """Starts the lookups of the load entries' launches (`load_memo.Prefetch`) of the
-    graph-level module, given its bindings: while the compile waits for a background worker."""
+    """Starts the lookups of the load entries' launches (`_prefetch`) of the graph-level
+    module, given its bindings, while the compile waits for a background worker (with the
+    cache only)."""
 
     def run(
         self, memo: ScheduleMemo | None, workers: ScheduleWorkers | None, timings: StageTimings
@@ -419,8 +430,8 @@ class Compile:
             compiled[index] = unit
         prefetched = None
         if workers is not None and promised:
-            if directory is not None and self.prefetch is not None:  # (a unit it compiles
-                # counts as reaching the BLAS library: its launches are left to the binding)
+            if self.prefetch is not None:  # (a unit it compiles counts as reaching the BLAS
+                # library: its launches are left to the binding)
                 prefetched = self.prefetch(with_launches(bindings, plans, keys, compiled))
             compiled = _collect_background(workers, compiled, digests, timings)
         if directory is not None:
