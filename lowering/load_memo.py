@@ -112,9 +112,9 @@ class Prefetch:
     by a thread started here, while this process waits for a background worker: each input's
     name (by where its bytes are: the arrays are held until the binding), and what `load`
     found under each launch's key. An op edit of vgg19 spent 0.11-0.14 s binding its
-    constants after 0.15-0.23 s of waiting, mapping and checking its packed weights; 0.01 s
-    with them looked up meanwhile. Anything that fails here is left to the binding, which
-    looks it up again."""
+    constants after 0.15-0.23 s of waiting, mapping and checking its packed weights; 0.014 s
+    with them looked up meanwhile (one timeline). Anything that fails here is left to the
+    binding, which looks it up again."""
 
     def __init__(self, directory: Path, work: list[tuple[LoadBinding, list[np.ndarray]]]):
         self.names: dict[tuple[int, int], str] = {}
