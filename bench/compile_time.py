@@ -1,6 +1,6 @@
 """Compile time and peak memory per zoo model, stage by stage, from `.onnx` to native code.
 
-    python bench/compile_time.py [--models squeezenet,resnet50] [--markdown FILE]
+    python bench/compile_time.py [--models squeezenet,resnet50] [--rounds N] [--markdown FILE]
 
 Each model (`bench/zoo.py`'s random-weight version: real initializers, not fills) is written
 to an `.onnx` file, then, each step in a fresh process with an empty compile cache of its own:
@@ -37,6 +37,12 @@ side by side. On a virtual machine whose memory the host backs on first touch (a
 per GB on the Zen 3 VMs), a step's import of a weight-heavy model is faster when the step
 before it freed memory, whose pages it takes: a compile that wastes less makes the next
 import look slower. Compare two builds in both orders.
+
+`--rounds N` runs the steps N times per model, each round from an empty cache of its own (the
+same `.onnx` files), and the table gives medians: per step the round of median wall time (its
+stages, CPU and memory), and the edits' shares of the cold compile as the median of each
+round's edit over that round's cold compile (a stretch of a slower host slows both). On these
+shared virtual machines one run moves by up to 1.5x; a share near a limit needs rounds.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ import contextlib
 import json
 import os
 import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -225,19 +233,48 @@ def cache_megabytes(cache: Path) -> float:
     return sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) / 2**20
 
 
-def measure_model(name: str) -> dict:
+STEPS = ("cold", "hit", "hit process", "op edit", "edit")
+
+
+def measure_model(name: str, rounds: int = 1) -> tuple[dict, list[dict]]:
+    """The table's row of model `name` (`median_row` of `rounds` rounds) and each round's
+    measurements (`measure_round`), on `.onnx` files written once."""
     with tempfile.TemporaryDirectory(prefix=f"compile-time-{name}-") as scratch:
         directory = Path(scratch)
         original, edited, op_edited, weights_mb = write_models(name, directory)
-        cache = directory / "cache"
-        row = {"model": name, "weights_mb": weights_mb}
-        mlir = original.with_suffix(".mlir")
-        row["cold"] = run_worker(original, mlir, cache, skip_import=False)
-        row["hit"] = run_worker(original, mlir, cache, skip_import=True)
-        row["hit process"] = process_hit(mlir, cache)
-        row["op edit"] = run_worker(op_edited, mlir, cache, skip_import=False)
-        row["edit"] = run_worker(edited, mlir, cache, skip_import=False)
-        return row
+        runs = []
+        for index in range(rounds):
+            folder = directory / f"round{index}"
+            folder.mkdir()
+            runs.append(measure_round(folder, original, edited, op_edited))
+            shutil.rmtree(folder)  # (vgg19's round leaves 1.5 GB)
+        return median_row(name, weights_mb, runs), runs
+
+
+def measure_round(folder: Path, original: Path, edited: Path, op_edited: Path) -> dict:
+    """Every step once, in order, the `.mlir`, its weights and the cache in `folder`."""
+    cache = folder / "cache"
+    mlir = folder / original.with_suffix(".mlir").name
+    run = {"cold": run_worker(original, mlir, cache, skip_import=False)}
+    run["hit"] = run_worker(original, mlir, cache, skip_import=True)
+    run["hit process"] = process_hit(mlir, cache)
+    run["op edit"] = run_worker(op_edited, mlir, cache, skip_import=False)
+    run["edit"] = run_worker(edited, mlir, cache, skip_import=False)
+    return run
+
+
+def median_row(name: str, weights_mb: float, runs: list[dict]) -> dict:
+    """Per step the round of median wall time (the lower middle one of an even count: a
+    round that happened), and each edit's median share of its own round's cold compile."""
+    row: dict = {"model": name, "weights_mb": weights_mb, "rounds": len(runs)}
+    for step in STEPS:
+        ordered = sorted(runs, key=lambda run: run[step]["total"])
+        row[step] = ordered[(len(ordered) - 1) // 2][step]
+    for step in ("edit", "op edit"):
+        row[f"{step} share"] = statistics.median(
+            run[step]["total"] / run["cold"]["total"] for run in runs
+        )
+    return row
 
 
 def stage_line(name: str, result: dict) -> str:
@@ -269,6 +306,8 @@ def markdown_table(rows: list[dict]) -> str:
     lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
     for row in rows:
         cold, hit, edit, op_edit = row["cold"], row["hit"], row["edit"], row["op edit"]
+        edit_share = row.get("edit share", edit["total"] / cold["total"])
+        op_edit_share = row.get("op edit share", op_edit["total"] / cold["total"])
         cells = [
             row["model"],
             f"{row['weights_mb']:.0f}",
@@ -279,8 +318,8 @@ def markdown_table(rows: list[dict]) -> str:
             f"{hit['total']:.2f}",
             f"{hit['peak_mb']:.0f}",
             f"{row['hit process']['total']:.2f} ({row['hit process']['imports']:.2f})",
-            f"{edit['total']:.1f} ({100 * edit['total'] / cold['total']:.0f}%)",
-            f"{op_edit['total']:.1f} ({100 * op_edit['total'] / cold['total']:.0f}%)",
+            f"{edit['total']:.1f} ({100 * edit_share:.0f}%)",
+            f"{op_edit['total']:.1f} ({100 * op_edit_share:.0f}%)",
             " / ".join(f"{row[mode]['cache_mb']:.0f}" for mode in ("cold", "edit", "op edit")),
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -290,6 +329,9 @@ def markdown_table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", help=f"comma-separated (default: {','.join(MODELS)})")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds per model, medians in the table (default 1)"
+    )
     parser.add_argument("--markdown", metavar="FILE", help="also write the table to FILE")
     parser.add_argument("--worker", metavar="ONNX", help=argparse.SUPPRESS)
     parser.add_argument("--mlir", help=argparse.SUPPRESS)
@@ -303,19 +345,29 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"unknown models: {', '.join(unknown)} (known: {', '.join(MODELS)})")
         return 2
+    if args.rounds < 1:
+        print(f"--rounds: expected a positive integer, got {args.rounds}")
+        return 2
     rows = []
     for name in models:
-        row = measure_model(name)
-        for mode in MODES:
-            print(stage_line(f"{name} {mode}", row[mode]), flush=True)
-        process = row["hit process"]
-        print(
-            f"{name} hit process: {process['total']:.2f} s, of which a process importing the "
-            f"modules {process['imports']:.2f} s",
-            flush=True,
-        )
+        row, runs = measure_model(name, args.rounds)
+        for index, run in enumerate(runs):
+            label = name if args.rounds == 1 else f"{name} (round {index + 1})"
+            for mode in MODES:
+                print(stage_line(f"{label} {mode}", run[mode]), flush=True)
+            process = run["hit process"]
+            print(
+                f"{label} hit process: {process['total']:.2f} s, of which a process importing "
+                f"the modules {process['imports']:.2f} s",
+                flush=True,
+            )
         rows.append(row)
     table = markdown_table(rows)
+    if args.rounds > 1:
+        table = (
+            f"Medians of {args.rounds} rounds per model (per step the round of median time; "
+            "the edits' shares: medians of each round's edit over its cold compile).\n\n" + table
+        )
     print("\n" + table)
     if args.markdown:
         Path(args.markdown).write_text(table + "\n", encoding="utf-8")

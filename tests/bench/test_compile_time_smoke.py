@@ -16,7 +16,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.compile_time import markdown_table, process_hit, run_worker, stage_line  # noqa: E402
+from bench.compile_time import (  # noqa: E402
+    STEPS,
+    markdown_table,
+    median_row,
+    process_hit,
+    run_worker,
+    stage_line,
+)
 
 
 def tiny_model(path: Path) -> None:
@@ -74,3 +81,23 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     }
     assert markdown_table([row]).splitlines()[2].startswith("| tiny | 0 |")
     assert "tiny cold: total" in stage_line("tiny cold", cold)
+
+
+def test_rounds_give_the_median_round_of_each_step_and_paired_shares():
+    """`--rounds`: per step the round of median time; an edit's share, the median of each
+    round's edit over that round's cold compile (not the median edit over the median cold)."""
+    colds, edits = (2.0, 4.0, 3.0), (1.0, 1.0, 0.9)  # shares 0.5, 0.25, 0.3
+    runs = []
+    for cold, edit in zip(colds, edits, strict=True):
+        run = {step: {"total": 1.0, "round": cold} for step in STEPS}
+        run["cold"] = {"total": cold, "round": cold}
+        run["edit"] = {"total": edit, "round": cold}
+        runs.append(run)
+    row = median_row("m", 1.0, runs)
+    assert row["rounds"] == 3
+    assert row["cold"]["total"] == 3.0
+    assert row["edit"]["total"] == 1.0 and row["edit"]["round"] in (2.0, 4.0)
+    assert row["edit share"] == pytest.approx(0.3)  # (1.0 / 3.0: the medians' ratio)
+    assert row["op edit share"] == pytest.approx(1 / 3)  # (1.0 over 2, 4 and 3)
+    two = median_row("m", 1.0, runs[:2])
+    assert two["cold"]["total"] == 2.0  # (the lower of two: a round that happened)
