@@ -97,7 +97,7 @@ def test_rounds_give_the_median_round_of_each_step_and_paired_shares():
     assert row["rounds"] == 3
     assert row["cold"]["total"] == 3.0
     assert row["edit"]["total"] == 1.0 and row["edit"]["round"] in (2.0, 4.0)
-    assert row["edit share"] == pytest.approx(0.3)  # (1.0 / 3.0: the medians' ratio)
+    assert row["edit share"] == pytest.approx(0.3)  # (not 1.0 / 3.0, the medians' ratio)
     assert row["op edit share"] == pytest.approx(1 / 3)  # (1.0 over 2, 4 and 3)
     two = median_row("m", 1.0, runs[:2])
     assert two["cold"]["total"] == 2.0  # (the lower of two: a round that happened)
