@@ -45,11 +45,12 @@ def test_signed_zeros_and_nans_are_compared_by_their_bits():
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("shape", [(45, 2500), (2100, 1030), (1, 3000), (3000, 1)])
+@pytest.mark.parametrize("shape", [(45, 2500), (2100, 1030), (3000, 1024), (1, 3000), (3000, 1)])
 def test_a_transposed_matrix_is_copied_whole_in_c_order(shape, threads, monkeypatch):
     """The tiled copies (`_copy_band`'s tiles, bands on two cores) against numpy's: the last
-    row tile and column tile partial; a matrix of one row or one column, whose transpose is
-    contiguous already (written as it is)."""
+    row tile and column tile partial; bands of fewer rows than `_SHORT_TILE_ROWS` (wide
+    tiles, and 16-column ones where the source rows are 4 KiB apart); a matrix of one row or
+    one column, whose transpose is contiguous already (written as it is)."""
     monkeypatch.setattr(values, "usable_cores", lambda: threads)
     monkeypatch.setattr(values, "PARALLEL_COPY_BYTES", 1 << 12)
     monkeypatch.setattr(values, "BAND_BYTES", 1 << 20)  # (several bands of rows)
