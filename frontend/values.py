@@ -172,7 +172,12 @@ def row_major_chunks(array: np.ndarray) -> Iterator[memoryview]:
     C-contiguous array's own memory (a weight mapped from its `.onnx` file: no copy), a
     transposed matrix (a folded Gemm weight) copied in bands of about `BAND_BYTES`
     (`_copy_tiled`), any other array copied whole. A chunk is valid until the next one is
-    asked for (the bands share one buffer)."""
+    asked for. The bands take turns in two buffers: while the caller writes one band, a
+    thread copies the next into the other buffer (numpy and the write both let go of the
+    interpreter lock). Copying and writing a transposed weight to a file, bands in turn
+    against overlapped (one process, nine alternating rounds, medians, Zen 5): zfnet512's
+    4096 x 18432 0.168 -> 0.132 s, vgg19's 4096 x 25088 0.259 -> 0.193 s, bvlc_alexnet's
+    4096 x 9216 0.092 -> 0.071 s; 16 MB more memory."""
     array = array.astype("<f4", copy=False)
     if array.flags.c_contiguous:
         yield array.reshape(-1).view(np.uint8).data
@@ -180,12 +185,24 @@ def row_major_chunks(array: np.ndarray) -> Iterator[memoryview]:
     if array.ndim != 2:
         yield np.ascontiguousarray(array).reshape(-1).view(np.uint8).data
         return
+    total = array.shape[0]
     rows = max(1, BAND_BYTES // max(1, array.shape[1] * 4))
-    band = np.empty((min(rows, array.shape[0]), array.shape[1]), "<f4")
-    for start in range(0, array.shape[0], rows):
-        part = band[: min(rows, array.shape[0] - start)]
+    starts = range(0, total, rows)
+    buffers = [np.empty((min(rows, total), array.shape[1]), "<f4") for _ in starts[:2]]
+
+    def band(index: int) -> np.ndarray:
+        start = starts[index]
+        part = buffers[index % 2][: min(rows, total - start)]
         _copy_tiled(part, array[start : start + rows])
-        yield part.reshape(-1).view(np.uint8).data
+        return part
+
+    with ThreadPoolExecutor(1) as pool:
+        ahead = pool.submit(band, 0)
+        for index in range(len(starts)):
+            part = ahead.result()
+            if index + 1 < len(starts):  # (into the buffer the caller has given back)
+                ahead = pool.submit(band, index + 1)
+            yield part.reshape(-1).view(np.uint8).data
 
 
 def row_major_equals(array: np.ndarray, data: memoryview) -> bool:

@@ -1,6 +1,8 @@
 """`row_major_equals`: whether stored bytes are those `row_major_chunks` would write, bit for
 bit, for contiguous arrays and for transposed matrices (compared in bands, on several threads)."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,17 @@ def test_a_transposed_matrix_is_copied_whole_in_c_order(shape, threads, monkeypa
     expected = np.ascontiguousarray(array).tobytes()
     assert bytes(_stored(array)) == expected
     assert values.dense_f32(array).data.data == expected
+
+
+def test_a_band_stays_as_it_was_while_the_next_one_is_copied(monkeypatch):
+    """`row_major_chunks` copies the next band in a thread while the caller holds this one:
+    a band read after the copy of the next has had time to finish is still its own bytes."""
+    monkeypatch.setattr(values, "BAND_BYTES", 1 << 16)  # (bands of 16 rows: 13 of them)
+    array = RNG.standard_normal((1024, 200)).astype(np.float32).T
+    expected = memoryview(np.ascontiguousarray(array).tobytes())
+    offset = 0
+    for chunk in row_major_chunks(array):
+        time.sleep(0.005)  # (the next band's copy, started before this one was handed out)
+        assert bytes(chunk) == bytes(expected[offset : offset + len(chunk)])
+        offset += len(chunk)
+    assert offset == len(expected)
