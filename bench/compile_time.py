@@ -233,7 +233,8 @@ def cache_megabytes(cache: Path) -> float:
     return sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) / 2**20
 
 
-STEPS = ("cold", "hit", "hit process", "op edit", "edit")
+STEPS = (*MODES, "hit process")
+"""Every step a round measures: the worker's modes and the hit in a new process."""
 
 
 def measure_model(name: str, rounds: int = 1) -> tuple[dict, list[dict]]:

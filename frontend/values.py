@@ -296,8 +296,9 @@ rows that far apart share the same L1 sets. One core, row_major_chunks of the tr
 medians of seven (Zen 5): 50257 x 768 0.089 s in 16 columns, 0.047 s in 128 (square tiles
 0.049); 30000 x 256 0.014 -> 0.009 s; 32000 x 2048 (8 KiB apart) 0.082 s in 16, 0.168 in
 128; 50257 x 4096 (16 KiB apart) 0.355 and 0.527 s. A second run, this rule against 16 columns
-everywhere and square tiles: 50257 x 768 0.044 / 0.067 / 0.043 s, 32000 x 2048 0.082 /
-0.081 / 0.160 s, zfnet512's 4096 x 18432 0.064 / 0.063 / 0.183 s."""
+everywhere and square tiles: 50257 x 768 0.044 / 0.067 / 0.043 s, 30000 x 256 0.008 /
+0.013 / 0.008 s, 32000 x 2048 0.082 / 0.081 / 0.160 s, zfnet512's 4096 x 18432 0.064 /
+0.063 / 0.183 s."""
 
 
 def _row_major(array: np.ndarray) -> np.ndarray:
