@@ -42,7 +42,7 @@ from fusion_compiler.dialects.resources import (
     aligned,
     handle_for,
 )
-from fusion_compiler.host import file_identity, usable_cores
+from fusion_compiler.host import file_identity, usable_cores, write_at
 
 
 def externalize_constants(
@@ -139,30 +139,24 @@ import of vgg19 (548 MB) took 0.97-2.27 s (median 1.85) writing on one core, 0.9
 On a virtual machine, filling new pages of the file cache is most of the cost of a write."""
 
 
-def _write_at(descriptor: int, chunk: bytes | memoryview, offset: int) -> int:
+def _write_on_every_core(descriptor: int, chunk: bytes | memoryview, offset: int) -> int:
     """Writes `chunk` at `offset` of the open file `descriptor`; returns its length. A large
     chunk is written in pieces on every core (the file's new pages are filled in parallel:
     the kernel lets go of the interpreter lock while it copies)."""
     data = memoryview(chunk).cast("B")
     pieces = min(usable_cores(), data.nbytes // WRITE_PIECE_BYTES)
     if pieces < 2:
-        _write_all(descriptor, data, offset)
+        write_at(descriptor, data, offset)
         return data.nbytes
     step = -(-data.nbytes // pieces)
     with ThreadPoolExecutor(pieces) as pool:
         done = [
-            pool.submit(_write_all, descriptor, data[start : start + step], offset + start)
+            pool.submit(write_at, descriptor, data[start : start + step], offset + start)
             for start in range(0, data.nbytes, step)
         ]
         for piece in done:
             piece.result()
     return data.nbytes
-
-
-def _write_all(descriptor: int, data: memoryview, offset: int) -> None:
-    while data.nbytes:
-        count = os.pwrite(descriptor, data, offset)
-        data, offset = data[count:], offset + count
 
 
 class WeightsWriter:
@@ -256,7 +250,7 @@ class WeightsWriter:
         descriptor = stream.fileno()
         written = 0
         for chunk in chunks:
-            written += _write_at(descriptor, chunk, self._room + self._end + written)
+            written += _write_on_every_core(descriptor, chunk, self._room + self._end + written)
         if written != size:
             raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
         self._index[handle] = [self._end, size]
@@ -279,7 +273,7 @@ class WeightsWriter:
                 stream.fileno(), self._room, 0
             )
             if not unchanged:  # (the same model imported again leaves the file untouched)
-                _write_all(stream.fileno(), memoryview(padded), 0)
+                write_at(stream.fileno(), memoryview(padded), 0)
             if os.fstat(stream.fileno()).st_size < self._room + self._end:
                 os.ftruncate(stream.fileno(), self._room + self._end)
             after = file_identity(os.fstat(stream.fileno()))

@@ -10,6 +10,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from fusion_compiler.host import write_at
+
 CACHE_VARIABLE = "FUSION_CACHE_DIR"
 
 
@@ -27,9 +29,13 @@ def atomic_write(path: Path, data: bytes | Sequence[memoryview]) -> None:
     interrupted write leaves no partial `path`."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "wb") as stream:
-            for part in [data] if isinstance(data, bytes) else data:
-                stream.write(part)
+        try:
+            offset = 0
+            for part in [memoryview(data)] if isinstance(data, bytes) else data:
+                write_at(handle, part, offset)  # (in pieces: `host.FILE_WRITE_BYTES`)
+                offset += part.nbytes
+        finally:
+            os.close(handle)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -1,13 +1,17 @@
-"""`host`: the versions of installed packages, read without `importlib.metadata`."""
+"""`host`: the versions of installed packages, read without `importlib.metadata`; large
+files written in small pieces."""
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib.metadata import version
 
+import numpy as np
 import pytest
 
-from fusion_compiler.host import installed_version
+from fusion_compiler import host
+from fusion_compiler.host import FILE_WRITE_BYTES, installed_version, write_at
 
 
 @pytest.mark.parametrize(
@@ -35,3 +39,31 @@ def test_two_versions_in_one_folder_are_left_to_importlib_metadata(tmp_path, mon
         (tmp_path / folder / "METADATA").write_text("Name: pkg-twice\nVersion: 9.9\n")
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
     assert installed_version("pkg-twice") == version("pkg-twice") == "9.9"
+
+
+def _recording_short_writes(monkeypatch) -> list[int]:
+    """`os.pwrite` recorded, each call writing at most 1000 bytes fewer than it is given (a
+    short write, which the callers must continue)."""
+    sizes: list[int] = []
+    real = os.pwrite
+
+    def pwrite(descriptor, data, offset):
+        sizes.append(len(data))
+        return real(descriptor, memoryview(data)[: max(1, len(data) - 1000)], offset)
+
+    monkeypatch.setattr(host.os, "pwrite", pwrite)
+    return sizes
+
+
+def test_a_large_write_goes_in_small_pieces_and_whole(tmp_path, monkeypatch):
+    data = np.random.default_rng(0).random((3 * FILE_WRITE_BYTES + 12344) // 4, np.float32)
+    path = tmp_path / "file"
+    path.write_bytes(b"head")
+    sizes = _recording_short_writes(monkeypatch)
+    descriptor = os.open(path, os.O_RDWR)
+    try:
+        write_at(descriptor, memoryview(data), 4)  # (float elements: written as bytes)
+    finally:
+        os.close(descriptor)
+    assert path.read_bytes() == b"head" + data.tobytes()
+    assert len(sizes) > 4 and max(sizes) <= FILE_WRITE_BYTES

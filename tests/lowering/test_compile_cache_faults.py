@@ -151,24 +151,19 @@ def test_an_interrupted_compile_leaves_nothing_that_loads_wrong(tmp_path, how, a
 
 
 def test_an_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
-    class Interrupted:
-        def __init__(self, handle, mode):
-            os.close(handle)
+    written = []
 
-        def __enter__(self):
-            return self
+    def interrupted(handle, data, offset):
+        written.append(handle)
+        raise KeyboardInterrupt
 
-        def __exit__(self, *exc):
-            return False
-
-        def write(self, data):
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(cache_files.os, "fdopen", Interrupted)
+    monkeypatch.setattr(cache_files, "write_at", interrupted)
     target = tmp_path / "entry"
     with pytest.raises(KeyboardInterrupt):
         cache_files.atomic_write(target, b"data")
-    assert list(tmp_path.iterdir()) == []
+    assert written and list(tmp_path.iterdir()) == []
+    with pytest.raises(OSError):  # (the temporary file's descriptor was closed)
+        os.fstat(written[0])
 
 
 def _compile_twice_collecting_warnings() -> list[warnings.WarningMessage]:
