@@ -245,8 +245,6 @@ class WeightsWriter:
             self._index[handle] = [old.offset, size]
             self._kept.append((self._room + old.offset, size))
             return handle
-        if self._reused is not None:
-            self._reused.forget(handle)
         descriptor = stream.fileno()
         written = 0
         for chunk in chunks:
@@ -410,22 +408,6 @@ class _Reused:
         data = self.old.blob(handle, None)
         assert data is not None
         return _OldBlob(entry[0] - self.room, data)
-
-    def forget(self, handle: str) -> None:
-        """Lets the system drop the cached pages of the old blob of `handle`, if any, which the
-        new blob of that handle replaces, whatever its size (`posix_fadvise`, `DONTNEED`:
-        advice, which keeps the pages a process maps, the first ones the comparison read among
-        them; the bytes stay in the file, for a model compiled from it, and are read again if
-        such a model needs them). Dropped before the new blob is written, they are the pages
-        its write fills: on these virtual machines a write into pages the system recycles
-        costs a fraction of one into pages it must take anew (411 MB written after another
-        file's 411 MB were dropped, or not: 0.10, 0.12, 0.57 and 1.38 s against 1.24, 1.24,
-        1.24 and 1.46 s, four paired rounds, Zen 3)."""
-        entry = self.old.index.get(handle)
-        if entry is not None and hasattr(os, "posix_fadvise"):  # (not on macOS)
-            with contextlib.suppress(OSError):
-                start, size = entry
-                os.posix_fadvise(self.stream.fileno(), start, size, os.POSIX_FADV_DONTNEED)
 
     def close(self, keep: bool) -> None:
         """Closes the file, releasing its lock; without `keep`, first cuts what was

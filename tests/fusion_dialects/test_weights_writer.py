@@ -73,31 +73,6 @@ def test_a_changed_weight_is_appended_and_the_old_bytes_stay(tmp_path):
         assert new.index["a"] == old.index["a"] and new.index["c"] == old.index["c"]
 
 
-@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise (macOS)")
-def test_the_cached_pages_of_a_replaced_blob_are_let_go(tmp_path, monkeypatch):
-    """Before the changed blob is written, the system is told it may drop the replaced one's
-    cached pages (its range of the file exactly), so the write can take them; a kept blob's
-    pages are left alone."""
-    path = tmp_path / "model.weights"
-    _write(path, [("a", A), ("b", B), ("c", C)])
-    with WeightsFile(path) as old:
-        start = old.index["b"][0]
-    advised = []
-    real = os.posix_fadvise
-    monkeypatch.setattr(
-        os, "posix_fadvise", lambda fd, at, size, advice: advised.append((at, size, advice))
-    )
-    _write(path, [("a", A), ("b", _changed(B, 5)), ("c", C)])
-    assert advised == [(start, len(B), os.POSIX_FADV_DONTNEED)]
-    with WeightsFile(path) as old:
-        start = old.index["c"][0]
-    advised.clear()
-    _write(path, [("a", A), ("b", _changed(B, 5)), ("c", C[:100])])  # (resized: replaced too)
-    assert advised == [(start, len(C), os.POSIX_FADV_DONTNEED)]
-    monkeypatch.setattr(os, "posix_fadvise", real)
-    assert _contents(path) == {"a": A, "b": _changed(B, 5), "c": C[:100]}
-
-
 def test_a_blob_changed_in_a_later_chunk_is_written_whole(tmp_path):
     """A blob given in chunks (a transposed weight's bands) that differs from the old one
     only in its last chunk is written whole, every chunk in its place."""
