@@ -18,7 +18,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -42,7 +41,7 @@ from fusion_compiler.dialects.resources import (
     aligned,
     handle_for,
 )
-from fusion_compiler.host import file_identity, usable_cores, write_at
+from fusion_compiler.host import file_identity, write_at
 
 
 def externalize_constants(
@@ -130,33 +129,6 @@ def write_weights(path: Path, blobs: list[tuple[str, bytes]], tag: str) -> None:
             if writer.add(handle, [data], len(data)) != handle:
                 raise ValueError(f"the handle {handle!r} is given twice, or is no identifier")
         writer.commit(tag)
-
-
-WRITE_PIECE_BYTES = 4 << 20
-"""A chunk of a blob is written in pieces of at least this many bytes, on every core: the
-import of vgg19 (548 MB) took 0.97-2.27 s (median 1.85) writing on one core, 0.97-2.40
-(1.10) on two (in one process, its modules loaded first; eight rounds alternating; Zen 3).
-On a virtual machine, filling new pages of the file cache is most of the cost of a write."""
-
-
-def _write_on_every_core(descriptor: int, chunk: bytes | memoryview, offset: int) -> int:
-    """Writes `chunk` at `offset` of the open file `descriptor`; returns its length. A large
-    chunk is written in pieces on every core (the file's new pages are filled in parallel:
-    the kernel lets go of the interpreter lock while it copies)."""
-    data = memoryview(chunk).cast("B")
-    pieces = min(usable_cores(), data.nbytes // WRITE_PIECE_BYTES)
-    if pieces < 2:
-        write_at(descriptor, data, offset)
-        return data.nbytes
-    step = -(-data.nbytes // pieces)
-    with ThreadPoolExecutor(pieces) as pool:
-        done = [
-            pool.submit(write_at, descriptor, data[start : start + step], offset + start)
-            for start in range(0, data.nbytes, step)
-        ]
-        for piece in done:
-            piece.result()
-    return data.nbytes
 
 
 class WeightsWriter:
@@ -248,7 +220,8 @@ class WeightsWriter:
         descriptor = stream.fileno()
         written = 0
         for chunk in chunks:
-            written += _write_on_every_core(descriptor, chunk, self._room + self._end + written)
+            write_at(descriptor, chunk, self._room + self._end + written)
+            written += memoryview(chunk).nbytes
         if written != size:
             raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
         self._index[handle] = [self._end, size]
