@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fusion_compiler.host import write_at
+
 SUFFIXES = {"K": 1 << 10, "M": 1 << 20}
 
 
@@ -41,12 +43,9 @@ def piece_bytes(way: str) -> int:
 
 
 def write_in_pieces(path: Path, data: np.ndarray, piece: int) -> None:
-    view = memoryview(data).cast("B")
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        done = 0
-        while done < view.nbytes:
-            done += os.pwrite(descriptor, view[done : done + piece], done)
+        write_at(descriptor, memoryview(data), 0, piece)
     finally:
         os.close(descriptor)
 

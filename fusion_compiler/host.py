@@ -35,13 +35,15 @@ new memory, no file, 0.18 s. vgg19's import from `.onnx` (548 MB of weights writ
 pieces of 4 MB or more before): 1.21 -> 0.42 s (medians of eight fresh processes, paired)."""
 
 
-def write_at(descriptor: int, data: bytes | memoryview, offset: int) -> None:
+def write_at(
+    descriptor: int, data: bytes | memoryview, offset: int, piece: int = FILE_WRITE_BYTES
+) -> None:
     """Writes all of `data` at `offset` of the open file `descriptor`, in pieces of at most
-    `FILE_WRITE_BYTES`."""
+    `piece` bytes (other sizes: `bench/file_writes.py`)."""
     view = memoryview(data).cast("B")
     done = 0
     while done < view.nbytes:
-        done += os.pwrite(descriptor, view[done : done + FILE_WRITE_BYTES], offset + done)
+        done += os.pwrite(descriptor, view[done : done + piece], offset + done)
 
 
 def installed_version(distribution: str) -> str:
