@@ -37,13 +37,14 @@ pieces of 4 MB or more before): 1.21 -> 0.42 s (medians of eight fresh processes
 
 def write_at(
     descriptor: int, data: bytes | memoryview, offset: int, piece: int = FILE_WRITE_BYTES
-) -> None:
+) -> int:
     """Writes all of `data` at `offset` of the open file `descriptor`, in pieces of at most
-    `piece` bytes (other sizes: `bench/file_writes.py`)."""
+    `piece` bytes (other sizes: `bench/file_writes.py`); returns the bytes written."""
     view = memoryview(data).cast("B")
     done = 0
     while done < view.nbytes:
         done += os.pwrite(descriptor, view[done : done + piece], offset + done)
+    return done
 
 
 def installed_version(distribution: str) -> str:

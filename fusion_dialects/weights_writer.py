@@ -220,8 +220,7 @@ class WeightsWriter:
         descriptor = stream.fileno()
         written = 0
         for chunk in chunks:
-            write_at(descriptor, chunk, self._room + self._end + written)
-            written += memoryview(chunk).nbytes
+            written += write_at(descriptor, chunk, self._room + self._end + written)
         if written != size:
             raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
         self._index[handle] = [self._end, size]

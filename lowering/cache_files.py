@@ -32,8 +32,7 @@ def atomic_write(path: Path, data: bytes | Sequence[memoryview]) -> None:
         try:
             offset = 0
             for part in [memoryview(data)] if isinstance(data, bytes) else data:
-                write_at(handle, part, offset)  # (in pieces: `host.FILE_WRITE_BYTES`)
-                offset += part.nbytes
+                offset += write_at(handle, part, offset)  # (in pieces: `host.FILE_WRITE_BYTES`)
         finally:
             os.close(handle)
         os.replace(temporary, path)

@@ -62,8 +62,9 @@ def test_a_large_write_goes_in_small_pieces_and_whole(tmp_path, monkeypatch):
     sizes = _recording_short_writes(monkeypatch)
     descriptor = os.open(path, os.O_RDWR)
     try:
-        write_at(descriptor, memoryview(data), 4)  # (float elements: written as bytes)
+        written = write_at(descriptor, memoryview(data), 4)  # (float elements: as bytes)
     finally:
         os.close(descriptor)
     assert path.read_bytes() == b"head" + data.tobytes()
+    assert written == data.nbytes
     assert len(sizes) > 4 and max(sizes) <= FILE_WRITE_BYTES
