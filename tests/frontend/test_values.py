@@ -64,13 +64,25 @@ def test_a_transposed_matrix_is_copied_whole_in_c_order(shape, threads, monkeypa
 
 def test_a_band_stays_as_it_was_while_the_next_one_is_copied(monkeypatch):
     """`row_major_chunks` copies the next band in a thread while the caller holds this one:
-    a band read after the copy of the next has had time to finish is still its own bytes."""
+    a band read once the copy of the next has finished is still its own bytes."""
     monkeypatch.setattr(values, "BAND_BYTES", 1 << 16)  # (bands of 16 rows: 13 of them)
+    copied = []
+    real_copy = values._copy_tiled
+
+    def counted_copy(target, matrix):
+        real_copy(target, matrix)
+        copied.append(len(matrix))
+
+    monkeypatch.setattr(values, "_copy_tiled", counted_copy)
     array = RNG.standard_normal((1024, 200)).astype(np.float32).T
+    bands = len(range(0, array.shape[0], 16))
     expected = memoryview(np.ascontiguousarray(array).tobytes())
     offset = 0
-    for chunk in row_major_chunks(array):
-        time.sleep(0.005)  # (the next band's copy, started before this one was handed out)
+    for index, chunk in enumerate(row_major_chunks(array)):
+        deadline = time.monotonic() + 30
+        while len(copied) < min(index + 2, bands) and time.monotonic() < deadline:
+            time.sleep(0.001)  # (until the next band's copy, started before, has finished)
+        assert len(copied) == min(index + 2, bands)
         assert bytes(chunk) == bytes(expected[offset : offset + len(chunk)])
         offset += len(chunk)
     assert offset == len(expected)
