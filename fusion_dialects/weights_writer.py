@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -219,8 +219,9 @@ class WeightsWriter:
             return handle
         descriptor = stream.fileno()
         written = 0
-        for chunk in chunks:
-            written += write_at(descriptor, chunk, self._room + self._end + written)
+        with naming_errors(self.path):
+            for chunk in chunks:
+                written += write_at(descriptor, chunk, self._room + self._end + written)
         if written != size:
             raise ValueError(f"the blob of {handle!r} has {written} bytes, not {size}")
         self._index[handle] = [self._end, size]
@@ -230,6 +231,10 @@ class WeightsWriter:
     def commit(self, tag: str) -> None:
         """Writes the header (pairing the file with IR of `tag`) and moves the file into
         place at `path` (or, updating the old file, writes the header into its room)."""
+        with naming_errors(self.path):
+            self._commit(tag)
+
+    def _commit(self, tag: str) -> None:
         stream = self._open_stream()
         fields = json.dumps({"tag": tag, "blobs": self._index}, separators=(",", ":"))
         header = WEIGHTS_MAGIC + fields.encode()
@@ -301,6 +306,18 @@ class WeightsWriter:
         shutil.copyfileobj(old, new, 16 << 20)
         self.discard()
         self._stream, self._temporary, self._room = new, Path(temporary), room
+
+
+@contextlib.contextmanager
+def naming_errors(path: Path) -> Iterator[None]:
+    """Gives an `OSError` raised without a file name (a write on a full disk: `ENOSPC` from
+    `pwrite`) the name of the file being written, `path`, so that a tool can say which."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename is None and err.errno is not None:
+            raise OSError(err.errno, err.strerror, str(path)) from err
+        raise
 
 
 def same_bytes(data: bytes | memoryview, old: bytes | memoryview) -> bool:

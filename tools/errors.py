@@ -31,7 +31,8 @@ def run_without_traceback(body: Callable[[], int | None], program: str) -> int:
         print(format_error(err), file=sys.stderr)
         return 1
     except OSError as err:
-        print(f"{program}: error: {err.strerror}: '{err.filename}'", file=sys.stderr)
+        what = f": '{err.filename}'" if err.filename is not None else ""
+        print(f"{program}: error: {err.strerror or err}{what}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

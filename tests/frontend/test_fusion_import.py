@@ -213,6 +213,41 @@ def test_an_import_that_fails_after_writing_weights_leaves_no_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gemm.onnx"]
 
 
+@pytest.mark.parametrize("again", [False, True], ids=["new file", "update in place"])
+def test_a_full_disk_names_the_weights_file_and_leaves_it_as_it_was(
+    gemm_model, tmp_path, monkeypatch, capsys, again
+):
+    """`pwrite` on a full disk raises `ENOSPC` naming no file: the tool says which file it
+    was writing (it printed `'None'`), exits 1, and leaves no temporary file; an update in
+    place leaves the old weights file as it was."""
+    import errno
+
+    from fusion_compiler.dialects import weights_writer
+
+    out = tmp_path / "model.mlir"
+    weights = tmp_path / "model.weights"
+    if again:
+        assert main([str(gemm_model), "-o", str(out)]) == 0
+        edited, _ = _with_fc_edited(gemm_model, tmp_path / "edited.onnx")
+        before = weights.read_bytes()
+    capsys.readouterr()
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(weights_writer, "write_at", full_disk)
+    source = edited if again else gemm_model
+    assert main([str(source), "-o", str(out)]) == 1
+    message = capsys.readouterr().err
+    assert message == f"fusion-import: error: No space left on device: '{weights}'\n"
+    left = sorted(p.name for p in tmp_path.iterdir())
+    if again:
+        assert left == ["edited.onnx", "gemm.onnx", "model.mlir", "model.weights"]
+        assert weights.read_bytes() == before
+    else:
+        assert left == ["gemm.onnx"]
+
+
 def _with_fc_edited(model_path, edited):
     """The Gemm model with one element of its weight `fc` changed, saved at `edited`; and
     that weight."""
