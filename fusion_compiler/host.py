@@ -17,6 +17,20 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
+JOBS_VARIABLE = "FUSION_COMPILE_JOBS"
+"""Set to a positive count, the worker processes a compile uses (`compile_jobs`)."""
+
+
+def compile_jobs() -> int:
+    """The worker processes to compile with: `FUSION_COMPILE_JOBS`, else the usable CPUs."""
+    text = os.environ.get(JOBS_VARIABLE, "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"{JOBS_VARIABLE} must be a positive job count, got {text!r}")
+        return int(text)
+    return usable_cores()
+
+
 def file_identity(stat: os.stat_result) -> tuple[int, ...]:
     """What changes when a file is written or replaced: device, inode, size, modification and
     change times (what the compile cache trusts of a file it read: `file_cache.identity`,

@@ -77,7 +77,7 @@ class SpecializingModel:
     `CompiledModel`, each call compiled (once) for the shapes of its arguments."""
 
     def __init__(self, module: ModuleOp, pipeline: str, *, cache: bool, profile: bool):
-        from fusion_compiler.lowering.lower_graph import graph_functions
+        from fusion_compiler.dialects.graph import graph_functions
 
         self._module = module.clone()
         self._pipeline = pipeline

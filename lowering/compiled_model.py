@@ -180,7 +180,7 @@ class CompiledModel:
     @staticmethod
     def of(module: ModuleOp, native: NativeCode) -> CompiledModel:
         """The model of `module`'s graph-level functions, run by `native` (its native code)."""
-        from fusion_compiler.lowering.lower_graph import graph_functions
+        from fusion_compiler.dialects.graph import graph_functions
 
         functions = {}
         digests: Digests = {}
@@ -365,7 +365,8 @@ def load_inputs(module: ModuleOp, name: str, binding: LoadBinding) -> list[np.nd
     """The inputs of the load entry of `module`'s function `name` (`binding`), each a view of
     its constant's bytes where `_load_input` makes one: what `load_memo.Prefetch` names before
     `of` binds them (an input the entry reads too is bound as a copy, then named again)."""
-    from fusion_compiler.lowering.lower_graph import bound_constants, graph_functions
+    from fusion_compiler.dialects.graph import graph_functions
+    from fusion_compiler.lowering.lower_graph import bound_constants
 
     (function,) = (f for f in graph_functions(module) if f.sym_name.data == name)
     constants = bound_constants(function)

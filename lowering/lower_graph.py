@@ -60,7 +60,7 @@ from xdsl.rewriter import InsertPoint
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp
+from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp, graph_functions
 from fusion_compiler.dialects.graph.preconditions import require_legalized
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
@@ -160,15 +160,6 @@ def _entries(function: func.FuncOp) -> list[_Entry]:
 
 def _kernels(module: ModuleOp) -> dict[str, loop.FuncOp]:
     return {op.sym_name.data: op for op in module.ops if isinstance(op, loop.FuncOp)}
-
-
-def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
-    """The graph-level functions that become native entries (not the primitive ones)."""
-    return [
-        op
-        for op in module.ops
-        if isinstance(op, func.FuncOp) and op.body.blocks and PRIMITIVE_ATTR not in op.attributes
-    ]
 
 
 def in_place_kernels(module: ModuleOp) -> set[str]:

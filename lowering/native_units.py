@@ -54,7 +54,8 @@ from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
-from fusion_compiler.host import usable_cores
+from fusion_compiler.host import JOBS_VARIABLE as JOBS_VARIABLE
+from fusion_compiler.host import compile_jobs as compile_jobs
 from fusion_compiler.lowering.jit import (
     CodegenTarget,
     KernelSignature,
@@ -75,7 +76,6 @@ from fusion_compiler.passes.analysis.ir_walk import walk_ops
 
 T = TypeVar("T")
 
-JOBS_VARIABLE = "FUSION_COMPILE_JOBS"
 PARALLEL_MIN_OPS = 500
 """The fewest ops (in the units to compile, before convert-loop-to-llvm) for which worker
 processes pay for their fork. A unit's ops are a rough measure of its work: densenet121's
@@ -345,16 +345,6 @@ def compile_one(unit: ModuleOp, lower: LowerToLLVMDialect) -> tuple[NativeUnit, 
     prepared = prepare_one(unit, lower)
     native, stages = _compile_job(_Job((prepared,), (0,)))
     return native, prepared.timings + stages
-
-
-def compile_jobs() -> int:
-    """The worker processes to compile with: `FUSION_COMPILE_JOBS`, else the usable CPUs."""
-    text = os.environ.get(JOBS_VARIABLE, "").strip()
-    if text:
-        if not text.isdigit() or int(text) < 1:
-            raise ValueError(f"{JOBS_VARIABLE} must be a positive job count, got {text!r}")
-        return int(text)
-    return usable_cores()
 
 
 def compile_units(

@@ -24,7 +24,6 @@ import numpy as np
 
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.lowering.compiled_model import CompiledModel
-from fusion_compiler.lowering.machine_roofs import machine_roofs, team_size
 
 DEFAULT_RUNS = 10
 
@@ -76,6 +75,8 @@ def check_options(args: argparse.Namespace) -> None:
 
 def profile(args: argparse.Namespace, model: CompiledModel, inputs: list[np.ndarray]) -> None:
     """Profile `args.entry` of the profiling build `model` and report it."""
+    from fusion_compiler.lowering.machine_roofs import machine_roofs, team_size  # (10 ms)
+
     roofs = machine_roofs(team_size(model.num_threads), args.peak_gflops, args.peak_gbps)
     runs = args.profile_runs or DEFAULT_RUNS
     result = model.profile(args.entry, *inputs, runs=runs, roofs=roofs)

@@ -23,6 +23,7 @@ from fusion_compiler.dialects.graph.structure import CODEGEN_ATTR as CODEGEN_ATT
 from fusion_compiler.dialects.graph.structure import COMPOSITE_ATTR as COMPOSITE_ATTR
 from fusion_compiler.dialects.graph.structure import PRIMITIVE_ATTR as PRIMITIVE_ATTR
 from fusion_compiler.dialects.graph.structure import CallLoopOp, ConstantOp
+from fusion_compiler.dialects.graph.structure import graph_functions as graph_functions
 from fusion_compiler.dialects.graph.structure import (
     is_external_function as is_external_function,
 )

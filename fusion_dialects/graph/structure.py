@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     MemRefType,
+    ModuleOp,
     SymbolRefAttr,
     TensorType,
 )
@@ -154,6 +156,17 @@ COMPOSITE_ATTR = "graph.composite"
 (Relax's `Composite`): its value is the pattern's name, `"<backend>.<pattern>"`. It carries
 `graph.primitive` too; legalize-ops, fuse-ops and fuse-tir leave it alone (its backend
 compiles it)."""
+
+
+def graph_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The graph-level functions of `module` that become native entries: those with a body
+    that fuse-ops did not outline (`PRIMITIVE_ATTR`)."""
+    return [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and op.body.blocks and PRIMITIVE_ATTR not in op.attributes
+    ]
+
 
 CODEGEN_ATTR = "graph.codegen"
 """Marks the function that fuse-ops-by-pattern{annotate-codegen} wraps around a composite

@@ -26,7 +26,6 @@ from xdsl.traits import SymbolTable
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.shape_rules import Shape
 from fusion_compiler.errors import PassOptionError
-from fusion_compiler.passes.specialize_shapes.specialize import specialize_function
 from fusion_compiler.passes.specialize_shapes.static_check import (
     argument_name,
     dynamic_problem,
@@ -95,6 +94,10 @@ def specialize_shapes(
         shapes = {
             argument_name(a, i): tuple(s) for i, (a, s) in enumerate(zip(args, shapes, strict=True))
         }
+    # (imported here: the walk folds with fold-constants' evaluator, which a caller that only
+    # asks `is_dynamic_module`, such as every `fusion-run`, does not need loaded)
+    from fusion_compiler.passes.specialize_shapes.specialize import specialize_function
+
     specialize_function(target, {name: tuple(s) for name, s in shapes.items()})
     _check_specialized(module, target)
     return module
