@@ -26,8 +26,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph.base import BinaryBroadcastOp, element_type_of
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.resources import EXTERNAL_MIN_BYTES
 from fusion_compiler.dialects.shape_rules import (
     DYN,

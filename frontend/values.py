@@ -23,9 +23,9 @@ import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, IntegerType, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
+from fusion_compiler.dialects.element_dtypes import element_type
 from fusion_compiler.dialects.filled_bytes import bytes_to_fill, filled_bytes
 from fusion_compiler.dialects.graph.base import ELEMENT_TYPES
-from fusion_compiler.dialects.loop.queries import element_type
 from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.dialects.weights_writer import same_bytes
 from fusion_compiler.frontend.errors import Unsupported

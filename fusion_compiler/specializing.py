@@ -39,7 +39,7 @@ class DynamicFunction:
     """The signature of one graph-level function with dynamic dimensions."""
 
     def __init__(self, function: func.FuncOp):
-        from fusion_compiler.dialects.loop.queries import numpy_dtype
+        from fusion_compiler.dialects.element_dtypes import numpy_dtype
         from fusion_compiler.lowering.compiled_model import Parameter
 
         self.name = function.sym_name.data

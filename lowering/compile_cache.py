@@ -205,7 +205,7 @@ def entry_kernels(module: ModuleOp) -> dict[str, tuple[str, ...]]:
 def entry_bindings(module: ModuleOp) -> dict[str, LoadBinding]:
     """Per entry made by lower-graph that has a load entry, how its bound inputs are made."""
     # (imported here: a model hit never lowers, and needs no pass)
-    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    from fusion_compiler.dialects.element_dtypes import numpy_dtype
     from fusion_compiler.lowering.lower_graph import BOUND_SOURCES_ATTR, LOAD_ENTRY_ATTR
     from fusion_compiler.lowering.native_units import is_entry
 

@@ -74,7 +74,7 @@ class Parameter:
     name: str
     shape: tuple[int, ...]
     dtype: np.dtype = np.dtype(np.float32)
-    """The numpy dtype of its elements (`queries.numpy_dtype` of the tensor's element type)."""
+    """The numpy dtype of its elements (`element_dtypes.numpy_dtype` of the tensor's element type)."""
 
 
 @dataclass
@@ -311,7 +311,7 @@ def _describe_function(
     for one that only the load entry reads (`binding`), which it packs into a buffer of its
     own once: a copy of a weight the model then drops would raise the load's peak by its
     size (vgg19's classifier weights, 411 MB)."""
-    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    from fusion_compiler.dialects.element_dtypes import numpy_dtype
     from fusion_compiler.lowering.lower_graph import bound_constants
 
     parameters = tuple(
@@ -389,7 +389,7 @@ def _bound_array(value) -> np.ndarray:
     through `constant_array`)."""
     from xdsl.dialects.builtin import Float32Type
 
-    from fusion_compiler.dialects.loop.queries import numpy_dtype
+    from fusion_compiler.dialects.element_dtypes import numpy_dtype
     from fusion_compiler.dialects.reference.evaluator import constant_array
 
     view = _f32_view(value) if isinstance(value.data.data, memoryview) else None

@@ -169,7 +169,7 @@ class BufferSpec:
     def of(buffer_type: Attribute) -> BufferSpec:
         from xdsl.dialects.builtin import MemRefType
 
-        from fusion_compiler.dialects.loop.queries import numpy_dtype
+        from fusion_compiler.dialects.element_dtypes import numpy_dtype
 
         assert isinstance(buffer_type, MemRefType)
         return BufferSpec(tuple(buffer_type.get_shape()), numpy_dtype(buffer_type.element_type))

@@ -17,7 +17,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 
 
 def physical_memory() -> int | None:

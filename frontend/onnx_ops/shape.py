@@ -14,8 +14,8 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph.base import element_type_of
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.shape_rules import normalize_axis
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext

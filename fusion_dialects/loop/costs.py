@@ -38,8 +38,9 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.loop.attributes import ALGORITHM_FLOPS_ATTR
-from fusion_compiler.dialects.loop.queries import numpy_dtype, trip_count
+from fusion_compiler.dialects.loop.queries import trip_count
 
 _ONE_FLOP_ARITH: tuple[type[Operation], ...] = (
     arith.AddfOp,

@@ -12,27 +12,19 @@ the LLVM lowering and the reference loop interpreter all ask here:
   collapsed over several dimensions), which address consecutive elements as that value does;
 - `KERNEL_OPS`, `SCALAR_OPS`: the kernel-body vocabulary (loops, buffers, loads, stores and
   scalar `arith`/`math` ops) and its scalar part;
-- `numpy_dtype`: the numpy dtype of buffer elements of an element type. `i1` is `bool`: one
-  byte holding 0 or 1, which is how LLVM stores an `i1` in memory, and what numpy and ONNX call
-  a boolean tensor; `iN` is `intN` (N >= 8), `index` is `int64`; `element_type` is the way
-  back (from a numpy dtype to its element type).
+
+The numpy dtype of an element type, and back, is `fusion_compiler.dialects.element_dtypes`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
     IntegerAttr,
-    IntegerType,
 )
-from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from fusion_compiler.dialects.loop.buffers import AllocOp
 from fusion_compiler.dialects.loop.kernel import ReturnOp
@@ -171,41 +163,3 @@ def same_subscripts(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
         if constant is None or constant != constant_index(y):
             return False
     return True
-
-
-_FLOAT_DTYPES: dict[type[Attribute], np.dtype] = {
-    Float16Type: np.dtype(np.float16),
-    Float32Type: np.dtype(np.float32),
-    Float64Type: np.dtype(np.float64),
-}
-
-
-def numpy_dtype(element_type: Attribute) -> np.dtype:
-    """The numpy dtype of buffer (or tensor) elements of `element_type`; `TypeError` for an
-    element type without one."""
-    dtype = _FLOAT_DTYPES.get(type(element_type))
-    if dtype is not None:
-        return dtype
-    if isinstance(element_type, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(element_type, IntegerType):
-        width = element_type.width.data
-        if width == 1:
-            return np.dtype(np.bool_)
-        if width in (8, 16, 32, 64):
-            return np.dtype(f"int{width}")
-    raise TypeError(f"no numpy dtype for element type {element_type}")
-
-
-def element_type(dtype: np.dtype) -> Attribute:
-    """The element type whose buffers hold `dtype` (the inverse of `numpy_dtype`: `bool` is
-    `i1`, `intN` is `iN`); `TypeError` for a dtype without one."""
-    dtype = np.dtype(dtype)
-    for typ, float_dtype in _FLOAT_DTYPES.items():
-        if dtype == float_dtype:
-            return typ()
-    if dtype == np.bool_:
-        return IntegerType(1)
-    if dtype.kind == "i" and dtype.itemsize in (1, 2, 4, 8):
-        return IntegerType(8 * dtype.itemsize)
-    raise TypeError(f"no element type for numpy dtype {dtype}")

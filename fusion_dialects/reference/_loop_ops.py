@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
-from fusion_compiler.dialects.loop.queries import numpy_dtype as element_dtype
+from fusion_compiler.dialects.element_dtypes import numpy_dtype as element_dtype
 from fusion_compiler.dialects.reference._erf import erf as erf_f64
 from fusion_compiler.dialects.reference.logic import cast
 
@@ -44,7 +44,7 @@ class KernelError(ValueError):
 
 def numpy_dtype(typ: Attribute) -> np.dtype:
     """The dtype the interpreter holds values of `typ` in: the buffer dtype of the loop
-    dialect's one table (`queries.numpy_dtype`: f16/f32/f64, `i1` as bool) for floats and
+    dialect's one table (`element_dtypes.numpy_dtype`: f16/f32/f64, `i1` as bool) for floats and
     `i1`; int64 for wider integers and index, whose arithmetic the interpreter does in 64 bits
     and wraps at the type's width (`_unsigned`)."""
     if isinstance(typ, IndexType | IntegerType) and not (

@@ -30,9 +30,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from fusion_compiler.dialects import graph, shape_rules
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph.base import element_type_of, int_of, ints_of, shape_of
 from fusion_compiler.dialects.loop import FuncOp as KernelOp
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference import numpy_ops as ref
 from fusion_compiler.dialects.reference.loop_interpreter import run_kernel
 

@@ -42,9 +42,9 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
+from fusion_compiler.dialects.element_dtypes import numpy_dtype as buffer_dtype
 from fusion_compiler.dialects.loop import AllocOp, ForOp, FuncOp, PrefetchOp, ReturnOp, YieldOp
 from fusion_compiler.dialects.loop.queries import loop_range
-from fusion_compiler.dialects.loop.queries import numpy_dtype as buffer_dtype
 from fusion_compiler.dialects.reference._loop_ops import (
     KernelError,
     Value,

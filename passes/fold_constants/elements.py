@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, Float32Ty
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.filled_bytes import bytes_to_fill, filled_bytes
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference.evaluator import constant_array
 
 __all__ = [

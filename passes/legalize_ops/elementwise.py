@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph import (
     AbsOp,
     AddOp,
@@ -66,7 +67,6 @@ from fusion_compiler.dialects.graph import (
     TanhOp,
     shape_of,
 )
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
 ScalarFunction = Callable[[KernelBuilder, Operation, SSAValue], SSAValue]

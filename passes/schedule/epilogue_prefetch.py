@@ -44,6 +44,7 @@ from collections.abc import Callable
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.loop import (
     REGISTER_TILED_ATTR,
     ForOp,
@@ -52,7 +53,7 @@ from fusion_compiler.dialects.loop import (
     PrefetchOp,
     YieldOp,
 )
-from fusion_compiler.dialects.loop.queries import loop_range, numpy_dtype
+from fusion_compiler.dialects.loop.queries import loop_range
 from fusion_compiler.passes.analysis.loop_access import depends_on
 from fusion_compiler.passes.schedule.contraction_emit import Emitter
 from fusion_compiler.passes.schedule.contraction_match import pure_slice

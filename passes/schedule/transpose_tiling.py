@@ -31,8 +31,8 @@ from __future__ import annotations
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.loop import ForOp, FuncOp, LoopKind
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.passes.analysis.ir_walk import walk_ops
 from fusion_compiler.passes.analysis.loop_access import (
     body_ops,

@@ -50,7 +50,8 @@ def test_random_inputs_check_and_bench(graph, tmp_path):
 
 
 COMPILING_MODULES = (
-    "xdsl.dialects.llvm",  # (the context registers it, loaded only by a parse that meets it)
+    "xdsl.dialects.llvm",  # (the context registers these two: a parse that meets one loads it)
+    "xdsl.dialects.arith",
     "fusion_compiler.dialects.reference.evaluator",
     "fusion_compiler.passes.fold_constants",
     "fusion_compiler.passes.legalize_ops",

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
 )
 
+from fusion_compiler.dialects import element_dtypes
 from fusion_compiler.dialects.loop import ForOp
 from fusion_compiler.dialects.loop import queries as q
 from fusion_compiler.dialects.reference import _loop_ops, _loop_plan
@@ -60,7 +61,7 @@ def test_no_range_without_constant_positive_bounds():
     ],
 )
 def test_one_dtype_table(element_type, dtype):
-    assert q.numpy_dtype(element_type) == np.dtype(dtype)
+    assert element_dtypes.numpy_dtype(element_type) == np.dtype(dtype)
 
 
 def test_the_interpreter_computes_integers_in_64_bits_on_top_of_the_table():
@@ -71,7 +72,7 @@ def test_the_interpreter_computes_integers_in_64_bits_on_top_of_the_table():
 
 def test_no_dtype_for_odd_integer_widths():
     with pytest.raises(TypeError, match="no numpy dtype"):
-        q.numpy_dtype(IntegerType(7))
+        element_dtypes.numpy_dtype(IntegerType(7))
 
 
 def test_every_stage_asks_the_same_home():

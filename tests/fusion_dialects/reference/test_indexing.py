@@ -13,7 +13,7 @@ import pytest
 from xdsl.dialects.builtin import f32, i1, i32, i64
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.loop.queries import numpy_dtype
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.reference import numpy_ops as ref
 
 _spec = importlib.util.spec_from_file_location(

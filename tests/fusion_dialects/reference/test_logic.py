@@ -14,8 +14,8 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.context import make_context
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph import tensor_type
-from fusion_compiler.dialects.loop.queries import numpy_dtype
 from fusion_compiler.dialects.reference import numpy_ops as ref
 from fusion_compiler.dialects.reference.evaluator import evaluate
 from fusion_compiler.passes.legalize_ops import LegalizeOpsPass
