@@ -87,14 +87,15 @@ def measure(module: ModuleOp, entry: str, runs: int) -> Timings:
     """Median milliseconds per run of the fused and the unfused build, runs alternating."""
     from fusion_compiler.driver import compile_module
     from fusion_compiler.tools.fusion_run import median_seconds
-    from fusion_compiler.tools.run_inputs import argument_specs, random_inputs
+    from fusion_compiler.tools.run_inputs import argument_facts, argument_specs, random_inputs
 
     fused = compile_module(module, DEFAULT_PIPELINE)
     unfused = compile_module(module, UNFUSED_PIPELINE)
     function = next(
         op for op in module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == entry
     )
-    inputs, _ = random_inputs(function, argument_specs(function), seed=0)
+    specs = argument_specs(function)
+    inputs, _ = random_inputs(specs, argument_facts(function, specs), seed=0)
     fused_s, unfused_s = median_seconds(
         lambda: fused.run(entry, *inputs), lambda: unfused.run(entry, *inputs), repeats=runs
     )

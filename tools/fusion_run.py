@@ -30,6 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects import func
@@ -42,26 +43,36 @@ from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.driver import (
     DEFAULT_PIPELINE,
     UNFUSED_PIPELINE,
+    cache_pipeline,
     compile_module,
     parse_read_source,
     read_source,
 )
 from fusion_compiler.host import compile_jobs
+from fusion_compiler.lowering import compile_cache, file_cache
+from fusion_compiler.lowering.compiled_model import CompiledModel
 from fusion_compiler.lowering.file_cache import SourceFile
 from fusion_compiler.lowering.threading_runtime import default_num_threads
 from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
-from fusion_compiler.tools import run_profile
+from fusion_compiler.tools import run_facts, run_profile
 from fusion_compiler.tools.errors import run_without_traceback
 from fusion_compiler.tools.fusion_import import parse_input_shape
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
+from fusion_compiler.tools.run_facts import RunFacts
 from fusion_compiler.tools.run_inputs import (
+    ArgumentFacts,
+    ArgumentSpec,
     archive_shapes,
+    argument_facts,
     argument_specs,
     check_index_ranges,
     load_inputs,
     random_inputs,
 )
-from fusion_compiler.tools.run_memory import check_memory
+from fusion_compiler.tools.run_memory import check_memory, memory_needed, memory_problem
+
+if TYPE_CHECKING:
+    from fusion_compiler.specializing import SpecializingModel
 
 __all__ = ["CHECK_ATOL_SCALE", "CHECK_RTOL", "main", "run"]
 
@@ -166,21 +177,23 @@ def entry_function(module: ModuleOp, path: str, entry: str) -> func.FuncOp:
     raise CompileError(f"{path}: no function @{entry} (functions: {', '.join(functions)})")
 
 
-def prepare_inputs(args: argparse.Namespace, function: func.FuncOp) -> list[np.ndarray]:
-    specs = argument_specs(function)
+def prepare_inputs(
+    args: argparse.Namespace, name: str, specs: list[ArgumentSpec], facts: list[ArgumentFacts]
+) -> list[np.ndarray]:
+    """The inputs of `@name`, whose parameters are `specs` and their facts `facts`: read from
+    `--inputs` and checked, or drawn (`--random-inputs`, its notes printed)."""
     if args.inputs is not None:
         arrays = load_inputs(args.inputs, specs)
-        check_index_ranges(args.inputs, function, specs, arrays)
+        check_index_ranges(args.inputs, specs, facts, arrays)
         return arrays
     if args.random_inputs:
-        inputs, notes = random_inputs(function, specs, args.seed)
+        inputs, notes = random_inputs(specs, facts, args.seed)
         for note in notes:
             print(f"--random-inputs: {note}")
         return inputs
     if specs:
         raise CompileError(
-            f"@{function.sym_name.data} takes {len(specs)} arguments: give --inputs "
-            "IN.npz or --random-inputs"
+            f"@{name} takes {len(specs)} arguments: give --inputs IN.npz or --random-inputs"
         )
     return []
 
@@ -275,19 +288,69 @@ def holds_loop_kernels(module: ModuleOp) -> bool:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
+    pipeline = args.pipeline or (UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE)
+    profiling = run_profile.wanted(args)
+    cached = run_from_cache(args, cache_pipeline(pipeline, profiling))
+    if cached is not None:
+        model, inputs, elapsed = cached
+        return finish(args, None, model, inputs, pipeline, elapsed)
     module, source = read_module(args.file)
     if specialize_for_run(args, module):
         source = None  # (the module is no longer the file's)
     function = entry_function(module, args.file, args.entry)
     check_memory(function)
-    inputs = prepare_inputs(args, function)
-    pipeline = args.pipeline or (UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE)
+    specs = argument_specs(function)
+    facts = RunFacts(specs, argument_facts(function, specs), memory_needed(function))
+    inputs = prepare_inputs(args, args.entry, specs, facts.arguments)
     start = time.perf_counter()
-    profiling = run_profile.wanted(args)
     model = compile_module(
         module, pipeline, cache=not args.no_cache, profile=profiling, source=source
     )
     elapsed = time.perf_counter() - start
+    if source is not None and not args.no_cache:
+        run_facts.store(source, cache_pipeline(pipeline, profiling), args.entry, facts)
+    return finish(args, module, model, inputs, pipeline, elapsed)
+
+
+def run_from_cache(
+    args: argparse.Namespace, pipeline: str
+) -> tuple[CompiledModel, list[np.ndarray], float] | None:
+    """The model of `args.file` built with `pipeline` (with profiling, if asked for) loaded
+    from the cache's file level, its inputs and the seconds the load took, without parsing the
+    file (`run_facts`); None when the run needs the IR or the cache lacks the model or its
+    facts (the run then parses the file, and reports any error where the IR has it)."""
+    if (
+        args.no_cache
+        or args.check
+        or args.bench
+        or args.input_shape
+        or args.file.endswith(".onnx")
+        or compile_cache.cache_dir() is None
+    ):
+        return None
+    source = read_source(args.file)
+    facts = run_facts.load(source, pipeline, args.entry)
+    if facts is None or memory_problem(args.entry, facts.memory) is not None:
+        return None
+    start = time.perf_counter()
+    model = file_cache.load(source, pipeline)
+    elapsed = time.perf_counter() - start
+    if model is None:
+        return None
+    return model, prepare_inputs(args, args.entry, facts.specs, facts.arguments), elapsed
+
+
+def finish(
+    args: argparse.Namespace,
+    module: ModuleOp | None,
+    model: CompiledModel | SpecializingModel,
+    inputs: list[np.ndarray],
+    pipeline: str,
+    elapsed: float,
+) -> int:
+    """Says what runs, runs it and does what the options ask (`--check` and `--bench` with
+    the `module`, which a run from the cache does not have); the exit status."""
+    profiling = run_profile.wanted(args)
     kernels = model.kernels(args.entry)
     origin = "from cache" if model.from_cache else "compiled"
     origin += " (profiling build)" if profiling else ""
@@ -299,9 +362,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.outputs:
         write_outputs(args.outputs, results)
     status = 0
-    if args.check and not check(results, reference_results(module, args.entry, inputs)):
-        status = 1
+    if args.check:
+        assert module is not None
+        if not check(results, reference_results(module, args.entry, inputs)):
+            status = 1
     if args.bench > 0:
+        assert module is not None
         bench(args, module, inputs, model, pipeline)
     if profiling:
         run_profile.profile(args, model, inputs)

@@ -49,6 +49,29 @@ def argument_specs(function: func.FuncOp) -> list[ArgumentSpec]:
     return specs
 
 
+@dataclass(frozen=True)
+class ArgumentFacts:
+    """What drawing or checking an argument's values reads of the IR: the domain restriction
+    a float argument feeds (`restricted_operand`, through data movement), and the axis an
+    integer argument indexes (`index_bound`)."""
+
+    restriction: str | None = None
+    index_bound: tuple[int, str] | None = None
+
+
+def argument_facts(function: func.FuncOp, specs: list[ArgumentSpec]) -> list[ArgumentFacts]:
+    """The facts of each of `function`'s arguments (`specs`, in order)."""
+    facts = []
+    for spec, arg in zip(specs, function.body.block.args, strict=True):
+        assert isinstance(arg, BlockArgument)
+        if spec.dtype.kind in "biu":
+            bound = index_bound(arg) if spec.dtype.kind in "iu" else None
+            facts.append(ArgumentFacts(index_bound=bound))
+        else:
+            facts.append(ArgumentFacts(restriction=_restriction(arg)))
+    return facts
+
+
 # ---------------------------------------------------------------------------------------------
 # --inputs IN.npz
 # ---------------------------------------------------------------------------------------------
@@ -123,14 +146,14 @@ def load_inputs(path: str, specs: list[ArgumentSpec]) -> list[np.ndarray]:
 
 
 def check_index_ranges(
-    path: str, function: func.FuncOp, specs: list[ArgumentSpec], arrays: list[np.ndarray]
+    path: str, specs: list[ArgumentSpec], facts: list[ArgumentFacts], arrays: list[np.ndarray]
 ) -> None:
     """An integer argument that indexes a `graph.gather` (directly or through data movement)
     must hold indices inside the gathered axis, counting negatives from its end: the kernels
     clamp anything else (never reading outside the table), which would silently give a
     wrong row, so fusion-run refuses it naming the first offending element."""
-    for spec, arg, array in zip(specs, function.body.block.args, arrays, strict=True):
-        bound = index_bound(arg) if spec.dtype.kind in "iu" else None
+    for spec, fact, array in zip(specs, facts, arrays, strict=True):
+        bound = fact.index_bound
         if bound is None or array.size == 0:
             continue
         size, what = bound
@@ -217,25 +240,25 @@ INTEGER_RANGE = (-10, 10)
 
 
 def random_inputs(
-    function: func.FuncOp, specs: list[ArgumentSpec], seed: int
+    specs: list[ArgumentSpec], facts: list[ArgumentFacts], seed: int
 ) -> tuple[list[np.ndarray], list[str]]:
     """Standard-normal arrays, except for arguments feeding a domain-restricted operand,
     which are drawn from `POSITIVE_RANGE`; and a note for each of those. Integer arguments
     are drawn uniformly from `INTEGER_RANGE`, booleans are fair coin flips."""
     rng = np.random.default_rng(seed)
     arrays, notes = [], []
-    for spec, arg in zip(specs, function.body.block.args, strict=True):
-        assert isinstance(arg, BlockArgument)
+    for spec, fact in zip(specs, facts, strict=True):
         if spec.dtype.kind in "biu":
-            arrays.append(_random_integers(rng, spec, index_bound(arg)))
+            arrays.append(_random_integers(rng, spec, fact.index_bound))
             continue
-        reason = _restriction(arg)
-        if reason is None:
+        if fact.restriction is None:
             arrays.append(rng.standard_normal(spec.shape).astype(spec.dtype))
             continue
         low, high = POSITIVE_RANGE
         arrays.append(rng.uniform(low, high, spec.shape).astype(spec.dtype))
-        notes.append(f"{spec.describe()} feeds {reason}: drawn uniformly from [{low}, {high})")
+        notes.append(
+            f"{spec.describe()} feeds {fact.restriction}: drawn uniformly from [{low}, {high})"
+        )
     return arrays, notes
 
 

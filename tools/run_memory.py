@@ -61,16 +61,25 @@ def memory_needed(function: func.FuncOp) -> tuple[int, int, int]:
 def check_memory(function: func.FuncOp, available: int | None = None) -> None:
     """Raises a `CompileError` with the sizes when `function` cannot run in `available`
     bytes (default: the machine's physical memory)."""
+    problem = memory_problem(function.sym_name.data, memory_needed(function), available)
+    if problem is not None:
+        raise CompileError(problem, function)
+
+
+def memory_problem(
+    name: str, needed: tuple[int, int, int], available: int | None = None
+) -> str | None:
+    """What is wrong when a function `name` that needs `needed` bytes (`memory_needed`) cannot
+    run in `available` bytes (default: the machine's physical memory); None if it can."""
     available = physical_memory() if available is None else available
     if available is None:
-        return
-    inputs, outputs, largest = memory_needed(function)
-    needed = inputs + outputs + largest
-    if needed <= available:
-        return
-    raise CompileError(
-        f"@{function.sym_name.data} needs at least {_size(needed)} of memory (inputs "
+        return None
+    inputs, outputs, largest = needed
+    total = inputs + outputs + largest
+    if total <= available:
+        return None
+    return (
+        f"@{name} needs at least {_size(total)} of memory (inputs "
         f"{_size(inputs)}, outputs {_size(outputs)}, largest intermediate {_size(largest)}); "
-        f"this machine has {_size(available)}",
-        function,
+        f"this machine has {_size(available)}"
     )
