@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.compile_error import CompileError
 from fusion_compiler.errors import FusionError
 
 TRACEBACK_VARIABLE = "FUSION_TRACEBACK"

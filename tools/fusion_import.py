@@ -29,23 +29,8 @@ from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.printing import ModulePrinter
 from fusion_compiler.dialects.weights_writer import WeightsWriter, externalize_constants
 from fusion_compiler.tools.errors import run_without_traceback
+from fusion_compiler.tools.input_shapes import parse_input_shape
 from fusion_compiler.tools.output_files import AtomicOutput
-
-
-def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
-    """`name=1x3x224x224` → ("name", (1, 3, 224, 224)); `name=` is a scalar."""
-    name, sep, dims = text.rpartition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=DIMS such as x=1x3x224x224, got '{text}'")
-    try:
-        shape = tuple(int(d) for d in dims.split("x")) if dims else ()
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"dimensions must be integers like 1x3x224x224, got '{dims}'"
-        ) from None
-    if any(d < 1 for d in shape):  # an empty input is never what a model is run on
-        raise argparse.ArgumentTypeError(f"dimensions must be at least 1, got '{dims}'")
-    return name, shape
 
 
 def _parser() -> argparse.ArgumentParser:

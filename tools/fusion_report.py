@@ -29,7 +29,7 @@ from fusion_compiler.dialects.diagnostics import CompileError, parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, PassManager
 from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
 from fusion_compiler.tools.errors import run_without_traceback
-from fusion_compiler.tools.fusion_import import parse_input_shape
+from fusion_compiler.tools.input_shapes import parse_input_shape
 from fusion_compiler.tools.output_files import write_atomically
 from fusion_compiler.tools.report.dot import render_dot
 from fusion_compiler.tools.report.html import render_html
@@ -87,7 +87,8 @@ def measure(module: ModuleOp, entry: str, runs: int) -> Timings:
     """Median milliseconds per run of the fused and the unfused build, runs alternating."""
     from fusion_compiler.driver import compile_module
     from fusion_compiler.tools.fusion_run import median_seconds
-    from fusion_compiler.tools.run_inputs import argument_facts, argument_specs, random_inputs
+    from fusion_compiler.tools.run_inputs import random_inputs
+    from fusion_compiler.tools.run_ir import argument_facts, argument_specs
 
     fused = compile_module(module, DEFAULT_PIPELINE)
     unfused = compile_module(module, UNFUSED_PIPELINE)

@@ -19,6 +19,10 @@ compiles with the pipeline `P` (any pipeline string, e.g. `fusion_compiler.drive
 which hands the matrix products to the BLAS library) rather than the default one. `--profile`
 times every kernel launch and prints a table per kernel: time, share, FLOPs, bytes, rates and
 the roof that bounds it (`run_profile`).
+
+A run of a file the cache holds parses nothing (`run_facts`) and imports none of the IR's
+machinery: this module imports xDSL, the dialects and the passes only where it parses
+(`tests/tools/test_fusion_run_cached.py` checks what such a run imports).
 """
 
 from __future__ import annotations
@@ -33,13 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 
-from fusion_compiler.dialects.diagnostics import CompileError, verify_module
-from fusion_compiler.dialects.graph import graph_functions
-from fusion_compiler.dialects.loop import FuncOp as LoopFuncOp
-from fusion_compiler.dialects.shape_rules import is_static
+from fusion_compiler.dialects.compile_error import CompileError
 from fusion_compiler.driver import (
     DEFAULT_PIPELINE,
     UNFUSED_PIPELINE,
@@ -53,18 +52,15 @@ from fusion_compiler.lowering import compile_cache, file_cache
 from fusion_compiler.lowering.compiled_model import CompiledModel
 from fusion_compiler.lowering.file_cache import SourceFile
 from fusion_compiler.lowering.threading_runtime import default_num_threads
-from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
 from fusion_compiler.tools import run_facts, run_profile
 from fusion_compiler.tools.errors import run_without_traceback
-from fusion_compiler.tools.fusion_import import parse_input_shape
+from fusion_compiler.tools.input_shapes import parse_input_shape
 from fusion_compiler.tools.run_check import CHECK_ATOL_SCALE, CHECK_RTOL, check
 from fusion_compiler.tools.run_facts import RunFacts
 from fusion_compiler.tools.run_inputs import (
     ArgumentFacts,
     ArgumentSpec,
     archive_shapes,
-    argument_facts,
-    argument_specs,
     check_index_ranges,
     load_inputs,
     random_inputs,
@@ -72,6 +68,9 @@ from fusion_compiler.tools.run_inputs import (
 from fusion_compiler.tools.run_memory import check_memory, memory_needed, memory_problem
 
 if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+
     from fusion_compiler.specializing import SpecializingModel
 
 __all__ = ["CHECK_ATOL_SCALE", "CHECK_RTOL", "main", "run"]
@@ -132,6 +131,8 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def read_module(path: str) -> tuple[ModuleOp, SourceFile]:
     """The verified module of the graph-level IR file `path`, and the file as read."""
+    from fusion_compiler.dialects.diagnostics import verify_module
+
     if path.endswith(".onnx"):
         raise CompileError(
             f"{path}: an ONNX model; import it into the graph dialect first: "
@@ -147,6 +148,10 @@ def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> bool:
     """Make a module with dynamic dimensions static (in place) on the shapes given by
     `--input-shape` and, with `--inputs`, on the shapes of the arrays in the archive;
     whether it did."""
+    from fusion_compiler.dialects.shape_rules import is_static
+    from fusion_compiler.passes.specialize_shapes import is_dynamic_module, specialize_shapes
+    from fusion_compiler.tools.run_ir import argument_specs
+
     shapes = dict(args.input_shape)
     if not shapes and not is_dynamic_module(module):
         return False
@@ -169,6 +174,8 @@ def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> bool:
 
 
 def entry_function(module: ModuleOp, path: str, entry: str) -> func.FuncOp:
+    from fusion_compiler.dialects.graph import graph_functions
+
     functions = {f.sym_name.data: f for f in graph_functions(module)}
     if entry in functions:
         return functions[entry]
@@ -283,6 +290,8 @@ def holds_loop_kernels(module: ModuleOp) -> bool:
     """Whether `module` already holds `loop.func` kernels (a file written after fuse-tir):
     the reference evaluator runs those element by element in Python, seconds per million
     iterations, so `--bench` does not time it (`--check`, asked for, still runs it)."""
+    from fusion_compiler.dialects.loop import FuncOp as LoopFuncOp
+
     return any(isinstance(op, LoopFuncOp) for op in module.ops)
 
 
@@ -294,6 +303,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if cached is not None:
         model, inputs, elapsed = cached
         return finish(args, None, model, inputs, pipeline, elapsed)
+    from fusion_compiler.tools.run_ir import argument_facts, argument_specs
+
     module, source = read_module(args.file)
     if specialize_for_run(args, module):
         source = None  # (the module is no longer the file's)

@@ -2,8 +2,8 @@
 the file's entry, so that a run of a file the cache holds parses nothing.
 
 To run `@entry` of a file, `fusion-run` needs of its IR: the parameters (name, shape, dtype:
-`run_inputs.argument_specs`), what drawing or checking each argument's values reads
-(`run_inputs.argument_facts`: the domain restriction it feeds, the gather axis it indexes) and
+`run_ir.argument_specs`), what drawing or checking each argument's values reads
+(`run_ir.argument_facts`: the domain restriction it feeds, the gather axis it indexes) and
 the memory the run needs at least (`run_memory.memory_needed`). Parsing and verifying the file
 for them took most of a run of a model the cache holds: densenet121's 0.23 of 0.52 s beside
 the model's load (0.05 s). A compile of the file (with the cache, from the file) keeps them in

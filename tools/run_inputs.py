@@ -1,5 +1,7 @@
 """The inputs of `fusion-run`: read from an `.npz` archive or drawn at random, and checked
-against the entry function's parameters before anything is compiled.
+against the entry function's parameters before anything is compiled. What these read of the
+IR (the parameters, `ArgumentSpec`; each argument's facts, `ArgumentFacts`) is `run_ir`'s,
+or, for a file the cache holds, the cache's (`run_facts`): this module needs no IR.
 
 Every problem is a `CompileError` naming the argument, what was expected and what was given
 (the tool prints it and exits 1).
@@ -11,13 +13,8 @@ import zipfile
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.element_dtypes import numpy_dtype
+from fusion_compiler.dialects.compile_error import CompileError
 
 
 @dataclass(frozen=True)
@@ -38,17 +35,6 @@ class ArgumentSpec:
         return f"{self.key} (%{self.name})"
 
 
-def argument_specs(function: func.FuncOp) -> list[ArgumentSpec]:
-    specs = []
-    for arg in function.body.block.args:
-        tensor_type = arg.type
-        assert isinstance(tensor_type, TensorType)
-        shape = tuple(tensor_type.get_shape())
-        dtype = numpy_dtype(tensor_type.element_type)
-        specs.append(ArgumentSpec(arg.index, arg.name_hint or f"arg{arg.index}", shape, dtype))
-    return specs
-
-
 @dataclass(frozen=True)
 class ArgumentFacts:
     """What drawing or checking an argument's values reads of the IR: the domain restriction
@@ -57,19 +43,6 @@ class ArgumentFacts:
 
     restriction: str | None = None
     index_bound: tuple[int, str] | None = None
-
-
-def argument_facts(function: func.FuncOp, specs: list[ArgumentSpec]) -> list[ArgumentFacts]:
-    """The facts of each of `function`'s arguments (`specs`, in order)."""
-    facts = []
-    for spec, arg in zip(specs, function.body.block.args, strict=True):
-        assert isinstance(arg, BlockArgument)
-        if spec.dtype.kind in "biu":
-            bound = index_bound(arg) if spec.dtype.kind in "iu" else None
-            facts.append(ArgumentFacts(index_bound=bound))
-        else:
-            facts.append(ArgumentFacts(restriction=_restriction(arg)))
-    return facts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,20 +139,6 @@ def check_index_ranges(
             )
 
 
-def index_bound(value: SSAValue) -> tuple[int, str] | None:
-    """The size of the smallest axis that `value`'s elements index (as a `graph.gather`'s
-    indices, directly or through data movement), with a description of it; None if none."""
-    bounds: list[tuple[int, str]] = []
-    for op, operand_index in _consumers(value):
-        if isinstance(op, graph.GatherOp) and operand_index == 1:
-            data_type = op.data.type
-            assert isinstance(data_type, TensorType)
-            size = data_type.get_shape()[op.axis_value]
-            if size >= 0:  # a dynamic (`?`) axis has no bound known here
-                bounds.append((size, f"axis {op.axis_value} of {op.name}'s data"))
-    return min(bounds, default=None)
-
-
 def _checked(path: str, spec: ArgumentSpec, array: np.ndarray) -> np.ndarray:
     if array.shape != spec.shape or array.dtype != spec.dtype:
         raise CompileError(
@@ -195,45 +154,6 @@ def _checked(path: str, spec: ArgumentSpec, array: np.ndarray) -> np.ndarray:
 
 POSITIVE_RANGE = (0.5, 2.0)
 """Where arguments feeding a domain-restricted operand are drawn (uniformly)."""
-
-DATA_MOVEMENT_OPS: tuple[type[Operation], ...] = (
-    graph.ReshapeOp,
-    graph.BroadcastToOp,
-    graph.TransposeOp,
-    graph.SqueezeOp,
-    graph.ExpandDimsOp,
-    graph.SliceOp,
-)
-"""Ops whose results hold (some of) their operand's values, unchanged."""
-
-
-def restricted_operand(op: Operation, operand_index: int) -> str | None:
-    """What makes operand `operand_index` of `op` domain-restricted (it must be positive for
-    the result to be a number), or None."""
-    match op:
-        case graph.SqrtOp() | graph.LogOp() | graph.RsqrtOp():
-            return f"{op.name}'s operand"
-        case graph.PowOp() if operand_index == 0:
-            return "graph.pow's base"
-        case graph.BatchNormOp() if operand_index == 4:
-            return "graph.batch_norm's variance"
-    return None
-
-
-def _consumers(value: SSAValue):
-    """`(op, operand index)` of every use of `value`, and of the values data movement makes
-    of it (`DATA_MOVEMENT_OPS`: they hold `value`'s elements unchanged), in use order."""
-    for use in value.uses:
-        yield use.operation, use.index
-        if isinstance(use.operation, DATA_MOVEMENT_OPS):
-            yield from _consumers(use.operation.results[0])
-
-
-def _restriction(value: SSAValue) -> str | None:
-    """The first domain restriction `value` feeds, directly or through data movement."""
-    reasons = (restricted_operand(op, index) for op, index in _consumers(value))
-    return next((reason for reason in reasons if reason is not None), None)
-
 
 INTEGER_RANGE = (-10, 10)
 """Where integer arguments are drawn (uniformly; `high` excluded)."""

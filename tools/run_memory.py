@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 from math import prod
+from typing import TYPE_CHECKING
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute
+from fusion_compiler.dialects.compile_error import CompileError
 
-from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.element_dtypes import numpy_dtype
+if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.ir import Attribute
 
 
 def physical_memory() -> int | None:
@@ -28,6 +28,12 @@ def physical_memory() -> int | None:
 
 
 def tensor_bytes(value_type: Attribute) -> int:
+    # (imported here: `memory_problem` is what a run of a model the cache holds asks, with
+    # the bytes `run_facts` kept, and it loads no IR machinery)
+    from xdsl.dialects.builtin import TensorType
+
+    from fusion_compiler.dialects.element_dtypes import numpy_dtype
+
     if not isinstance(value_type, TensorType):
         return 0
     itemsize = numpy_dtype(value_type.element_type).itemsize

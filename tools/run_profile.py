@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fusion_compiler.dialects.diagnostics import CompileError
+from fusion_compiler.dialects.compile_error import CompileError
 from fusion_compiler.lowering.compiled_model import CompiledModel
 
 DEFAULT_RUNS = 10
