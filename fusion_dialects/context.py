@@ -4,6 +4,7 @@ the pipeline produces (func, arith, math, memref, cf, llvm)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
@@ -18,42 +19,17 @@ DIALECTS = (Builtin, Func, Graph, Loop)
 (kernels), whose bodies' scalar and memory ops are `LATE_DIALECTS`'."""
 
 
-def _arith() -> Dialect:
-    from xdsl.dialects.arith import Arith
-
-    return Arith
-
-
-def _math() -> Dialect:
-    from xdsl.dialects.math import Math
-
-    return Math
-
-
-def _memref() -> Dialect:
-    from xdsl.dialects.memref import MemRef
-
-    return MemRef
-
-
-def _cf() -> Dialect:
-    from xdsl.dialects.cf import Cf
-
-    return Cf
-
-
-def _llvm() -> Dialect:
-    from xdsl.dialects.llvm import LLVM
-
-    return LLVM
+def _late(module: str, name: str) -> Callable[[], Dialect]:
+    """A factory of the dialect `name` of `module`, imported when first asked for."""
+    return lambda: getattr(import_module(module), name)
 
 
 LATE_DIALECTS: dict[str, Callable[[], Dialect]] = {
-    "arith": _arith,
-    "math": _math,
-    "memref": _memref,
-    "cf": _cf,
-    "llvm": _llvm,
+    "arith": _late("xdsl.dialects.arith", "Arith"),
+    "math": _late("xdsl.dialects.math", "Math"),
+    "memref": _late("xdsl.dialects.memref", "MemRef"),
+    "cf": _late("xdsl.dialects.cf", "Cf"),
+    "llvm": _late("xdsl.dialects.llvm", "LLVM"),
 }
 """The dialects of kernel bodies and of lowered IR, loaded when a parse first meets one of
 their ops or attributes. A graph-level file (what `fusion-import` writes, what `fusion-run`
