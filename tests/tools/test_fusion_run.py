@@ -49,45 +49,6 @@ def test_random_inputs_check_and_bench(graph, tmp_path):
     assert "unfused" in result.stdout
 
 
-COMPILING_MODULES = (
-    "xdsl.dialects.llvm",  # (the context registers these two: a parse that meets one loads it)
-    "xdsl.dialects.arith",
-    "fusion_compiler.dialects.reference.evaluator",
-    "fusion_compiler.passes.fold_constants",
-    "fusion_compiler.passes.legalize_ops",
-    "fusion_compiler.passes.schedule",
-    "fusion_compiler.lowering.lower_graph",
-    "fusion_compiler.lowering.native_units",
-    "fusion_compiler.lowering.convert_loop_to_llvm",
-)
-"""What a compile imports; a run of a model the cache holds does not (`fusion-run`'s imports
-were 0.32 s of a 0.5-0.6 s hit of resnet50 or vgg19, these about 0.06 s of them: Zen 5)."""
-
-
-def test_a_hit_imports_none_of_the_compiler(graph, tmp_path):
-    """A run of a model the cache holds parses the file and loads the model; it imports none
-    of `COMPILING_MODULES` (a miss, compiling, imports them: checked too)."""
-    script = (
-        "import sys; from fusion_compiler.tools.fusion_run import main\n"
-        f"status = main(sys.argv[1:]); wanted = {COMPILING_MODULES!r}\n"
-        "print('loaded:', ','.join(m for m in wanted if m in sys.modules)); sys.exit(status)\n"
-    )
-
-    def loaded() -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-c", script, str(graph), "--random-inputs"],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            check=True,
-        )
-        (line,) = [line for line in done.stdout.splitlines() if line.startswith("loaded:")]
-        return [m for m in line.removeprefix("loaded:").strip().split(",") if m]
-
-    assert loaded() == list(COMPILING_MODULES)  # (a miss: compiled)
-    assert loaded() == []
-
-
 def test_bench_of_a_file_after_fuse_tir_does_not_interpret_its_kernels(graph, tmp_path):
     """A file written after fuse-tir holds `loop.func` kernels, which the reference evaluator
     would interpret element by element (hours for a model's convolution): `--bench` times
