@@ -18,6 +18,7 @@ if str(ROOT) not in sys.path:
 
 from bench.compile_time import (  # noqa: E402
     STEPS,
+    cli_hit,
     markdown_table,
     median_row,
     process_hit,
@@ -70,12 +71,16 @@ def test_the_worker_reports_every_stage_and_the_hit(tmp_path):
     # a whole new process that loads it (it fails unless its compile is a hit)
     process = process_hit(mlir, cache, runs=1)
     assert process["total"] > 0 and process["imports"] > 0
+    # and a run from the command line (it fails unless it loads the model from the cache)
+    cli = cli_hit(mlir, cache, runs=1)
+    assert cli["total"] > 0 and cli["first"] > 0
     row = {
         "model": "tiny",
         "weights_mb": 0.002,
         "cold": cold,
         "hit": hit,
         "hit process": process,
+        "fusion-run": cli,
         "edit": cold,
         "op edit": cold,
     }
