@@ -31,11 +31,8 @@ def fusion_run(*args, cwd):
 
 
 @pytest.fixture
-def graph(tmp_path, monkeypatch):
-    monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path / "cache"))
-    path = tmp_path / "graph.mlir"
-    path.write_text(GRAPH)
-    return path
+def graph(ir_file):
+    return ir_file(GRAPH)
 
 
 def test_random_inputs_check_and_bench(graph, tmp_path):
