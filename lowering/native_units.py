@@ -54,8 +54,7 @@ from xdsl.ir import Operation
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.loop.attributes import UNIT_DIGEST_ATTR
-from fusion_compiler.host import JOBS_VARIABLE as JOBS_VARIABLE
-from fusion_compiler.host import compile_jobs as compile_jobs
+from fusion_compiler.host import compile_jobs
 from fusion_compiler.lowering.jit import (
     CodegenTarget,
     KernelSignature,

@@ -60,6 +60,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from fusion_compiler.dialects import graph, loop
+from fusion_compiler.host import compile_jobs
 from fusion_compiler.lowering.ir_hash import module_hash
 from fusion_compiler.lowering.jit import NativeUnit
 from fusion_compiler.lowering.llvm_codegen import StageTimings, merged_timings
@@ -70,7 +71,6 @@ from fusion_compiler.lowering.native_units import (
     WorkerFailure,
     base_name,
     can_fork,
-    compile_jobs,
     compile_one,
     compile_prepared,
     families_enabled,

@@ -16,6 +16,7 @@ import pytest
 
 from fusion_compiler.api import parse
 from fusion_compiler.driver import DEFAULT_PIPELINE
+from fusion_compiler.host import JOBS_VARIABLE
 from fusion_compiler.lowering import llvm_codegen, native_units
 from fusion_compiler.lowering.compiled_model import compile_module
 from fusion_compiler.lowering.ir_hash import module_hash
@@ -101,7 +102,7 @@ def _families(model) -> list[str]:
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_kernels_that_differ_in_extents_share_one_function(sse, monkeypatch, jobs):
-    monkeypatch.setenv(native_units.JOBS_VARIABLE, jobs)
+    monkeypatch.setenv(JOBS_VARIABLE, jobs)
     arrays = _inputs(CHANNELS)
     model = compile_module(parse(_convolutions(CHANNELS)), DEFAULT_PIPELINE, cache=False)
     assert len(_families(model)) == 1
@@ -124,9 +125,9 @@ def test_the_schedule_workers_form_the_family_too(sse, monkeypatch, tmp_path):
     from fusion_compiler.lowering import schedule_workers
 
     arrays = _inputs(CHANNELS)
-    monkeypatch.setenv(native_units.JOBS_VARIABLE, "1")
+    monkeypatch.setenv(JOBS_VARIABLE, "1")
     serial = compile_module(parse(_convolutions(CHANNELS)), DEFAULT_PIPELINE, cache=False)
-    monkeypatch.setenv(native_units.JOBS_VARIABLE, "2")
+    monkeypatch.setenv(JOBS_VARIABLE, "2")
     monkeypatch.setattr(schedule_workers, "SCHEDULE_PARALLEL_MIN_OPS", 0)
     monkeypatch.setenv("FUSION_CACHE_DIR", str(tmp_path))  # (the memo runs with the cache)
     stages: list[tuple[str, float]] = []

@@ -101,8 +101,8 @@ def test_an_edit_compiled_in_the_background_looks_the_packed_weights_up_meanwhil
     again. The same bits as a compile without the cache."""
     import threading
 
+    from fusion_compiler.host import JOBS_VARIABLE
     from fusion_compiler.lowering import schedule_workers
-    from fusion_compiler.lowering.native_units import JOBS_VARIABLE
 
     monkeypatch.setenv(JOBS_VARIABLE, "2")
     monkeypatch.setattr(schedule_workers, "BACKGROUND_MIN_OPS", 0)

@@ -15,10 +15,10 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.context import make_context
 from fusion_compiler.dialects.diagnostics import parse_source
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module, lower_to_entries
+from fusion_compiler.host import JOBS_VARIABLE, compile_jobs
 from fusion_compiler.lowering import compile_cache, ir_hash, native_units
 from fusion_compiler.lowering.jit import JitModule, host_target_machine
 from fusion_compiler.lowering.native_units import (
-    compile_jobs,
     compile_units,
     declare_callees,
     is_entry,
@@ -120,10 +120,10 @@ def test_workers_take_units_when_their_work_pays_for_the_fork():
 
 def test_linked_units_run_the_model(monkeypatch):
     monkeypatch.setattr(native_units, "PARALLEL_MIN_OPS", 0)
-    monkeypatch.setenv(native_units.JOBS_VARIABLE, "2")
+    monkeypatch.setenv(JOBS_VARIABLE, "2")
     module = parse_source(make_context(), TWO_KERNELS, "units.mlir")
     forked = compile_module(module, cache=False)
-    monkeypatch.setenv(native_units.JOBS_VARIABLE, "1")
+    monkeypatch.setenv(JOBS_VARIABLE, "1")
     serial = compile_module(module, cache=False)
     x, w = _inputs()
     (expected,) = serial.run("main", x, w)
@@ -199,7 +199,7 @@ def test_kernels_of_the_same_content_are_compiled_once():
 
 @pytest.mark.parametrize("value", ["0", "-1", "two"])
 def test_a_bad_job_count_is_refused(monkeypatch, value):
-    monkeypatch.setenv(native_units.JOBS_VARIABLE, value)
+    monkeypatch.setenv(JOBS_VARIABLE, value)
     with pytest.raises(ValueError, match="FUSION_COMPILE_JOBS must be a positive job count"):
         compile_jobs()
 

@@ -10,8 +10,8 @@ import pytest
 from fusion_compiler.dialects import graph, loop
 from fusion_compiler.dialects.diagnostics import verify_module
 from fusion_compiler.driver import DEFAULT_PIPELINE, PassManager, compile_module
+from fusion_compiler.host import JOBS_VARIABLE
 from fusion_compiler.lowering import compile_cache, native_units, schedule_memo, schedule_workers
-from fusion_compiler.lowering.native_units import JOBS_VARIABLE
 from fusion_compiler.passes.analysis.launches import kernel_launches
 
 CONV = (
