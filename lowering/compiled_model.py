@@ -74,7 +74,8 @@ class Parameter:
     name: str
     shape: tuple[int, ...]
     dtype: np.dtype = np.dtype(np.float32)
-    """The numpy dtype of its elements (`element_dtypes.numpy_dtype` of the tensor's element type)."""
+    """The numpy dtype of its elements (`element_dtypes.numpy_dtype` of the tensor's element
+    type)."""
 
 
 @dataclass

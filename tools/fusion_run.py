@@ -129,19 +129,23 @@ def _check_options(args: argparse.Namespace) -> None:
     run_profile.check_options(args)
 
 
-def read_module(path: str) -> tuple[ModuleOp, SourceFile]:
-    """The verified module of the graph-level IR file `path`, and the file as read."""
-    from fusion_compiler.dialects.diagnostics import verify_module
-
+def read_file(path: str) -> SourceFile:
+    """The graph-level IR file `path` as read (an ONNX model is refused, with what to do)."""
     if path.endswith(".onnx"):
         raise CompileError(
             f"{path}: an ONNX model; import it into the graph dialect first: "
             f"fusion-import {path} -o {Path(path).with_suffix('.mlir').name}"
         )
-    source = read_source(path)
+    return read_source(path)
+
+
+def read_module(source: SourceFile) -> ModuleOp:
+    """The verified module of the file `source`."""
+    from fusion_compiler.dialects.diagnostics import verify_module
+
     module = parse_read_source(source)
     verify_module(module)
-    return module, source
+    return module
 
 
 def specialize_for_run(args: argparse.Namespace, module: ModuleOp) -> bool:
@@ -299,19 +303,22 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
     pipeline = args.pipeline or (UNFUSED_PIPELINE if args.no_fusion else DEFAULT_PIPELINE)
     profiling = run_profile.wanted(args)
-    cached = run_from_cache(args, cache_pipeline(pipeline, profiling))
+    file = read_file(args.file)
+    cached = run_from_cache(args, cache_pipeline(pipeline, profiling), file)
     if cached is not None:
         model, inputs, elapsed = cached
         return finish(args, None, model, inputs, pipeline, elapsed)
     from fusion_compiler.tools.run_ir import argument_facts, argument_specs
 
-    module, source = read_module(args.file)
-    if specialize_for_run(args, module):
-        source = None  # (the module is no longer the file's)
+    module = read_module(file)
+    # (a module specialised on shapes is no longer the file's: neither it nor its facts are
+    # kept under the file's key)
+    source = None if specialize_for_run(args, module) else file
     function = entry_function(module, args.file, args.entry)
-    check_memory(function)
+    needed = memory_needed(function)
+    check_memory(function, needed=needed)
     specs = argument_specs(function)
-    facts = RunFacts(specs, argument_facts(function, specs), memory_needed(function))
+    facts = RunFacts(specs, argument_facts(function, specs), needed)
     inputs = prepare_inputs(args, args.entry, specs, facts.arguments)
     start = time.perf_counter()
     model = compile_module(
@@ -324,9 +331,9 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def run_from_cache(
-    args: argparse.Namespace, pipeline: str
+    args: argparse.Namespace, pipeline: str, source: SourceFile
 ) -> tuple[CompiledModel, list[np.ndarray], float] | None:
-    """The model of `args.file` built with `pipeline` (with profiling, if asked for) loaded
+    """The model of `args.file` (read: `source`) built with `pipeline` (with profiling, if asked for) loaded
     from the cache's file level, its inputs and the seconds the load took, without parsing the
     file (`run_facts`); None when the run needs the IR or the cache lacks the model or its
     facts (the run then parses the file, and reports any error where the IR has it)."""
@@ -335,11 +342,9 @@ def run_from_cache(
         or args.check
         or args.bench
         or args.input_shape
-        or args.file.endswith(".onnx")
         or compile_cache.cache_dir() is None
     ):
         return None
-    source = read_source(args.file)
     facts = run_facts.load(source, pipeline, args.entry)
     if facts is None or memory_problem(args.entry, facts.memory) is not None:
         return None

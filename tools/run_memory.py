@@ -64,10 +64,16 @@ def memory_needed(function: func.FuncOp) -> tuple[int, int, int]:
     return inputs, outputs, largest
 
 
-def check_memory(function: func.FuncOp, available: int | None = None) -> None:
+def check_memory(
+    function: func.FuncOp,
+    available: int | None = None,
+    needed: tuple[int, int, int] | None = None,
+) -> None:
     """Raises a `CompileError` with the sizes when `function` cannot run in `available`
-    bytes (default: the machine's physical memory)."""
-    problem = memory_problem(function.sym_name.data, memory_needed(function), available)
+    bytes (default: the machine's physical memory); `needed`: its `memory_needed`, when the
+    caller has it."""
+    needed = memory_needed(function) if needed is None else needed
+    problem = memory_problem(function.sym_name.data, needed, available)
     if problem is not None:
         raise CompileError(problem, function)
 

@@ -16,7 +16,8 @@ GRAPH = """func.func @main(%x: tensor<4x8xf32>, %t: tensor<9x8xf32>, %ids: tenso
 """
 
 NO_PARSE = "import fusion_compiler.tools.fusion_run as run\nrun.read_module = None\n"
-"""Makes a run that parses the file fail (`read_module` is what parses it)."""
+"""Makes a run that parses the file fail (`read_module` is what parses it: checked below, a
+run that needs the IR fails with it)."""
 
 
 def fusion_run(*args, cwd, parse=True):
