@@ -33,8 +33,10 @@ LATE_DIALECTS: dict[str, Callable[[], Dialect]] = {
 }
 """The dialects of kernel bodies and of lowered IR, loaded when a parse first meets one of
 their ops or attributes. A graph-level file (what `fusion-import` writes, what `fusion-run`
-reads) never does, and importing them took 56 ms of `fusion-run`'s 0.37 s start (the `llvm`
-dialect 20, `arith` 22: Zen 5)."""
+reads) never does. Importing them is most of what `fusion-run --help` lost when they became
+late (0.37 -> 0.28 s, then 0.44 -> 0.29 s with `arith`, `math` and `memref`: paired runs,
+five rounds, Zen 5; `python -X importtime` puts the `llvm` dialect at 20-23 ms and `arith` at
+12-22 ms)."""
 
 
 def make_context() -> Context:

@@ -6,7 +6,7 @@ To run `@entry` of a file, `fusion-run` needs of its IR: the parameters (name, s
 (`run_ir.argument_facts`: the domain restriction it feeds, the gather axis it indexes) and
 the memory the run needs at least (`run_memory.memory_needed`). Parsing and verifying the file
 for them took most of a run of a model the cache holds: densenet121's 0.23 of 0.52 s beside
-the model's load (0.05 s). A compile of the file (with the cache, from the file) keeps them in
+the model's load (0.05 s; three runs timed stage by stage, Zen 5). A compile of the file (with the cache, from the file) keeps them in
 a metadata entry of the compile cache (`compile_cache.store_meta`, checksummed), keyed like the
 file's own entry (`file_cache`: the file's text and folder, the pipeline, the compiler's source,
 the CPU) and the entry's name; a later run takes them with the model from the file level and
