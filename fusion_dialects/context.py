@@ -33,10 +33,9 @@ LATE_DIALECTS: dict[str, Callable[[], Dialect]] = {
 }
 """The dialects of kernel bodies and of lowered IR, loaded when a parse first meets one of
 their ops or attributes. A graph-level file (what `fusion-import` writes, what `fusion-run`
-reads) never does. Importing them is most of what `fusion-run --help` lost when they became
-late (0.37 -> 0.28 s, then 0.44 -> 0.29 s with `arith`, `math` and `memref`: paired runs,
-five rounds, Zen 5; `python -X importtime` puts the `llvm` dialect at 20-23 ms and `arith` at
-12-22 ms)."""
+reads) never does: `python -X importtime` puts the `llvm` dialect at 20-23 ms and `arith` at
+12-22 ms (Zen 5, two runs), of a `fusion-run --help` that took 0.44 s before these and the
+tools' other imports were made late, 0.29 s after (paired, five rounds)."""
 
 
 def make_context() -> Context:
