@@ -244,3 +244,58 @@ def test_an_array_handed_over_is_held_not_copied():
         copied = dense_of(kept, TensorType(f32, shape), take).data.data
         assert copied == kept.tobytes()
         assert not np.shares_memory(np.frombuffer(copied, np.uint8), kept)
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+@pytest.mark.parametrize("contraction", ["conv", "matmul"])
+def test_a_large_weight_is_scaled_in_parts_bit_for_bit(monkeypatch, cores, contraction):
+    """A weight of several megabytes is scaled in parts of rows on every core
+    (`host.in_row_parts`): each element is still the float64 product rounded once, whether the
+    channel is the weight's first axis (conv2d's O) or its last (matmul's N)."""
+    from fusion_compiler import host
+    from fusion_compiler.passes.fold_constants import batch_norm
+
+    monkeypatch.setattr(host, "usable_cores", lambda: cores)
+    parts: list[tuple[int, int]] = []
+
+    def recorded(work, rows, nbytes):
+        host.in_row_parts(
+            lambda start, stop: (parts.append((start, stop)), work(start, stop)), rows, nbytes
+        )
+
+    monkeypatch.setattr(batch_norm, "in_row_parts", recorded)
+    if contraction == "conv":
+        x_shape, w_shape, out_shape = (1, 128, 4, 4), (512, 128, 3, 3), (1, 512, 2, 2)
+        body = "graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64}"
+    else:
+        x_shape, w_shape, out_shape = (2, 1024), (1024, 1024), (2, 1024)
+        body = "graph.matmul %x, %w"
+    channels = out_shape[1]
+    t = lambda shape: f"tensor<{'x'.join(map(str, shape))}xf32>"  # noqa: E731
+    vector = t((channels,))
+    text = f"""func.func @main(%x: {t(x_shape)}, %w: {t(w_shape)}, %s: {vector}, %b: {vector}, %m: {vector}, %v: {vector}) -> {t(out_shape)} {{
+  %y = {body} : ({t(x_shape)}, {t(w_shape)}) -> {t(out_shape)}
+  %n = graph.batch_norm %y, %s, %b, %m, %v {{epsilon = 1.000000e-05 : f32}} : ({t(out_shape)}, {vector}, {vector}, {vector}, {vector}) -> {t(out_shape)}
+  func.return %n : {t(out_shape)}
+}}"""
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    scale, bias, mean = (rng.standard_normal(channels).astype(np.float32) for _ in range(3))
+    var = rng.uniform(0.5, 1.5, channels).astype(np.float32)
+    module = _bind(_parse(text), {1: w, 2: scale, 3: bias, 4: mean, 5: var})
+    (bn,) = [op for op in _main(module).walk() if isinstance(op, graph.BatchNormOp)]
+    epsilon = bn.epsilon.value.data  # (as the pass reads it)
+    folded = _folded(module)
+    assert _ops(folded)["graph.batch_norm"] == 0
+    (weight,) = [
+        op
+        for op in _main(folded).walk()
+        if isinstance(op, graph.ConstantOp) and tuple(op.result.type.get_shape()) == w_shape
+    ]
+    assert len(parts) == cores  # (2.4 and 4 MB: a part per core)
+    inv = scale.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
+    axis = 0 if contraction == "conv" else 1
+    factors = inv.reshape([channels if i == axis else 1 for i in range(len(w_shape))])
+    expected = (w.astype(np.float64) * factors).astype(np.float32)
+    actual = np.frombuffer(weight.value.data.data, np.float32).reshape(w_shape)
+    assert actual.tobytes() == expected.tobytes()
