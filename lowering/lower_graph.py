@@ -62,9 +62,9 @@ from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp, graph_functions
 from fusion_compiler.dialects.graph.preconditions import require_legalized
+from fusion_compiler.dialects.graph.structure import is_external_function
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
-from fusion_compiler.lowering.blas_backend import lower_external_calls
 from fusion_compiler.lowering.in_place import InPlaceConcats, in_place_concats
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
 from fusion_compiler.lowering.profiling import instrument_entry
@@ -443,7 +443,11 @@ class LowerGraphPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_legalized(op, "the fusion pipeline (legalize-ops,...,fuse-tir)")
-        lower_external_calls(op)
+        if any(is_external_function(function) for function in op.ops):
+            # (the backends and their patterns load for a module that calls them: 10 ms)
+            from fusion_compiler.lowering.blas_backend import lower_external_calls
+
+            lower_external_calls(op)
         never_launched = in_place_kernels(op)
         rewrite_functions(op, LowerGraphFunction(op, self.profile))
         entries = [f for f in op.ops if BOUND_CONSTANTS_ATTR in f.attributes]
