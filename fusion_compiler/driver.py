@@ -111,10 +111,10 @@ def available_passes() -> dict[str, PassFactory]:
     return passes
 
 
-def pass_factory(name: str) -> PassFactory | None:
-    """The factory of the pass `name` (as `available_passes` resolves it), or None: the
-    environment is looked up only for a name the project has no pass of: a pipeline of the
-    project's passes does not import `xdsl.universe` and `importlib.metadata` or read every
+def _pass_factory(name: str) -> PassFactory | None:
+    """The factory of the pass `name` as `available_passes` resolves it, or None. The
+    environment is looked up only for a name the project has no pass of, so a pipeline of the
+    project's passes neither imports `xdsl.universe` and `importlib.metadata` nor reads every
     installed package's entry points (9-10 ms of a new process's compile of an example)."""
     return PASSES.get(name) or _environment_passes().get(name)
 
@@ -240,7 +240,7 @@ def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
         specs = tuple(split_pipeline(spec))
     except (ArgSpecParseError, ValueError) as err:  # (ArgSpecParseError is a BaseException)
         raise CompileError(f"invalid pass pipeline '{spec}': {err}") from None
-    found = {s.name: pass_factory(s.name) for s in specs}
+    found = {s.name: _pass_factory(s.name) for s in specs}
     factories = {name: factory for name, factory in found.items() if factory is not None}
     unknown = [s.name for s in specs if s.name not in factories]
     if unknown:
