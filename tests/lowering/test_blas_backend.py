@@ -205,20 +205,3 @@ def test_composites_no_backend_can_compute_are_clear_errors(name, message):
     with pytest.raises(CompileError) as err:
         compile_module(module, pipeline, cache=False)
     assert message in err.value.format()
-
-
-def test_a_compile_without_composites_loads_no_backend():
-    """lower-graph loads the backends (and the pattern language they match with) only for a
-    module that calls a composite: the default pipeline's compile of an example loads none."""
-    import subprocess
-    import sys
-
-    script = (
-        "import sys\n"
-        "from fusion_compiler.driver import compile_file\n"
-        f"compile_file({str(EXAMPLES / 'mlp.mlir')!r}, cache=False)\n"
-        "print(sorted(m for m in sys.modules if 'blas_backend' in m or 'passes.patterns' in m))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
