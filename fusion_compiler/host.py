@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable
 
 
 def usable_cores() -> int:
@@ -16,27 +15,6 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
-
-
-PARALLEL_MIN_BYTES = 1 << 20
-"""The fewest bytes per core for which `in_row_parts` starts threads (a pool of two costs about
-0.1 ms; numpy scales a megabyte in about 0.5)."""
-
-
-def in_row_parts(work: Callable[[int, int], None], rows: int, nbytes: int) -> None:
-    """Runs `work(start, stop)` over the rows `[0, rows)` of an array of `nbytes` bytes in
-    contiguous parts, one per usable core, in threads (for numpy work, which lets go of the
-    interpreter lock), or whole in this thread when the array holds less than
-    `PARALLEL_MIN_BYTES` per core; an exception of a part is raised here."""
-    parts = min(usable_cores(), rows, nbytes // PARALLEL_MIN_BYTES)
-    if parts < 2:
-        work(0, rows)
-        return
-    from concurrent.futures import ThreadPoolExecutor  # (not at start: `fusion-run` reads this)
-
-    step = -(-rows // parts)
-    with ThreadPoolExecutor(parts) as pool:
-        list(pool.map(lambda start: work(start, min(start + step, rows)), range(0, rows, step)))
 
 
 JOBS_VARIABLE = "FUSION_COMPILE_JOBS"

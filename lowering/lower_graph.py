@@ -60,9 +60,14 @@ from xdsl.rewriter import InsertPoint
 
 from fusion_compiler.dialects import loop
 from fusion_compiler.dialects.diagnostics import CompileError
-from fusion_compiler.dialects.graph import PRIMITIVE_ATTR, CallLoopOp, ConstantOp, graph_functions
+from fusion_compiler.dialects.graph import (
+    PRIMITIVE_ATTR,
+    CallLoopOp,
+    ConstantOp,
+    graph_functions,
+    is_external_function,
+)
 from fusion_compiler.dialects.graph.preconditions import require_legalized
-from fusion_compiler.dialects.graph.structure import is_external_function
 from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
 from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
 from fusion_compiler.lowering.in_place import InPlaceConcats, in_place_concats
@@ -444,7 +449,7 @@ class LowerGraphPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_legalized(op, "the fusion pipeline (legalize-ops,...,fuse-tir)")
         if any(is_external_function(function) for function in op.ops):
-            # (the backends and their patterns load for a module that calls them: 10 ms)
+            # (the backends and their patterns load for a module that calls them: 4-8 ms)
             from fusion_compiler.lowering.blas_backend import lower_external_calls
 
             lower_external_calls(op)

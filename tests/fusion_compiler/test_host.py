@@ -68,36 +68,3 @@ def test_a_large_write_goes_in_small_pieces_and_whole(tmp_path, monkeypatch):
     assert path.read_bytes() == b"head" + data.tobytes()
     assert written == data.nbytes
     assert len(sizes) > 4 and max(sizes) <= FILE_WRITE_BYTES
-
-
-@pytest.mark.parametrize("cores", [1, 2, 3])
-@pytest.mark.parametrize(("rows", "nbytes"), [(7, 64 << 20), (1000, 3 << 20), (1000, 1 << 20)])
-def test_row_parts_cover_every_row_once(monkeypatch, cores, rows, nbytes):
-    """`in_row_parts`: contiguous parts, one per core when each holds at least
-    `PARALLEL_MIN_BYTES` (on threads other than this one), else the whole in this thread."""
-    import threading
-
-    monkeypatch.setattr(host, "usable_cores", lambda: cores)
-    seen: list[tuple[int, int, bool]] = []
-
-    def work(start: int, stop: int) -> None:
-        seen.append((start, stop, threading.current_thread() is threading.main_thread()))
-
-    host.in_row_parts(work, rows, nbytes)
-    parts = sorted(seen)
-    covered = [row for start, stop, _ in parts for row in range(start, stop)]
-    assert covered == list(range(rows))
-    expected = max(1, min(cores, rows, nbytes // host.PARALLEL_MIN_BYTES))
-    assert len(parts) == expected
-    assert all(in_main == (expected == 1) for _, _, in_main in parts)
-
-
-def test_an_exception_of_a_part_is_raised(monkeypatch):
-    monkeypatch.setattr(host, "usable_cores", lambda: 2)
-
-    def work(start: int, stop: int) -> None:
-        if start > 0:
-            raise ValueError("second part")
-
-    with pytest.raises(ValueError, match="second part"):
-        host.in_row_parts(work, 100, 8 << 20)
