@@ -148,7 +148,15 @@ def _dense(resource: DenseResourceAttr, data: bytes | memoryview, op) -> DenseIn
     typ = resource.type
     if not isinstance(typ, TensorType):
         raise CompileError(f"dense_resource must have a tensor type, got {typ}", op)
-    element_size = typ.element_type.compile_time_size
+    try:
+        element_size = typ.element_type.compile_time_size
+    except (AttributeError, NotImplementedError):  # (xDSL stores integers of up to 64 bits)
+        handle = resource.resource_handle.data
+        raise CompileError(
+            f"dense_resource<{handle}> has {typ.element_type} elements, which are not supported "
+            "(a tensor's elements are floats, or integers of at most 64 bits)",
+            op,
+        ) from None
     count = typ.element_count()
     if len(data) != count * element_size:
         handle = resource.resource_handle.data
