@@ -28,6 +28,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects.loop.attributes import PatternKindAttr
+from fusion_compiler.dialects.loop.bodies import parse_body
 from fusion_compiler.dialects.pattern_kind import PatternKind
 
 
@@ -148,9 +149,7 @@ class FuncOp(IRDLOperation):
                 parser.raise_error(str(err), pos, parser.pos)
         attributes = parser.parse_optional_attr_dict_with_keyword()
         args = [*inputs, *outputs]
-        body = parser.parse_region(args)
-        if not body.block.ops or not isinstance(body.block.last_op, ReturnOp):
-            body.block.add_op(ReturnOp())
+        body = parse_body(parser, args, ReturnOp, "loop.func")
         op = cls(
             name,
             [arg.type for arg in inputs],

@@ -24,6 +24,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects.loop.attributes import LoopKind, LoopKindAttr
+from fusion_compiler.dialects.loop.bodies import parse_body
 
 
 @irdl_op_definition
@@ -123,9 +124,7 @@ class ForOp(IRDLOperation):
                 kind = candidate
                 break
         attributes = parser.parse_optional_attr_dict_with_keyword()
-        body = parser.parse_region([induction_var.resolve(index)])
-        if not body.block.ops or not isinstance(body.block.last_op, YieldOp):
-            body.block.add_op(YieldOp())
+        body = parse_body(parser, [induction_var.resolve(index)], YieldOp, "loop.for")
         op = cls(lb, ub, step, body, kind)
         if attributes is not None:
             op.attributes |= attributes.data

@@ -168,3 +168,29 @@ func.func @f() {
   "loop.return"() : () -> ()
 }) : () -> ()
 // CHECK: {{.*}}invalid.mlir:161:3: error: loop.for: operand #1 does not dominate this use
+
+// -----
+
+// A block label inside a loop body written in the custom syntax (the region holds two blocks,
+// which the parser took for the body's one; found by mutating lit inputs, session 63).
+loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  loop.for %i = %c0 to %c4 step %c1 {
+    %v = memref.load %x[%i] : memref<4xf32>
+  ^bb1:
+    loop.yield
+  }
+}
+// CHECK: {{.*}}invalid.mlir:180:37: error: the body of 'loop.for' is one block: it cannot hold a block label
+
+// -----
+
+// The same in a kernel's body.
+loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+^bb1:
+  loop.return
+}
+// CHECK: {{.*}}invalid.mlir:191:57: error: the body of 'loop.func' is one block: it cannot hold a block label
