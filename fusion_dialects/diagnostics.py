@@ -39,8 +39,10 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import base
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue, UnresolvedOperand
+from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from fusion_compiler.dialects.compile_error import CompileError as CompileError
 from fusion_compiler.dialects.compile_error import SourcePosition as SourcePosition
@@ -79,6 +81,16 @@ _SHORT_DENSE_LITERAL = re.compile(r'dense<[^<>{}"\n]*>\s*:\s*tensor<[^<>\n]*>')
 splat such as `dense<1.000000e+00> : tensor<64xf32>`, a short list of elements)."""
 
 
+class _Lexer(MLIRLexer):
+    """xDSL's lexer, its pattern of a string literal made possessive: xDSL 0.75 nests one
+    repetition in another (`(?:[^"...]+|...)*`), which backtracks exponentially on a string
+    left open on its line (`"graph.relu(%y) : ...` followed by a newline: minutes for 50
+    characters). The same strings match: the two alternatives start with different characters
+    and the closing quote matches neither, so no match needs to give characters back."""
+
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
 class LocatedParser(Parser):
     """A parser that records, on every op without an explicit `loc(...)`, where it starts.
 
@@ -87,7 +99,8 @@ class LocatedParser(Parser):
     """
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
-        super().__init__(ctx, text, name)
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(_Lexer(Input(text, name)))  # (lexes the first token)
         self._filename = StringAttr(name)
         self._line_offset = line_offset
         self._text = text
@@ -162,7 +175,7 @@ class LocatedParser(Parser):
         if token.kind == MLIRTokenKind.BARE_IDENT:
             if token.text == "dense":
                 return self._spelled_before(
-                    _SHORT_DENSE_LITERAL, self._dense_literals, super().parse_optional_attribute
+                    _SHORT_DENSE_LITERAL, self._dense_literals, self._parse_storing_elements
                 )
             if token.text == "dense_resource":
                 match = _DENSE_RESOURCE_HEAD.match(self._text, token.span.start)
@@ -170,7 +183,23 @@ class LocatedParser(Parser):
                     return self._dense_resource(match)
             if token.text == "array":
                 self._check_array_elements(token.span.start)
+                return self._parse_storing_elements()
         return super().parse_optional_attribute()
+
+    def _parse_storing_elements(self) -> Attribute | None:
+        """xDSL's parse of a `dense<...>` or `array<...>` attribute, whose elements it packs
+        as it reads them: a value out of its element type's range (`dense<300> : tensor<i8>`,
+        `dense<1.0e39> : tensor<f32>`) is an error at the attribute, not xDSL's `ValueError` or
+        `OverflowError`."""
+        start = self._current_token.span.start
+        try:
+            return super().parse_optional_attribute()
+        except ValueError as err:  # (xDSL's message names the value, the type and its range)
+            self.raise_error(str(err), start, self.pos)
+        except OverflowError:
+            self.raise_error(
+                "a value of this attribute is out of its element type's range", start, self.pos
+            )
 
     def _check_array_elements(self, start: int) -> None:
         """An error at an `array<iN: ...>` whose integers xDSL cannot store (wider than 64
@@ -329,9 +358,16 @@ def parse_source(
         raise CompileError(_one_line(err), position=position) from None
 
 
+_OPEN_STRING = "End of file reached before closing string literal."
+"""xDSL's message for a string literal without its closing quote, wherever the line ends."""
+
+
 def _parse_message(err: ParseError, text: str) -> str:
-    """xDSL's message, completed where it lost its subject (at the end of the input)."""
+    """xDSL's message, completed where it lost its subject (at the end of the input), or made
+    true (a string literal ends at the end of its line, not only of the file)."""
     message = err.msg.strip()
+    if message == _OPEN_STRING:
+        return "string literal not closed on its line (a '\"' is missing)"
     if err.span.start >= len(text.rstrip()):
         return f"unexpected end of input ({message})" if message else "unexpected end of input"
     return message
