@@ -383,7 +383,9 @@ def verify_module(module: ModuleOp) -> None:
     for op in _ops_in_order(module):
         try:
             op.verify(verify_nested_ops=False)
-        except (VerifyException, DiagnosticException) as err:
+        except Exception as err:
+            if not _is_verifier_message(err):
+                raise
             message = _one_line(err)
             if not message.startswith(op.name):
                 message = f"{op.name}: {message}"
@@ -392,6 +394,14 @@ def verify_module(module: ModuleOp) -> None:
     if undominated is not None:
         op, index = undominated
         raise CompileError(f"{op.name}: operand #{index} does not dominate this use", op)
+
+
+def _is_verifier_message(err: Exception) -> bool:
+    """Whether `err`, raised by an op's verifier, reports the op as invalid: a
+    `VerifyException` or `DiagnosticException`, or a bare `Exception`, which some of xDSL
+    0.75's verifiers raise instead (`memref.load` with the wrong number of indices). Any
+    other exception is a bug in a verifier, left to surface as one."""
+    return isinstance(err, (VerifyException, DiagnosticException)) or type(err) is Exception
 
 
 def _one_line(err: Exception) -> str:

@@ -194,3 +194,15 @@ loop.func @k(%x: memref<4xf32>) outs(%y: memref<4xf32>) {
   loop.return
 }
 // CHECK: {{.*}}invalid.mlir:191:57: error: the body of 'loop.func' is one block: it cannot hold a block label
+
+// -----
+
+// A store with one index fewer than its buffer's rank: xDSL's verifier of memref.store raises
+// a bare `Exception`, which was an internal error (found by mutating lit inputs, session 63).
+loop.func @k(%x: memref<4x4xf32>) outs(%y: memref<4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0, %c0] : memref<4x4xf32>
+  memref.store %v, %y[%c0] : memref<4x4xf32>
+  loop.return
+}
+// CHECK: {{.*}}invalid.mlir:205:3: error: memref.store: Expected an index for each dimension
