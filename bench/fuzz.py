@@ -3,6 +3,7 @@ runs a handful of seeds).
 
     python bench/fuzz.py graphs  --start 0 --count 10000 [--jobs 2] [--chunk 100] --log LOG
     python bench/fuzz.py mutants --start 0 --count 5000 [--jobs 2] [--subprocess-every 25] --log LOG
+    python bench/fuzz.py lit-mutants --start 0 --count 50000 [--chunk 5000] --log LOG
     python bench/fuzz.py digests --log LOG [--every 20]
     python bench/fuzz.py worker-graphs|worker-mutants START COUNT LOG   (one chunk, in-process)
 
@@ -16,7 +17,11 @@ compares: the IR is byte-identical across processes. `mutants`: mutant s is a mu
 (`bench/fuzz_mutants.py`) of one of the examples or of a small random graph, run through
 `fusion-opt` and `fusion-run --random-inputs --check` in-process, every `--subprocess-every`-th
 one also in subprocesses under a timeout; a bad ending writes the mutant to
-`tests/regressions/mutants/`. Chunks run in worker processes (a crash loses one seed, which
+`tests/regressions/mutants/`. `lit-mutants`: lit mutant s damages a chunk of a lit test's
+input or of an example (`bench/fuzz_mutants.py`'s `lit_mutant`) and runs it through
+`fusion-opt` with one of the pipelines its RUN lines name, so that every pass meets damaged
+input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its header. Chunks
+run in worker processes (a crash loses one seed, which
 is logged as a crash, and the run goes on). Each log line is one JSON object.
 """
 
@@ -139,40 +144,68 @@ def mutant_source(seed: int) -> tuple[str, str]:
 
 
 def check_mutant(seed: int, in_subprocess: bool) -> dict:
-    from fuzz_mutants import mutant, run_in_process, run_in_subprocess
+    from fuzz_mutants import mutant
 
     text, source = mutant_source(seed)
     mutated, whats = mutant(text, seed)
     record = {"mode": "mutant", "seed": seed, "source": source, "mutations": whats}
+    return _check_damaged(record, mutated, None, in_subprocess)
+
+
+def check_lit_mutant(seed: int, in_subprocess: bool) -> dict:
+    from fuzz_mutants import lit_mutant, lit_mutant_source
+
+    text, source, pipeline = lit_mutant_source(seed)
+    mutated, whats = lit_mutant(text, seed)
+    passes = pipeline or ""
+    record = {"mode": "lit-mutant", "seed": seed, "source": source, "passes": passes}
+    record["mutations"] = whats
+    return _check_damaged(record, mutated, passes, in_subprocess)
+
+
+def _check_damaged(record: dict, mutated: str, passes: str | None, in_subprocess: bool) -> dict:
+    """`record` completed with how the tools ended on the damaged text `mutated` (`passes`:
+    a lit mutant's pipeline for `fusion-opt` alone; None: both tools as they come)."""
+    from fuzz_mutants import run_in_process, run_in_subprocess
+
+    seed = record["seed"]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"mutant{seed}.mlir"
         path.write_text(mutated)
         try:
             _alarm(GRAPH_TIMEOUT)
-            outcome = run_in_process(path)
+            outcome = run_in_process(path, passes)
         except Hang as err:  # interrupted anywhere: end this worker after recording it
             _no_alarm()
             record.update(status="fail", error={"in-process": f"hang: {err}"})
-            record["regression"] = _save_mutant(seed, source, whats, mutated)
+            record["regression"] = _save_mutant(record, mutated)
             raise WorkerRestart(record) from None
         finally:
             _no_alarm()
         if in_subprocess:
-            outcome.update({f"{k} (subprocess)": v for k, v in run_in_subprocess(path).items()})
+            done = run_in_subprocess(path, passes=passes)
+            outcome.update({f"{k} (subprocess)": v for k, v in done.items()})
     bad = {k: v for k, v in outcome.items() if v}
     record["status"] = "fail" if bad else "ok"
     if bad:
         record["error"] = bad
-        record["regression"] = _save_mutant(seed, source, whats, mutated)
+        record["regression"] = _save_mutant(record, mutated)
     record["seconds"] = round(time.perf_counter() - start, 3)
     return record
 
 
-def _save_mutant(seed: int, source: str, whats: list[str], mutated: str) -> str:
+def _save_mutant(record: dict, mutated: str) -> str:
+    """Writes a failing mutant to `tests/regressions/mutants/` (a test from then on), its
+    header naming where it came from and, for a lit mutant, its pipeline."""
     MUTANT_REGRESSIONS.mkdir(parents=True, exist_ok=True)
-    target = MUTANT_REGRESSIONS / f"seed{seed}.mlir"
-    target.write_text(f"// bench/fuzz.py mutant seed {seed} of {source}: {whats}\n{mutated}")
+    lit = record["mode"] == "lit-mutant"
+    target = MUTANT_REGRESSIONS / f"{'lit_' if lit else ''}seed{record['seed']}.mlir"
+    header = f"// bench/fuzz.py {record['mode']} seed {record['seed']} of {record['source']}: "
+    header += f"{record['mutations']}\n"
+    if lit:
+        header += f"// fusion-opt -p '{record['passes']}'\n"
+    target.write_text(header + mutated)
     return str(target.relative_to(ROOT))
 
 
@@ -197,6 +230,8 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
             try:
                 if mode == "graph":
                     record = check_seed(seed)
+                elif mode == "lit-mutant":
+                    record = check_lit_mutant(seed, every > 0 and seed % every == 0)
                 else:
                     record = check_mutant(seed, every > 0 and seed % every == 0)
             except WorkerRestart as restart:
@@ -290,7 +325,7 @@ def summary(log: Path) -> None:
     for record in _records(log):
         if record["status"] != "start":
             latest[(record["mode"], record["seed"])] = record
-    for mode in ("graph", "mutant"):
+    for mode in ("graph", "mutant", "lit-mutant"):
         records = [r for (m, _), r in latest.items() if m == mode]
         failed = [r for r in records if r["status"] != "ok"]
         nodes = [r.get("nodes", 0) for r in records]
@@ -306,7 +341,16 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "mode",
-        choices=["graphs", "mutants", "digests", "summary", "worker-graphs", "worker-mutants"],
+        choices=[
+            "graphs",
+            "mutants",
+            "lit-mutants",
+            "digests",
+            "summary",
+            "worker-graphs",
+            "worker-mutants",
+            "worker-lit-mutants",
+        ],
     )
     parser.add_argument("numbers", nargs="*")
     parser.add_argument("--start", type=int, default=0)

@@ -2,6 +2,13 @@
 type or a property value changed; and the check that the tools end every one of them with a
 diagnostic (exit status 0 or 1, no "internal error", no traceback, no crash, no hang).
 
+Lit mutants (`lit_mutant`): a chunk of a lit test's input or of an example (graph or loop
+level), damaged by those mutations and by whole-line ones (a line deleted, repeated or moved,
+a character deleted, a fragment inserted, the text cut short), run through `fusion-opt` with
+one of the pipelines its RUN lines name (or none, or the default pipeline for graph-level
+text): every pass of the compiler sees damaged input, not only the parser and the fusion
+pipeline.
+
 The tools run in-process (`fusion_opt.main`, `fusion_run.main` with their output captured) for
 speed; `run_in_subprocess` runs a sample as the user would, under a timeout, to see crashes
 (a signal) and hangs as well.
@@ -108,9 +115,106 @@ def mutant(text: str, seed: int) -> tuple[str, list[str]]:
     return text, whats
 
 
-def _tool_mains():
+ROOT = Path(__file__).resolve().parent.parent
+LIT_SOURCES = sorted(
+    [
+        *(ROOT / "examples").glob("*.mlir"),
+        *(p for p in (ROOT / "tests" / "filecheck").rglob("*.mlir") if "Output" not in p.parts),
+    ]
+)
+"""The inputs lit mutants are made from: the examples and every lit test's input."""
+
+RUN_PASSES = re.compile(r"-p\s+('[^']*'|\S+)")
+"""A pipeline a RUN line gives `fusion-opt` (quoted or not)."""
+
+FRAGMENTS = ("{", "}", "(", ")", ",", ":", "->", "%0", "tensor<", ">", "^bb1:", " 0 ", " -1 ")
+FRAGMENTS += ("x0x", "?x", "<>", "[]", "dense<", "array<i64: ", '"', " step %c0 ", " parallel ")
+"""What `mutate_lines_once` inserts: punctuation, names, shapes, literals' heads, keywords."""
+
+
+def lit_chunks(path: Path) -> tuple[list[str], list[str]]:
+    """The chunks of `path` (split as `--split-input-file` splits), their comment lines
+    (RUN, CHECK, expected errors) dropped; and the pipelines its RUN lines name."""
+    text = path.read_text()
+    runs = [line for line in text.splitlines() if "RUN:" in line]
+    passes = [m.group(1).strip("'") for line in runs for m in RUN_PASSES.finditer(line)]
+    chunks = [
+        "\n".join(line for line in chunk.splitlines() if not line.lstrip().startswith("//"))
+        for chunk in re.split(r"^// -----.*$", text, flags=re.M)
+    ]
+    return [c for c in chunks if c.strip()], passes
+
+
+def lit_mutant_source(seed: int) -> tuple[str, str, str | None]:
+    """The text lit mutant `seed` mutates (a chunk of a lit input or example), its name, and
+    the pipeline `fusion-opt` runs on it (None: parse, verify and print only)."""
+    from fusion_compiler.driver import DEFAULT_PIPELINE
+
+    rng = random.Random(seed)
+    path = rng.choice(LIT_SOURCES)
+    chunks, passes = lit_chunks(path)
+    chunk = rng.choice(chunks) if chunks else ""
+    graph_level = "graph." in chunk and "loop.func" not in chunk
+    pipelines = [None, *passes, *([DEFAULT_PIPELINE] if graph_level else [])]
+    return chunk, str(path.relative_to(ROOT)), rng.choice(pipelines)
+
+
+def mutate_lines_once(text: str, rng: random.Random) -> tuple[str, str]:
+    """One random mutation of `text` line by line, and what it was."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    kind = rng.choice(["delete line", "repeat line", "move line", "delete char", "insert", "cut"])
+    if kind == "delete line":
+        del lines[i]
+    elif kind == "repeat line":
+        lines.insert(i, lines[rng.randrange(len(lines))])
+    elif kind == "move line":
+        lines.insert(rng.randrange(len(lines)), lines.pop(i))
+    elif kind == "delete char" and lines[i]:
+        at = rng.randrange(len(lines[i]))
+        lines[i] = lines[i][:at] + lines[i][at + 1 :]
+    elif kind == "insert":
+        at = rng.randrange(len(lines[i]) + 1)
+        lines[i] = lines[i][:at] + rng.choice(FRAGMENTS) + lines[i][at:]
+    elif kind == "cut":
+        joined = "\n".join(lines)
+        at = rng.randrange(len(joined) + 1)
+        return joined[:at], f"cut at {at}"
+    return "\n".join(lines), f"{kind} {i + 1}"
+
+
+def lit_mutant(text: str, seed: int) -> tuple[str, list[str]]:
+    """Lit mutant `seed` of `text`: one to three mutations, by token or by line."""
+    rng = random.Random(seed)
+    whats = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        if text.strip() and rng.random() < 0.5:
+            text, what = mutate_lines_once(text, rng)
+        elif text.strip():
+            text, what = mutate_once(text, rng)
+        else:
+            break
+        whats.append(what)
+    return text, whats
+
+
+PASSES_HEADER = re.compile(r"^// fusion-opt -p '([^']*)'", re.M)
+"""How a saved lit mutant names the pipeline it fails with (`saved_passes`)."""
+
+
+def saved_passes(text: str) -> str | None:
+    """The pipeline a saved mutant's header names, or None (a mutant of the first kind)."""
+    match = PASSES_HEADER.search(text)
+    return match.group(1) if match else None
+
+
+def _tool_mains(passes: str | None = None):
+    """The tools a mutant runs through, and their arguments: with `passes` (a lit mutant's
+    pipeline, "" for none), `fusion-opt` alone with it."""
     from fusion_compiler.tools import fusion_opt, fusion_run
 
+    if passes is not None:
+        return {"fusion-opt": (fusion_opt.main, ["-p", passes] if passes else [])}
     return {
         "fusion-opt": (fusion_opt.main, []),
         "fusion-run": (fusion_run.main, ["--random-inputs", "--check", "--no-cache"]),
@@ -134,9 +238,9 @@ def bad_outcome(status: int, stdout: str, stderr: str) -> str | None:
     return None
 
 
-def run_in_process(path: Path) -> dict[str, str | None]:
+def run_in_process(path: Path, passes: str | None = None) -> dict[str, str | None]:
     results = {}
-    for name, (main, extra) in _tool_mains().items():
+    for name, (main, extra) in _tool_mains(passes).items():
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -150,10 +254,12 @@ def run_in_process(path: Path) -> dict[str, str | None]:
     return results
 
 
-def run_in_subprocess(path: Path, timeout: float = 120.0) -> dict[str, str | None]:
+def run_in_subprocess(
+    path: Path, timeout: float = 120.0, passes: str | None = None
+) -> dict[str, str | None]:
     results = {}
     env = {**os.environ, "FUSION_CACHE_DIR": tempfile.mkdtemp(prefix="fuzz-cache-")}
-    for name, (_, extra) in _tool_mains().items():
+    for name, (_, extra) in _tool_mains(passes).items():
         module = "fusion_compiler.tools." + name.replace("-", "_")
         try:
             done = subprocess.run(

@@ -5,7 +5,8 @@
   `bench/graph_checks.py`).
 - `tests/regressions/mutants/*.mlir`: damaged IR; `fusion-opt` and `fusion-run --random-inputs
   --check` must end with a diagnostic (exit status 0 or 1 and a message, no internal error, no
-  traceback), run in-process as the fuzzer runs them (`bench/fuzz_mutants.py`).
+  traceback), run in-process as the fuzzer runs them (`bench/fuzz_mutants.py`); a lit mutant
+  (`lit_seed*.mlir`) through `fusion-opt` alone, with the pipeline its header names.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ BENCH = ROOT / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from fuzz_mutants import run_in_process  # noqa: E402
+from fuzz_mutants import run_in_process, saved_passes  # noqa: E402
 from graph_checks import assert_close, reference_and_spread  # noqa: E402
 
 from fusion_compiler.dialects.context import make_context  # noqa: E402
@@ -47,5 +48,5 @@ def test_regression_graph_matches_the_reference(path: Path) -> None:
 
 @pytest.mark.parametrize("path", MUTANTS, ids=[p.stem for p in MUTANTS])
 def test_regression_mutant_ends_with_a_diagnostic(path: Path) -> None:
-    outcome = run_in_process(path)
+    outcome = run_in_process(path, saved_passes(path.read_text()))
     assert not any(outcome.values()), outcome

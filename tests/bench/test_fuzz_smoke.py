@@ -15,7 +15,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import fuzz  # noqa: E402
-from fuzz_mutants import mutant  # noqa: E402
+from fuzz_mutants import lit_mutant, lit_mutant_source, mutant, saved_passes  # noqa: E402
 from fuzz_shrink import shrink  # noqa: E402
 
 SMALL_SEEDS = (31, 43)
@@ -57,12 +57,52 @@ def test_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path):
     assert len(done) == 6 and all(r["status"] == "ok" for r in done), done
 
 
+def test_lit_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path):
+    log = tmp_path / "lit.jsonl"
+    args = ("lit-mutants", "--start", "0", "--count", "12", "--subprocess-every", "6")
+    result = run_fuzz(*args, "--log", str(log))
+    assert result.returncode == 0, result.stderr[-3000:]
+    done = [r for r in records(log) if r["status"] != "start"]
+    assert len(done) == 12 and all(r["status"] == "ok" for r in done), done
+    assert "lit-mutants: 12 run, 0 failed" in result.stdout
+
+
+def test_a_lit_mutant_comes_from_a_lit_input_with_a_pipeline_of_its_run_lines():
+    from fusion_compiler.driver import DEFAULT_PIPELINE
+
+    sources = [lit_mutant_source(seed) for seed in range(40)]
+    assert all(name.startswith(("tests/filecheck/", "examples/")) for _, name, _ in sources)
+    assert any(passes is None for _, _, passes in sources)  # (parse, verify and print only)
+    for text, name, passes in sources:
+        if passes is not None and name.startswith("tests/"):
+            assert passes == DEFAULT_PIPELINE or passes in (ROOT / name).read_text()
+        assert "// RUN:" not in text and "// CHECK" not in text
+
+
+def test_a_saved_lit_mutant_names_its_pipeline(tmp_path, monkeypatch):
+    """The header `_save_mutant` writes is what the regression test reads back."""
+    monkeypatch.setattr(fuzz, "ROOT", tmp_path)
+    monkeypatch.setattr(fuzz, "MUTANT_REGRESSIONS", tmp_path / "mutants")
+    record = {"mode": "lit-mutant", "seed": 9, "source": "x.mlir", "passes": "fuse-ops"}
+    saved = tmp_path / fuzz._save_mutant({**record, "mutations": ["cut at 3"]}, "func")
+    assert saved.name == "lit_seed9.mlir" and saved_passes(saved.read_text()) == "fuse-ops"
+    record = {"mode": "lit-mutant", "seed": 10, "source": "x.mlir", "passes": ""}
+    saved = tmp_path / fuzz._save_mutant({**record, "mutations": []}, "func")
+    assert saved_passes(saved.read_text()) == ""  # (fusion-opt without -p)
+    record = {"mode": "mutant", "seed": 11, "source": "x.mlir", "mutations": []}
+    saved = tmp_path / fuzz._save_mutant(record, "func")
+    assert saved.name == "seed11.mlir" and saved_passes(saved.read_text()) is None
+
+
 def test_seeds_are_reproducible():
     assert fuzz.graph_of(123) == fuzz.graph_of(123)
     assert fuzz.graph_of(123) != fuzz.graph_of(124)
     assert 5 <= fuzz.node_count(123) <= 80
     text, _ = fuzz.mutant_source(7)
     assert mutant(text, 7) == mutant(text, 7)
+    assert lit_mutant_source(7) == lit_mutant_source(7)
+    text, _, _ = lit_mutant_source(7)
+    assert lit_mutant(text, 7) == lit_mutant(text, 7)
 
 
 def test_the_shrinker_keeps_the_failure_and_drops_the_rest():
