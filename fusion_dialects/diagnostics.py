@@ -59,6 +59,12 @@ _DENSE_INTEGER_BITS = 64
 `struct`, and fails inside its parser on wider ones (`dense<1> : tensor<i94>`,
 `array<i94: 1>`)."""
 
+MAX_INTEGER_BITS = (1 << 24) - 1
+"""The widest integer type, as in MLIR (`IntegerType::kMaxWidth`)."""
+
+_INTEGER_TYPE = re.compile(r"[su]?i(\d+)")
+"""The name of an integer type (`i32`, `ui8`, `si64`), its width."""
+
 _WIDE_ARRAY_HEAD = re.compile(r"array\s*<\s*[su]?i(\d+)\b")
 """The head of a dense array of integers (`array<i64: 1, 2>`, `array<ui8>`), its width."""
 
@@ -133,12 +139,20 @@ class LocatedParser(Parser):
         """xDSL's, but a static tensor type whose text was parsed before in this file is the
         same type again: it is read off the text and skipped (a model's IR spells the same
         few dozen types thousands of times; densenet121 0.66 -> 0.47 s, medians of four
-        alternating runs in one process)."""
+        alternating runs in one process). An integer type wider than MLIR allows is an error
+        at its name (xDSL 0.75 takes any width, and fails computing the range of a value of
+        `i6418446744073709551616`)."""
         token = self._current_token
-        if token.kind == MLIRTokenKind.BARE_IDENT and token.text == "tensor":
-            return self._spelled_before(
-                _STATIC_TENSOR_TYPE, self._tensor_types, super().parse_optional_type
-            )
+        if token.kind == MLIRTokenKind.BARE_IDENT:
+            if token.text == "tensor":
+                return self._spelled_before(
+                    _STATIC_TENSOR_TYPE, self._tensor_types, super().parse_optional_type
+                )
+            width = _INTEGER_TYPE.fullmatch(token.text)
+            if width is not None and int(width.group(1)) > MAX_INTEGER_BITS:
+                self.raise_error(
+                    f"integer types are at most {MAX_INTEGER_BITS} bits wide (as in MLIR)"
+                )
         return super().parse_optional_type()
 
     def _spelled_before(
