@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -393,7 +394,9 @@ def _ops_in_order(module: ModuleOp) -> Iterator[Operation]:
 
 def verify_module(module: ModuleOp) -> None:
     """Verify every op, then SSA dominance (`dominance`), raising a `CompileError` at the
-    first op that does not verify."""
+    first op that does not verify. A `func.func` must besides have one block at most: the
+    compiler has no branch ops, and its passes read a function's body as one block (xDSL's
+    verifier lets `^bb1:` after a `func.return` through)."""
     for op in _ops_in_order(module):
         try:
             op.verify(verify_nested_ops=False)
@@ -404,6 +407,12 @@ def verify_module(module: ModuleOp) -> None:
             if not message.startswith(op.name):
                 message = f"{op.name}: {message}"
             raise CompileError(message, op) from None
+        if isinstance(op, func.FuncOp) and len(op.body.blocks) > 1:
+            raise CompileError(
+                f"func.func: @{op.sym_name.data} has {len(op.body.blocks)} blocks; a function "
+                "is one block (there are no branches)",
+                op,
+            )
     undominated = first_undominated_use(module)
     if undominated is not None:
         op, index = undominated
