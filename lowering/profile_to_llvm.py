@@ -27,6 +27,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from fusion_compiler.dialects import loop
+from fusion_compiler.dialects.diagnostics import CompileError
 from fusion_compiler.lowering.llvm_builders import (
     add_symbol,
     conversion_cast,
@@ -131,7 +132,12 @@ class LowerProfiledCallPattern(RewritePattern):
         if not isinstance(slot, IntegerAttr) or not isinstance(symbol, SymbolRefAttr):
             return
         global_op = find_symbol(enclosing_module(op), symbol.root_reference.data)
-        assert isinstance(global_op, llvm.GlobalOp)
+        if not isinstance(global_op, llvm.GlobalOp):  # (lower-graph{profile} defines it)
+            raise CompileError(
+                f"{op.name}: its profile counters {symbol} are not an llvm.mlir.global of "
+                "this module",
+                op,
+            )
         run_row = launch_count(global_op) * ROW
         _define_clock(rewriter, op)
         start = llvm.CallOp(CLOCK_FUNCTION, return_type=i64)
