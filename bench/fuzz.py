@@ -5,7 +5,8 @@ runs a handful of seeds).
     python bench/fuzz.py mutants --start 0 --count 5000 [--jobs 2] [--subprocess-every 25] --log LOG
     python bench/fuzz.py lit-mutants --start 0 --count 50000 [--chunk 5000] --log LOG
     python bench/fuzz.py digests --log LOG [--every 20]
-    python bench/fuzz.py worker-graphs|worker-mutants START COUNT LOG   (one chunk, in-process)
+    python bench/fuzz.py worker-graphs|worker-mutants|worker-lit-mutants START COUNT LOG
+        (one chunk, in-process)
 
 `graphs`: seed s draws a graph of 5-80 ops (`bench/random_graphs.py`; the count is drawn
 log-uniformly from the seed, so most graphs are small and cheap, and some are large) and
@@ -21,8 +22,8 @@ one also in subprocesses under a timeout; a bad ending writes the mutant to
 input or of an example (`bench/fuzz_mutants.py`'s `lit_mutant`) and runs it through
 `fusion-opt` with one of the pipelines its RUN lines name, so that every pass meets damaged
 input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its header. Chunks
-run in worker processes (a crash loses one seed, which
-is logged as a crash, and the run goes on). Each log line is one JSON object.
+run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
+on). Each log line is one JSON object.
 """
 
 from __future__ import annotations
