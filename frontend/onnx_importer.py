@@ -39,8 +39,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from fusion_compiler.dialects.shape_rules import DYN, ShapeError
 from fusion_compiler.dialects.weights_writer import WeightsWriter
+from fusion_compiler.errors import FusionError
 from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.model_damage import damage, undecoded_name
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.onnx_reader import TensorData, read_model
@@ -78,6 +80,9 @@ def check_model_header(model: onnx.ModelProto, path: str) -> None:
         raise ModelImportError(
             path, message="not an ONNX model: it has no graph (an empty or truncated file?)"
         )
+    problem = undecoded_name(model)
+    if problem is not None:  # (every tool reads names as text: the weights file's index too)
+        raise ModelImportError(path, message=f"not a valid ONNX model: {problem}")
     opset, newest = default_opset(model), onnx.defs.onnx_opset_version()
     if opset > newest:
         raise ModelImportError(
@@ -102,7 +107,15 @@ def import_model(
     every float constant of at least `EXTERNAL_MIN_BYTES` is written there as it is made and
     is a `dense_resource` of the module (`externalize_constants` completes the pair)."""
     importer = _ModelImporter(model, dict(input_shapes or {}), filename, progress, weights)
-    return importer.run()
+    try:
+        return importer.run()
+    except FusionError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+        problem = damage(model)  # (the file's fault, or else the importer's bug)
+        if problem is None:
+            raise
+        raise ModelImportError(filename, message=f"not a valid ONNX model: {problem}") from None
 
 
 def default_opset(model: onnx.ModelProto) -> int:
