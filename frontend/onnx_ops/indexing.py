@@ -13,6 +13,7 @@ from fusion_compiler.dialects.graph.base import element_type_of
 from fusion_compiler.dialects.shape_rules import (
     DYN,
     fmt,
+    is_static,
     normalize_axes,
     normalize_axis,
     onnx_slice_bounds,
@@ -188,10 +189,28 @@ def convert_tile(ctx: NodeContext) -> Value:
         raise Unsupported(f"invalid repeats {repeats} for rank {ctx.rank(0)}")
     if isinstance(x, np.ndarray):
         return np.tile(x, repeats)
+    dims = dims_of_value(x)
+    if is_static(dims):  # (one broadcast, whatever the counts: not `count` copies to concat)
+        return _tile_by_broadcast(b, x, dims, repeats)
     for axis, count in enumerate(repeats):
         if count > 1:
             x = b.concat([x] * count, axis)
     return x
+
+
+def _tile_by_broadcast(
+    b: GraphBuilder, x: Value, dims: Sequence[int], repeats: Sequence[int]
+) -> Value:
+    """`x` tiled `repeats` times: each axis tiled r times is given an axis of r copies before
+    it, broadcast, and merged with it (copy a of element j lands at a * d + j, as the copies
+    of a concat would). A concat of r copies had r operands: a Tile of a million repeats
+    built a million-operand op (a damaged model kept the importer busy for minutes)."""
+    if all(r == 1 for r in repeats):
+        return x
+    spread = [d for r, d in zip(repeats, dims, strict=True) for d in ((1, d) if r > 1 else (d,))]
+    copies = [d for r, d in zip(repeats, dims, strict=True) for d in ((r, d) if r > 1 else (d,))]
+    tiled = b.broadcast_to(b.reshape(x, spread), copies)
+    return b.reshape(tiled, [r * d for r, d in zip(repeats, dims, strict=True)])
 
 
 def _pad_params(ctx: NodeContext, rank: int) -> tuple[list[int], list[int], float]:

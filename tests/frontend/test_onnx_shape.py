@@ -291,3 +291,18 @@ def test_folded_output_becomes_a_constant(make_model, check_model, op_names):
     model = make_model(nodes, {"x": [3, 4]}, ["y"])
     module = check_model(model, {"x": np.zeros((3, 4), np.float32)})
     assert op_names(module) == ["graph.constant"]
+
+
+def test_tile_is_one_broadcast_whatever_its_repeats(make_model, check_model, rng):
+    """A Tile of many repeats is a reshape, a broadcast and a reshape: it was a concat of as
+    many copies, and a damaged model's million repeats made a million-operand op that kept
+    the importer busy for minutes (session 63)."""
+    from fusion_compiler.frontend.onnx_importer import import_model
+
+    nodes = [helper.make_node("Tile", ["x", "r"], ["y"])]
+    model = make_model(nodes, {"x": [2, 1, 3]}, ["y"], {"r": _i64([2, 1000, 1])})
+    module = check_model(model, {"x": rng.standard_normal((2, 1, 3)).astype(np.float32)})
+    ops = [op for op in module.walk() if op.name.startswith("graph.")]
+    assert [op.name for op in ops] == ["graph.reshape", "graph.broadcast_to", "graph.reshape"]
+    huge = make_model(nodes, {"x": [1, 2]}, ["y"], {"r": _i64([1, 5_000_000])})
+    assert max(len(op.operands) for op in import_model(huge).walk()) <= 1
