@@ -4,9 +4,10 @@ runs a handful of seeds).
     python bench/fuzz.py graphs  --start 0 --count 10000 [--jobs 2] [--chunk 100] --log LOG
     python bench/fuzz.py mutants --start 0 --count 5000 [--jobs 2] [--subprocess-every 25] --log LOG
     python bench/fuzz.py lit-mutants --start 0 --count 50000 [--chunk 5000] --log LOG
+    python bench/fuzz.py onnx-mutants --start 0 --count 20000 [--chunk 5000] --log LOG
     python bench/fuzz.py digests --log LOG [--every 20]
-    python bench/fuzz.py worker-graphs|worker-mutants|worker-lit-mutants START COUNT LOG
-        (one chunk, in-process)
+    python bench/fuzz.py worker-graphs|worker-mutants|worker-lit-mutants|worker-onnx-mutants
+        START COUNT LOG   (one chunk, in-process)
 
 `graphs`: seed s draws a graph of 5-80 ops (`bench/random_graphs.py`; the count is drawn
 log-uniformly from the seed, so most graphs are small and cheap, and some are large) and
@@ -21,8 +22,10 @@ one also in subprocesses under a timeout; a bad ending writes the mutant to
 `tests/regressions/mutants/`. `lit-mutants`: lit mutant s damages a chunk of a lit test's
 input or of an example (`bench/fuzz_mutants.py`'s `lit_mutant`) and runs it through
 `fusion-opt` with one of the pipelines its RUN lines name, so that every pass meets damaged
-input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its header. Chunks
-run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
+input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its header.
+`onnx-mutants`: a small ONNX model with bytes set, flipped, inserted, deleted or cut
+(`bench/fuzz_onnx.py`), imported by `fusion-import`; a bad ending writes the file to
+`tests/regressions/onnx/`. Chunks run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
 on). Each log line is one JSON object.
 """
 
@@ -49,6 +52,7 @@ NODES = (5, 80)
 GRAPH_TIMEOUT = 300
 MUTANT_SOURCES = sorted((ROOT / "examples").glob("*.mlir"))
 MUTANT_REGRESSIONS = ROOT / "tests" / "regressions" / "mutants"
+ONNX_REGRESSIONS = ROOT / "tests" / "regressions" / "onnx"
 
 
 class Hang(BaseException):
@@ -164,6 +168,50 @@ def check_lit_mutant(seed: int, in_subprocess: bool) -> dict:
     return _check_damaged(record, mutated, passes, in_subprocess)
 
 
+def check_onnx_mutant(seed: int) -> dict:
+    from fuzz_onnx import import_in_process, onnx_mutant, onnx_sources
+
+    global _ONNX_SOURCES
+    if _ONNX_SOURCES is None:
+        _ONNX_SOURCES = onnx_sources()
+    data, source, whats, to_file = onnx_mutant(seed, _ONNX_SOURCES)
+    record = {"mode": "onnx-mutant", "seed": seed, "source": source, "mutations": whats}
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"mutant{seed}.onnx"
+        path.write_bytes(data)
+        try:
+            _alarm(GRAPH_TIMEOUT)
+            outcome = import_in_process(path, to_file)
+        except Hang as err:  # interrupted anywhere: end this worker after recording it
+            _no_alarm()
+            outcome = f"hang: {err}"
+            record.update(status="fail", error=outcome, regression=_save_onnx(record, data))
+            raise WorkerRestart(record) from None
+        finally:
+            _no_alarm()
+    record["status"] = "fail" if outcome else "ok"
+    if outcome:
+        record.update(error=outcome, regression=_save_onnx(record, data))
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
+_ONNX_SOURCES = None
+"""The models `onnx-mutants` damages (`fuzz_onnx.onnx_sources`), listed once per worker."""
+
+
+def _save_onnx(record: dict, data: bytes) -> str:
+    """Writes a damaged file `fusion-import` failed on to `tests/regressions/onnx/` (a test
+    from then on), with a note of where it came from beside it."""
+    ONNX_REGRESSIONS.mkdir(parents=True, exist_ok=True)
+    target = ONNX_REGRESSIONS / f"seed{record['seed']}.onnx"
+    target.write_bytes(data)
+    note = f"bench/fuzz.py onnx-mutant seed {record['seed']} of {record['source']}: "
+    target.with_suffix(".txt").write_text(note + f"{record['mutations']}\n")
+    return str(target.relative_to(ROOT))
+
+
 def _check_damaged(record: dict, mutated: str, passes: str | None, in_subprocess: bool) -> dict:
     """`record` completed with how the tools ended on the damaged text `mutated` (`passes`:
     a lit mutant's pipeline for `fusion-opt` alone; None: both tools as they come)."""
@@ -233,6 +281,8 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
                     record = check_seed(seed)
                 elif mode == "lit-mutant":
                     record = check_lit_mutant(seed, every > 0 and seed % every == 0)
+                elif mode == "onnx-mutant":
+                    record = check_onnx_mutant(seed)
                 else:
                     record = check_mutant(seed, every > 0 and seed % every == 0)
             except WorkerRestart as restart:
@@ -326,7 +376,7 @@ def summary(log: Path) -> None:
     for record in _records(log):
         if record["status"] != "start":
             latest[(record["mode"], record["seed"])] = record
-    for mode in ("graph", "mutant", "lit-mutant"):
+    for mode in ("graph", "mutant", "lit-mutant", "onnx-mutant"):
         records = [r for (m, _), r in latest.items() if m == mode]
         failed = [r for r in records if r["status"] != "ok"]
         nodes = [r.get("nodes", 0) for r in records]
@@ -346,11 +396,13 @@ def main(argv=None) -> None:
             "graphs",
             "mutants",
             "lit-mutants",
+            "onnx-mutants",
             "digests",
             "summary",
             "worker-graphs",
             "worker-mutants",
             "worker-lit-mutants",
+            "worker-onnx-mutants",
         ],
     )
     parser.add_argument("numbers", nargs="*")

@@ -7,6 +7,9 @@
   --check` must end with a diagnostic (exit status 0 or 1 and a message, no internal error, no
   traceback), run in-process as the fuzzer runs them (`bench/fuzz_mutants.py`); a lit mutant
   (`lit_seed*.mlir`) through `fusion-opt` alone, with the pipeline its header names.
+- `tests/regressions/onnx/*.onnx`: damaged ONNX files (a note beside each says what was done
+  to which model); `fusion-import` must end with a diagnostic, printing the module and writing
+  it to a file with its weights (`bench/fuzz_onnx.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from fusion_compiler.driver import DEFAULT_PIPELINE, UNFUSED_PIPELINE, compile_m
 REGRESSIONS = ROOT / "tests" / "regressions"
 GRAPHS = sorted((REGRESSIONS / "graphs").glob("*.mlir"))
 MUTANTS = sorted((REGRESSIONS / "mutants").glob("*.mlir"))
+DAMAGED_ONNX = sorted((REGRESSIONS / "onnx").glob("*.onnx"))
 
 
 @pytest.mark.parametrize("path", GRAPHS, ids=[p.stem for p in GRAPHS])
@@ -50,3 +54,12 @@ def test_regression_graph_matches_the_reference(path: Path) -> None:
 def test_regression_mutant_ends_with_a_diagnostic(path: Path) -> None:
     outcome = run_in_process(path, saved_passes(path.read_text()))
     assert not any(outcome.values()), outcome
+
+
+@pytest.mark.parametrize("path", DAMAGED_ONNX, ids=[p.stem for p in DAMAGED_ONNX])
+def test_regression_damaged_onnx_ends_with_a_diagnostic(path: Path) -> None:
+    pytest.importorskip("onnx")
+    from fuzz_onnx import import_in_process
+
+    assert import_in_process(path, to_file=False) is None
+    assert import_in_process(path, to_file=True) is None

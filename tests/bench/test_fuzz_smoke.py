@@ -1,6 +1,7 @@
 """Smoke tests of `bench/fuzz.py` (the fuzzer itself runs outside the test suite): a few
 seeds of each mode end to end in subprocesses, seeds are reproducible, the shrinker keeps a
-failure while making the graph smaller, and the mutants end with diagnostics."""
+failure while making the graph smaller, and the mutants (of text and of ONNX files) end with
+diagnostics."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
@@ -92,6 +95,26 @@ def test_a_saved_lit_mutant_names_its_pipeline(tmp_path, monkeypatch):
     record = {"mode": "mutant", "seed": 11, "source": "x.mlir", "mutations": []}
     saved = tmp_path / fuzz._save_mutant(record, "func")
     assert saved.name == "seed11.mlir" and saved_passes(saved.read_text()) is None
+
+
+def test_onnx_mutant_mode_ends_every_damaged_file_with_a_diagnostic(tmp_path):
+    pytest.importorskip("onnx")
+    log = tmp_path / "onnx.jsonl"
+    result = run_fuzz("onnx-mutants", "--start", "0", "--count", "20", "--log", str(log))
+    assert result.returncode == 0, result.stderr[-3000:]
+    done = [r for r in records(log) if r["status"] != "start"]
+    assert len(done) == 20 and all(r["status"] == "ok" for r in done), done
+    assert any(r["source"].startswith("onnx/backend/test/data/") for r in done)
+
+
+def test_a_damaged_onnx_file_is_reproducible_and_damaged():
+    pytest.importorskip("onnx")
+    from fuzz_onnx import onnx_mutant, onnx_sources
+
+    sources = onnx_sources()
+    assert onnx_mutant(5, sources) == onnx_mutant(5, sources)
+    data, _, whats, _ = onnx_mutant(5, sources)
+    assert whats and data not in {source.read_bytes() for source in sources}
 
 
 def test_seeds_are_reproducible():
