@@ -248,9 +248,16 @@ class WeightsFile:
             index = header["blobs"] if version == WEIGHTS_MAGIC else header
             start = aligned(end + 1)
             self.data_start = start
-            return {handle: [start + offset, size] for handle, (offset, size) in index.items()}
+            entries = {handle: [start + offset, size] for handle, (offset, size) in index.items()}
         except (ValueError, TypeError, AttributeError, KeyError):
             raise CompileError(f"{self.path}: the index of the weights file is damaged") from None
+        for handle, (offset, size) in index.items():
+            if not all(type(n) is int and n >= 0 for n in (offset, size)):  # (not 879.6, -1)
+                raise CompileError(
+                    f"{self.path}: the index of the weights file is damaged (blob '{handle}' "
+                    f"at {offset!r}, {size!r} bytes)"
+                )
+        return entries
 
     def check_tag(self, expected: object, filename: str) -> None:
         """Refuses a weights file that was not written with the IR of `filename`, whose
