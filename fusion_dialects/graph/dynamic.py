@@ -47,18 +47,28 @@ from fusion_compiler.dialects.graph.base import (
     shape_of,
     tensor_type,
 )
-from fusion_compiler.dialects.graph.shape_values import fully_known, known_dims
+from fusion_compiler.dialects.graph.shape_values import (
+    MAX_SHAPE_LENGTH,
+    fully_known,
+    known_dims,
+)
 from fusion_compiler.dialects.shape_rules import DYN, Shape, fmt
 
 
 def _shape_operand(name: str, what: str, value: SSAValue) -> int:
-    """The length of a shape operand (`i64`, rank 1, static length)."""
+    """The length of a shape operand (`i64`, rank 1, static length of at most
+    `MAX_SHAPE_LENGTH`: no tensor has more dimensions, and `known_dims` reads no longer one)."""
     shape = shape_of(value)
     if len(shape) != 1 or shape[0] == DYN:
         raise VerifyException(
             f"{name}: {what} must be a rank-1 i64 tensor of static length, got {value.type}"
         )
     expect_element_type(name, what, value, i64)
+    if shape[0] > MAX_SHAPE_LENGTH:
+        raise VerifyException(
+            f"{name}: {what} has {shape[0]} elements; a tensor has at most {MAX_SHAPE_LENGTH} "
+            "dimensions"
+        )
     return shape[0]
 
 
