@@ -394,9 +394,9 @@ def _ops_in_order(module: ModuleOp) -> Iterator[Operation]:
 
 def verify_module(module: ModuleOp) -> None:
     """Verify every op, then SSA dominance (`dominance`), raising a `CompileError` at the
-    first op that does not verify. A `func.func` must besides have one block at most: the
-    compiler has no branch ops, and its passes read a function's body as one block (xDSL's
-    verifier lets `^bb1:` after a `func.return` through)."""
+    first op that does not verify; a function's body must besides be one block that returns
+    (`_check_function_body`)."""
+    functions: list[func.FuncOp] = []
     for op in _ops_in_order(module):
         try:
             op.verify(verify_nested_ops=False)
@@ -407,16 +407,31 @@ def verify_module(module: ModuleOp) -> None:
             if not message.startswith(op.name):
                 message = f"{op.name}: {message}"
             raise CompileError(message, op) from None
-        if isinstance(op, func.FuncOp) and len(op.body.blocks) > 1:
-            raise CompileError(
-                f"func.func: @{op.sym_name.data} has {len(op.body.blocks)} blocks; a function "
-                "is one block (there are no branches)",
-                op,
-            )
+        if isinstance(op, func.FuncOp):
+            functions.append(op)
+    for function in functions:  # (after the ops: an op's own error is the more precise)
+        _check_function_body(function)
     undominated = first_undominated_use(module)
     if undominated is not None:
         op, index = undominated
         raise CompileError(f"{op.name}: operand #{index} does not dominate this use", op)
+
+
+def _check_function_body(function: func.FuncOp) -> None:
+    """A function's body (a declaration has none) is one block ending in `func.return`: the
+    compiler has no branch ops, and xDSL's verifier lets both an empty body and a second
+    block (`^bb1:` after the return) through, which the passes read as one block that
+    returns."""
+    blocks = function.body.blocks
+    name = function.sym_name.data
+    if len(blocks) > 1:
+        raise CompileError(
+            f"func.func: @{name} has {len(blocks)} blocks; a function is one block (there are "
+            "no branches)",
+            function,
+        )
+    if blocks and not isinstance(blocks.first.last_op, func.ReturnOp):
+        raise CompileError(f"func.func: @{name} does not end with func.return", function)
 
 
 def _is_verifier_message(err: Exception) -> bool:
