@@ -13,6 +13,7 @@ and exit non-zero, without a Python traceback.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +27,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     Builtin,
     ComplexType,
+    DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     FileLineColLoc,
     IndexType,
@@ -35,6 +37,7 @@ from xdsl.dialects.builtin import (
     RankedStructure,
     ShapedType,
     StringAttr,
+    TensorType,
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.irdl import base
@@ -65,6 +68,10 @@ MAX_INTEGER_BITS = (1 << 24) - 1
 
 _INTEGER_TYPE = re.compile(r"[su]?i(\d+)")
 """The name of an integer type (`i32`, `ui8`, `si64`), its width."""
+
+LARGE_SPLAT = 1 << 20
+"""A splat literal of more elements is parsed to its one element (as the importer keeps a
+splat); smaller ones as xDSL parses them (`LocatedParser.parse_dense_int_or_fp_elements_attr`)."""
 
 _WIDE_ARRAY_HEAD = re.compile(r"array\s*<\s*[su]?i(\d+)\b")
 """The head of a dense array of integers (`array<i64: 1, 2>`, `array<ui8>`), its width."""
@@ -254,6 +261,51 @@ class LocatedParser(Parser):
             )
             return {} if parsed is None else parsed
         return super().parse_optional_attr_dict()
+
+    def parse_dense_int_or_fp_elements_attr(self, type=None):  # noqa: A002 - xDSL's name
+        """xDSL's, but a splat (`dense<1.0> : tensor<...>`) of more than `LARGE_SPLAT`
+        elements keeps its one value, as the importer keeps a splat (`values.dense_f32`):
+        xDSL repeats the value in a Python list of every element, and `tensor<2147483648xf32>`
+        took 24 GB, which ended fusion-opt by the kernel's OOM killer, without a message."""
+        start = self._current_token.span.start
+        large = type is None and self._is_large_splat()
+        self._resume_from(start)
+        if not large:
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        self.parse_punctuation("<")
+        (element,), _ = self._parse_tensor_literal()
+        self.parse_punctuation(">")
+        self.parse_punctuation(":")
+        literal_type = self._parse_dense_literal_type()
+        element_type = literal_type.element_type
+        value = element.to_type(self, element_type)
+        # (packed as xDSL packs a splat's elements, `true` in i1 all ones; a value out of
+        # range is `_parse_storing_elements`'s error)
+        one = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, []), [value])
+        return DenseIntOrFPElementsAttr(literal_type, one.data)
+
+    def _is_large_splat(self) -> bool:
+        """Whether a dense literal of one int or float value, whose type has more than
+        `LARGE_SPLAT` elements, follows (the position is left after its type)."""
+        if self.parse_optional_punctuation("<") is None or self._current_token.kind not in (
+            MLIRTokenKind.INTEGER_LIT,
+            MLIRTokenKind.FLOAT_LIT,
+            MLIRTokenKind.MINUS,
+            MLIRTokenKind.BARE_IDENT,  # (true, false)
+        ):
+            return False
+        self._parse_tensor_literal_element()
+        if self.parse_optional_punctuation(">") is None:
+            return False
+        if self.parse_optional_punctuation(":") is None:
+            return False
+        typ = self.parse_optional_type()
+        if not isinstance(typ, ShapedType) or not isinstance(
+            typ.get_element_type(), IntegerType | AnyFloat
+        ):
+            return False
+        shape = typ.get_shape()
+        return DYNAMIC_INDEX not in shape and math.prod(shape) > LARGE_SPLAT
 
     def _parse_dense_literal_type(self):
         """The type of a `dense<...>` literal, checked as xDSL checks it, against a constraint

@@ -90,3 +90,35 @@ def test_a_dense_resource_of_a_type_that_is_not_shaped_is_an_error_at_its_place(
 def test_the_module_printer_writes_what_xdsls_printer_writes(generic):
     module = _parsed(Parser)
     assert _printed(module, ModulePrinter, generic) == _printed(module, Printer, generic)
+
+
+@pytest.mark.parametrize(
+    ("literal", "element"),
+    [
+        ("2.5", b"\x00\x00\x20\x40"),
+        ("-7", (-7).to_bytes(8, "little", signed=True)),
+        ("true", b"\xff"),
+    ],
+)
+def test_a_large_splat_keeps_its_one_value(literal, element):
+    """A splat of more than `LARGE_SPLAT` elements holds one element, as the importer keeps a
+    splat: xDSL repeats it in a Python list of every element, and `tensor<2147483648xf32>`
+    took 24 GB (found by bench/fuzz.py lit-mutants, session 63: the kernel's OOM killer ended
+    fusion-opt). It prints as the same splat; a small one is parsed as xDSL parses it."""
+    from fusion_compiler.dialects.diagnostics import LARGE_SPLAT
+
+    kind = {"2.5": "f32", "-7": "i64", "true": "i1"}[literal]
+    large = f"tensor<2048x{LARGE_SPLAT // 1024}x{kind}>"
+    text = f"""func.func @main() -> {large} {{
+      %c = graph.constant dense<{literal}> : {large}
+      func.return %c : {large}
+    }}"""
+    module = parse_source(make_context(), text, "splat.mlir")
+    (constant,) = [op for op in module.walk() if op.name == "graph.constant"]
+    assert constant.value.data.data == element
+    assert f"dense<{'2.500000e+00' if literal == '2.5' else literal}> : {large}" in str(module)
+    small = text.replace(large, f"tensor<4x{kind}>")
+    (constant,) = [
+        op for op in parse_source(make_context(), small, "s").walk() if op.name == "graph.constant"
+    ]
+    assert constant.value.data.data == element * 4
