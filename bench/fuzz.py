@@ -40,8 +40,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -52,6 +54,7 @@ NODES = (5, 80)
 GRAPH_TIMEOUT = 300
 MUTANT_SOURCES = sorted((ROOT / "examples").glob("*.mlir"))
 MUTANT_REGRESSIONS = ROOT / "tests" / "regressions" / "mutants"
+T = TypeVar("T")
 ONNX_REGRESSIONS = ROOT / "tests" / "regressions" / "onnx"
 
 
@@ -180,21 +183,28 @@ def check_onnx_mutant(seed: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"mutant{seed}.onnx"
         path.write_bytes(data)
-        try:
-            _alarm(GRAPH_TIMEOUT)
-            outcome = import_in_process(path, to_file)
-        except Hang as err:  # interrupted anywhere: end this worker after recording it
-            _no_alarm()
-            outcome = f"hang: {err}"
-            record.update(status="fail", error=outcome, regression=_save_onnx(record, data))
-            raise WorkerRestart(record) from None
-        finally:
-            _no_alarm()
+        outcome = _alarmed(
+            record, lambda: import_in_process(path, to_file), lambda: _save_onnx(record, data)
+        )
     record["status"] = "fail" if outcome else "ok"
     if outcome:
-        record.update(error=outcome, regression=_save_onnx(record, data))
+        record.update(error={"fusion-import": outcome}, regression=_save_onnx(record, data))
     record["seconds"] = round(time.perf_counter() - start, 3)
     return record
+
+
+def _alarmed(record: dict, run: Callable[[], T], save: Callable[[], str]) -> T:
+    """`run()` under the CPU-time alarm; a hang, interrupted anywhere, is recorded as a
+    failure with the input `save()` keeps, and ends this worker (`WorkerRestart`)."""
+    try:
+        _alarm(GRAPH_TIMEOUT)
+        return run()
+    except Hang as err:
+        _no_alarm()
+        record.update(status="fail", error={"in-process": f"hang: {err}"}, regression=save())
+        raise WorkerRestart(record) from None
+    finally:
+        _no_alarm()
 
 
 _ONNX_SOURCES = None
@@ -222,16 +232,9 @@ def _check_damaged(record: dict, mutated: str, passes: str | None, in_subprocess
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"mutant{seed}.mlir"
         path.write_text(mutated)
-        try:
-            _alarm(GRAPH_TIMEOUT)
-            outcome = run_in_process(path, passes)
-        except Hang as err:  # interrupted anywhere: end this worker after recording it
-            _no_alarm()
-            record.update(status="fail", error={"in-process": f"hang: {err}"})
-            record["regression"] = _save_mutant(record, mutated)
-            raise WorkerRestart(record) from None
-        finally:
-            _no_alarm()
+        outcome = _alarmed(
+            record, lambda: run_in_process(path, passes), lambda: _save_mutant(record, mutated)
+        )
         if in_subprocess:
             done = run_in_subprocess(path, passes=passes)
             outcome.update({f"{k} (subprocess)": v for k, v in done.items()})

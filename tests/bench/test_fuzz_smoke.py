@@ -51,23 +51,19 @@ def test_graph_mode_checks_each_seed_and_the_digests_across_processes(tmp_path):
     assert "2 seeds recomputed in a second process, 0 differ" in result.stdout
 
 
-def test_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path):
+@pytest.mark.parametrize(
+    ("mode", "count", "every"), [("mutants", 6, 5), ("lit-mutants", 12, 6), ("onnx-mutants", 20, 0)]
+)
+def test_a_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path, mode, count, every):
+    if mode == "onnx-mutants":
+        pytest.importorskip("onnx")
     log = tmp_path / "mutants.jsonl"
-    args = ("mutants", "--start", "0", "--count", "6", "--subprocess-every", "5")
+    args = (mode, "--start", "0", "--count", str(count), "--subprocess-every", str(every))
     result = run_fuzz(*args, "--log", str(log))
     assert result.returncode == 0, result.stderr[-3000:]
     done = [r for r in records(log) if r["status"] != "start"]
-    assert len(done) == 6 and all(r["status"] == "ok" for r in done), done
-
-
-def test_lit_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path):
-    log = tmp_path / "lit.jsonl"
-    args = ("lit-mutants", "--start", "0", "--count", "12", "--subprocess-every", "6")
-    result = run_fuzz(*args, "--log", str(log))
-    assert result.returncode == 0, result.stderr[-3000:]
-    done = [r for r in records(log) if r["status"] != "start"]
-    assert len(done) == 12 and all(r["status"] == "ok" for r in done), done
-    assert "lit-mutants: 12 run, 0 failed" in result.stdout
+    assert len(done) == count and all(r["status"] == "ok" for r in done), done
+    assert f"{mode}: {count} run, 0 failed" in result.stdout
 
 
 def test_a_lit_mutant_comes_from_a_lit_input_with_a_pipeline_of_its_run_lines():
@@ -97,16 +93,6 @@ def test_a_saved_lit_mutant_names_its_pipeline(tmp_path, monkeypatch):
     assert saved.name == "seed11.mlir" and saved_passes(saved.read_text()) is None
 
 
-def test_onnx_mutant_mode_ends_every_damaged_file_with_a_diagnostic(tmp_path):
-    pytest.importorskip("onnx")
-    log = tmp_path / "onnx.jsonl"
-    result = run_fuzz("onnx-mutants", "--start", "0", "--count", "20", "--log", str(log))
-    assert result.returncode == 0, result.stderr[-3000:]
-    done = [r for r in records(log) if r["status"] != "start"]
-    assert len(done) == 20 and all(r["status"] == "ok" for r in done), done
-    assert any(r["source"].startswith("onnx/backend/test/data/") for r in done)
-
-
 def test_a_damaged_onnx_file_is_reproducible_and_damaged():
     pytest.importorskip("onnx")
     from fuzz_onnx import onnx_mutant, onnx_sources
@@ -115,6 +101,8 @@ def test_a_damaged_onnx_file_is_reproducible_and_damaged():
     assert onnx_mutant(5, sources) == onnx_mutant(5, sources)
     data, _, whats, _ = onnx_mutant(5, sources)
     assert whats and data not in {source.read_bytes() for source in sources}
+    names = {onnx_mutant(seed, sources)[1] for seed in range(40)}
+    assert any(name.startswith("onnx/backend/test/data/") for name in names)
 
 
 def test_seeds_are_reproducible():
