@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.irdl import base
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue, UnresolvedOperand
@@ -362,6 +362,18 @@ class LocatedParser(Parser):
                         f"a region of '{op.name}' and not visible where it is used",
                         use.span,
                     )
+
+    def _parse_block(self) -> Block:
+        """xDSL's, but a label xDSL cannot keep as a block's name (`^0`, `^9x`: it sets the
+        name unchecked, a `ValueError`) is an error at the label."""
+        token = self._current_token
+        if token.kind == MLIRTokenKind.CARET_IDENT and not Block.is_valid_name(token.text[1:]):
+            self.raise_error(
+                f"block label {token.text}: a label must start with a letter, '_', '$', '.' or "
+                "'-' (as ^bb0)",
+                token.span,
+            )
+        return super()._parse_block()
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

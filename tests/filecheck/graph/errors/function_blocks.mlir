@@ -18,3 +18,14 @@ func.func @passthrough(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>
 }
 
 // CHECK: {{.*}}function_blocks.mlir:17:1: error: func.func: @passthrough does not end with func.return
+
+// -----
+
+// A block label xDSL cannot keep as a block's name (it set the name unchecked: a ValueError,
+// an internal error; bench/fuzz.py lit-mutants seed 167505).
+func.func @case(%x: tensor<4xf32>) -> tensor<4xf32> {
+  func.return %x : tensor<4xf32>
+^0:
+}
+
+// CHECK: {{.*}}function_blocks.mlir:28:1: error: block label ^0: a label must start with a letter, '_', '$', '.' or '-' (as ^bb0)
