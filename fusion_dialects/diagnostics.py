@@ -459,7 +459,8 @@ def _ops_in_order(module: ModuleOp) -> Iterator[Operation]:
 def verify_module(module: ModuleOp) -> None:
     """Verify every op, then SSA dominance (`dominance`), raising a `CompileError` at the
     first op that does not verify; a function's body must besides be one block that returns
-    (`_check_function_body`)."""
+    (`_check_function_body`), and no module be nested in another (the passes read a module's
+    ops as its functions)."""
     functions: list[func.FuncOp] = []
     for op in _ops_in_order(module):
         try:
@@ -473,6 +474,12 @@ def verify_module(module: ModuleOp) -> None:
             raise CompileError(message, op) from None
         if isinstance(op, func.FuncOp):
             functions.append(op)
+        elif isinstance(op, ModuleOp) and op is not module:
+            raise CompileError(
+                "builtin.module inside a module: the compiler takes one module (ops written "
+                "outside a file's module are put with it into another)",
+                op,
+            )
     for function in functions:  # (after the ops: an op's own error is the more precise)
         _check_function_body(function)
     undominated = first_undominated_use(module)
