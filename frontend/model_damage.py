@@ -112,8 +112,9 @@ def _bad_attribute(model: onnx.ModelProto) -> str | None:
                 return f"{where} has no type"
             held = [name for name in _ATTRIBUTE_FIELDS.values() if _holds(attribute, name)]
             kind = AttributeProto.AttributeType.Name(attribute.type)
-            if any(name != field for name in held):
-                return f"{where} is of type {kind} but holds a value in '{held[0]}'"
+            other = next((name for name in held if name != field), None)
+            if other is not None:
+                return f"{where} is of type {kind} but holds a value in '{other}'"
             if field in _SINGULAR and not held:
                 return f"{where} is of type {kind} but holds no value"
     return None
