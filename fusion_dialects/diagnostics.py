@@ -285,7 +285,7 @@ class LocatedParser(Parser):
         return DenseIntOrFPElementsAttr(literal_type, one.data)
 
     def _is_large_splat(self) -> bool:
-        """Whether a dense literal of one int or float value, whose type has more than
+        """Whether a dense literal of one int or float value, whose tensor type has more than
         `LARGE_SPLAT` elements, follows (the position is left after its type)."""
         if self.parse_optional_punctuation("<") is None or self._current_token.kind not in (
             MLIRTokenKind.INTEGER_LIT,
@@ -300,8 +300,8 @@ class LocatedParser(Parser):
         if self.parse_optional_punctuation(":") is None:
             return False
         typ = self.parse_optional_type()
-        if not isinstance(typ, ShapedType) or not isinstance(
-            typ.get_element_type(), IntegerType | AnyFloat
+        if not isinstance(typ, TensorType) or not isinstance(
+            typ.element_type, IntegerType | AnyFloat
         ):
             return False
         shape = typ.get_shape()
@@ -501,7 +501,8 @@ def _check_function_body(function: func.FuncOp) -> None:
             "no branches)",
             function,
         )
-    if blocks and not isinstance(blocks.first.last_op, func.ReturnOp):
+    first = blocks.first
+    if first is not None and not isinstance(first.last_op, func.ReturnOp):
         raise CompileError(f"func.func: @{name} does not end with func.return", function)
 
 
