@@ -207,8 +207,14 @@ def _tile_by_broadcast(
     built a million-operand op (a damaged model kept the importer busy for minutes)."""
     if all(r == 1 for r in repeats):
         return x
-    spread = [d for r, d in zip(repeats, dims, strict=True) for d in ((1, d) if r > 1 else (d,))]
-    copies = [d for r, d in zip(repeats, dims, strict=True) for d in ((r, d) if r > 1 else (d,))]
+    spread: list[int] = []  # (x's dims, each tiled one after an axis of 1)
+    copies: list[int] = []  # (that axis broadcast to the count of copies)
+    for count, dim in zip(repeats, dims, strict=True):
+        if count > 1:
+            spread.append(1)
+            copies.append(count)
+        spread.append(dim)
+        copies.append(dim)
     tiled = b.broadcast_to(b.reshape(x, spread), copies)
     return b.reshape(tiled, [r * d for r, d in zip(repeats, dims, strict=True)])
 

@@ -7,5 +7,5 @@
 loop.func @neg(%a: memref<4xf32>) outs(%c: memref<4xf32>) pattern elemwise {}
 func.func private @fused_bad(%x: tensor<4xf32>) -> tensor<4xf32> attributes {graph.primitive}
 
-// CHECK: bodiless.mlir:8:1: error: fuse-tir: primitive function @fused_bad must have a body of one block of kernel calls (it has 0 blocks)
+// CHECK: bodiless.mlir:8:1: error: fuse-tir: primitive function @fused_bad has no body of kernel calls to fuse
 // CHECK-NOT: internal error
