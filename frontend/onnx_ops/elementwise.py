@@ -148,10 +148,13 @@ def convert_hard_swish(ctx: NodeContext) -> Value:
 
 
 def convert_softplus(ctx: NodeContext) -> Value:
-    """`log(exp(x) + 1)`."""
-    b = ctx.builder
-    shifted = b.binary(graph.AddOp, b.unary(graph.ExpOp, ctx.value(0)), b.scalar(1.0))
-    return b.unary(graph.LogOp, shifted)
+    """`log(exp(x) + 1)` as `max(x, 0) + log(exp(-|x|) + 1)`, which onnxruntime computes too:
+    the same function, whose exponential never overflows (written as the spec has it, f32's
+    exp is infinite from x = 89 on, and so was softplus)."""
+    b, x = ctx.builder, ctx.value(0)
+    decay = b.unary(graph.ExpOp, b.unary(graph.NegOp, b.unary(graph.AbsOp, x)))
+    tail = b.unary(graph.LogOp, b.binary(graph.AddOp, decay, b.scalar(1.0)))
+    return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), tail)
 
 
 def convert_softsign(ctx: NodeContext) -> Value:
