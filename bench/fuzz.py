@@ -5,9 +5,10 @@ runs a handful of seeds).
     python bench/fuzz.py mutants --start 0 --count 5000 [--jobs 2] [--subprocess-every 25] --log LOG
     python bench/fuzz.py lit-mutants --start 0 --count 50000 [--chunk 5000] --log LOG
     python bench/fuzz.py onnx-mutants --start 0 --count 20000 [--chunk 5000] --log LOG
+    python bench/fuzz.py onnx-graphs --start 0 --count 5000 [--chunk 1000] --log LOG
     python bench/fuzz.py digests --log LOG [--every 20]
-    python bench/fuzz.py worker-graphs|worker-mutants|worker-lit-mutants|worker-onnx-mutants
-        START COUNT LOG   (one chunk, in-process)
+    python bench/fuzz.py worker-graphs|worker-mutants|worker-lit-mutants|worker-onnx-mutants|
+        worker-onnx-graphs START COUNT LOG   (one chunk, in-process)
 
 `graphs`: seed s draws a graph of 5-80 ops (`bench/random_graphs.py`; the count is drawn
 log-uniformly from the seed, so most graphs are small and cheap, and some are large) and
@@ -25,7 +26,11 @@ input or of an example (`bench/fuzz_mutants.py`'s `lit_mutant`) and runs it thro
 input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its header.
 `onnx-mutants`: a small ONNX model with bytes set, flipped, inserted, deleted or cut
 (`bench/fuzz_onnx.py`), imported by `fusion-import`; a bad ending writes the file to
-`tests/regressions/onnx/`. Chunks run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
+`tests/regressions/onnx/`. `onnx-graphs`: a small valid ONNX model drawn at random
+(`bench/fuzz_onnx_graphs.py`: ops of the importer with attributes the spec allows), compiled
+and run natively and compared with onnxruntime (a float64 run decides where the two differ);
+a wrong number or an error that is not a diagnostic writes the model, its inputs and the
+float64 outputs to `tests/regressions/onnx_graphs/`. Chunks run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
 on). Each log line is one JSON object.
 """
 
@@ -40,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -56,6 +62,7 @@ MUTANT_SOURCES = sorted((ROOT / "examples").glob("*.mlir"))
 MUTANT_REGRESSIONS = ROOT / "tests" / "regressions" / "mutants"
 T = TypeVar("T")
 ONNX_REGRESSIONS = ROOT / "tests" / "regressions" / "onnx"
+ONNX_GRAPH_REGRESSIONS = ROOT / "tests" / "regressions" / "onnx_graphs"
 
 
 class Hang(BaseException):
@@ -193,6 +200,40 @@ def check_onnx_mutant(seed: int) -> dict:
     return record
 
 
+def check_onnx_graph(seed: int) -> dict:
+    import fuzz_onnx_graphs
+
+    start = time.perf_counter()
+    record = {"mode": "onnx-graph", "seed": seed}
+    record = _alarmed(
+        record, lambda: fuzz_onnx_graphs.check_seed(seed), lambda: _save_onnx_graph(seed)
+    )
+    if record["status"] == "fail" and "ops" in record:
+        record["regression"] = _save_onnx_graph(seed)
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
+def _save_onnx_graph(seed: int) -> str:
+    """Writes model `seed` of `onnx-graphs` to `tests/regressions/onnx_graphs/`, with its
+    inputs and its float64 outputs (`seed*.npz`: `input:NAME`, `output:NAME`), which
+    `tests/test_regressions.py` compares the compiled model with."""
+    import numpy as np
+    import onnx
+    from fuzz_onnx_graphs import draw_model, exact_outputs
+
+    model, inputs, _ = draw_model(seed)
+    outputs = exact_outputs(model, inputs)
+    ONNX_GRAPH_REGRESSIONS.mkdir(parents=True, exist_ok=True)
+    target = ONNX_GRAPH_REGRESSIONS / f"seed{seed}.onnx"
+    onnx.save(model, str(target))
+    arrays = {f"input:{name}": value for name, value in inputs.items()}
+    for info, value in zip(model.graph.output, outputs, strict=True):
+        arrays[f"output:{info.name}"] = np.asarray(value)
+    np.savez(target.with_suffix(".npz"), **arrays)
+    return str(target.relative_to(ROOT))
+
+
 def _alarmed(record: dict, run: Callable[[], T], save: Callable[[], str]) -> T:
     """`run()` under the CPU-time alarm; a hang, interrupted anywhere, is recorded as a
     failure with the input `save()` keeps, and ends this worker (`WorkerRestart`)."""
@@ -286,6 +327,8 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
                     record = check_lit_mutant(seed, every > 0 and seed % every == 0)
                 elif mode == "onnx-mutant":
                     record = check_onnx_mutant(seed)
+                elif mode == "onnx-graph":
+                    record = check_onnx_graph(seed)
                 else:
                     record = check_mutant(seed, every > 0 and seed % every == 0)
             except WorkerRestart as restart:
@@ -379,7 +422,7 @@ def summary(log: Path) -> None:
     for record in _records(log):
         if record["status"] != "start":
             latest[(record["mode"], record["seed"])] = record
-    for mode in ("graph", "mutant", "lit-mutant", "onnx-mutant"):
+    for mode in ("graph", "mutant", "lit-mutant", "onnx-mutant", "onnx-graph"):
         records = [r for (m, _), r in latest.items() if m == mode]
         failed = [r for r in records if r["status"] != "ok"]
         nodes = [r.get("nodes", 0) for r in records]
@@ -387,6 +430,10 @@ def summary(log: Path) -> None:
             f"{mode}s: {len(records)} run, {len(failed)} failed"
             + (f", {sum(nodes)} ops in all" if mode == "graph" else "")
         )
+        if mode == "onnx-graph" and records:  # (what the passing ones were)
+            outcomes = Counter(r.get("outcome", r["status"]) for r in records)
+            nodes = [len(r.get("ops", [])) for r in records]
+            print(f"  outcomes: {dict(sorted(outcomes.items()))}, {sum(nodes)} nodes in all")
         for r in failed[:20]:
             print(f"  seed {r['seed']}: {r['status']}: {str(r.get('error'))[:300]}")
 
@@ -400,12 +447,14 @@ def main(argv=None) -> None:
             "mutants",
             "lit-mutants",
             "onnx-mutants",
+            "onnx-graphs",
             "digests",
             "summary",
             "worker-graphs",
             "worker-mutants",
             "worker-lit-mutants",
             "worker-onnx-mutants",
+            "worker-onnx-graphs",
         ],
     )
     parser.add_argument("numbers", nargs="*")

@@ -10,6 +10,9 @@
 - `tests/regressions/onnx/*.onnx`: damaged ONNX files (a note beside each says what was done
   to which model); `fusion-import` must end with a diagnostic, printing the module and writing
   it to a file with its weights (`bench/fuzz_onnx.py`).
+- `tests/regressions/onnx_graphs/*.onnx`: valid ONNX models the compiler got wrong; compiled
+  and run natively on the inputs kept beside each (`.npz`), compared with the model's outputs
+  computed in float64 (the fuzzer's tolerance, `bench/fuzz_onnx_graphs.py`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ REGRESSIONS = ROOT / "tests" / "regressions"
 GRAPHS = sorted((REGRESSIONS / "graphs").glob("*.mlir"))
 MUTANTS = sorted((REGRESSIONS / "mutants").glob("*.mlir"))
 DAMAGED_ONNX = sorted((REGRESSIONS / "onnx").glob("*.onnx"))
+ONNX_GRAPHS = sorted((REGRESSIONS / "onnx_graphs").glob("*.onnx"))
 
 
 @pytest.mark.parametrize("path", GRAPHS, ids=[p.stem for p in GRAPHS])
@@ -63,3 +67,17 @@ def test_regression_damaged_onnx_ends_with_a_diagnostic(path: Path) -> None:
 
     assert import_in_process(path, to_file=False) is None
     assert import_in_process(path, to_file=True) is None
+
+
+@pytest.mark.parametrize("path", ONNX_GRAPHS, ids=[p.stem for p in ONNX_GRAPHS])
+def test_regression_onnx_graph_matches_its_float64_outputs(path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from fuzz_onnx_graphs import compiled_outputs, differences
+
+    model = onnx.load(str(path))
+    saved = np.load(path.with_suffix(".npz"))
+    inputs = {key.removeprefix("input:"): saved[key] for key in saved if key.startswith("input:")}
+    for info, actual in zip(model.graph.output, compiled_outputs(model, inputs), strict=True):
+        expected = saved[f"output:{info.name}"].astype(np.float32)
+        assert actual.shape == expected.shape, info.name
+        assert not differences(actual, expected).any(), (info.name, actual, expected)

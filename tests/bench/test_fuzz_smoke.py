@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +65,22 @@ def test_a_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path, mode, count
     done = [r for r in records(log) if r["status"] != "start"]
     assert len(done) == count and all(r["status"] == "ok" for r in done), done
     assert f"{mode}: {count} run, 0 failed" in result.stdout
+
+
+def test_onnx_graph_mode_compares_valid_models_with_onnxruntime(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from fuzz_onnx_graphs import draw_model
+
+    log = tmp_path / "onnx_graphs.jsonl"
+    result = run_fuzz("onnx-graphs", "--start", "0", "--count", "8", "--log", str(log))
+    assert result.returncode == 0, result.stderr[-3000:]
+    done = [r for r in records(log) if r["status"] != "start"]
+    assert len(done) == 8 and all(r["status"] == "ok" for r in done), done
+    assert sum(r["outcome"] == "ok" for r in done) >= 4, done  # (compiled and compared)
+    assert "onnx-graphs: 8 run, 0 failed" in result.stdout
+    first, again = draw_model(5), draw_model(5)  # (a seed is one model: the same bytes)
+    assert first[0].SerializeToString() == again[0].SerializeToString()
+    assert all(np.array_equal(first[1][k], again[1][k]) for k in first[1])
 
 
 def test_a_lit_mutant_comes_from_a_lit_input_with_a_pipeline_of_its_run_lines():
