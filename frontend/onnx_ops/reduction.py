@@ -1,6 +1,8 @@
 """Reductions: ReduceSum, ReduceMean, ReduceMax, and ReduceMin / ReduceSumSquare / ReduceL1 /
 ReduceL2 decomposed exactly into graph ops. The axes are an attribute or, in newer opsets, the
-optional input 1; `noop_with_empty_axes` makes an empty axis list the identity."""
+optional input 1; `noop_with_empty_axes` makes an empty axis list reduce nothing: what is left
+is the reduction's elementwise part (ReduceSumSquare squares, ReduceL1 and ReduceL2 take the
+magnitude), as in onnxruntime and onnx's reference evaluator."""
 
 from __future__ import annotations
 
@@ -28,15 +30,17 @@ def _reduction(
     op_class: type[graph.ReductionOp],
     before: Prologue | None = None,
     after: Epilogue | None = None,
+    unreduced: Prologue | None = None,
 ) -> Callable[[NodeContext], Value]:
-    """`after(reduce(before(x)))` over the node's axes."""
+    """`after(reduce(before(x)))` over the node's axes; `unreduced(x)` (default: x) when there
+    are none to reduce (`noop_with_empty_axes`)."""
 
     def convert(ctx: NodeContext) -> Value:
         b = ctx.builder
         x = ctx.value(0)
         axes = reduction_axes(ctx)
         if axes is None:
-            return x
+            return x if unreduced is None else unreduced(ctx, x)
         if before is not None:
             x = before(ctx, x)
         keepdims = bool(ctx.attr("keepdims", 1))
@@ -67,7 +71,7 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "ReduceMean": _reduction(graph.ReduceMeanOp),
     "ReduceMax": _reduction(graph.ReduceMaxOp),
     "ReduceMin": _reduction(graph.ReduceMaxOp, _negate, _negate),
-    "ReduceSumSquare": _reduction(graph.ReduceSumOp, _square),
-    "ReduceL1": _reduction(graph.ReduceSumOp, _abs),
-    "ReduceL2": _reduction(graph.ReduceSumOp, _square, _sqrt),
+    "ReduceSumSquare": _reduction(graph.ReduceSumOp, _square, unreduced=_square),
+    "ReduceL1": _reduction(graph.ReduceSumOp, _abs, unreduced=_abs),
+    "ReduceL2": _reduction(graph.ReduceSumOp, _square, _sqrt, unreduced=_abs),
 }

@@ -41,12 +41,30 @@ def test_reductions(op_type, opset, axes, keepdims, make_model, check_model, rng
     check_model(model, {"x": rng.standard_normal((3, 4, 5)).astype(np.float32)}, atol=1e-5)
 
 
-@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean", "ReduceMax"])
-def test_noop_with_empty_axes(op_type, make_model, check_model, rng, op_names):
-    node = helper.make_node(op_type, ["x"], ["y"], noop_with_empty_axes=1)
-    model = make_model([node], {"x": [3, 4]}, ["y"], opset=18)
+@pytest.mark.parametrize(
+    ("op_type", "unreduced"),
+    [
+        ("ReduceSum", []),
+        ("ReduceMean", []),
+        ("ReduceMax", []),
+        ("ReduceMin", []),
+        ("ReduceSumSquare", ["graph.mul"]),  # (found by `bench/fuzz.py onnx-graphs`, seed 388:
+        ("ReduceL1", ["graph.abs"]),  # these three were the identity)
+        ("ReduceL2", ["graph.abs"]),
+    ],
+)
+@pytest.mark.parametrize("axes", ["absent", "empty"])
+def test_noop_with_empty_axes_leaves_the_elementwise_part(
+    op_type, unreduced, axes, make_model, check_model, rng, op_names
+):
+    """Nothing is reduced; a reduction of squares or magnitudes still squares or takes them
+    (onnx's reference evaluator, as onnxruntime)."""
+    inputs = ["x", "axes"] if axes == "empty" else ["x"]
+    node = helper.make_node(op_type, inputs, ["y"], noop_with_empty_axes=1)
+    initializers = {"axes": np.array([], np.int64)} if axes == "empty" else None
+    model = make_model([node], {"x": [3, 4]}, ["y"], initializers, opset=18)
     module = check_model(model, {"x": rng.standard_normal((3, 4)).astype(np.float32)})
-    assert op_names(module) == []
+    assert op_names(module) == unreduced
 
 
 def test_reduce_prod_of_a_shape_folds(make_model, check_model, op_names):
