@@ -240,6 +240,54 @@ def _cast(d: ModelDraft, x: str) -> str | None:
     return d.one("Cast", [cast], to=TensorProto.FLOAT) if cast else None
 
 
+def _integers(d: ModelDraft, x: str) -> str | None:
+    """Arithmetic on x cast to int32 or int64 (truncated toward zero), cast back."""
+    from onnx import TensorProto
+
+    rng = d.rng
+    to = rng.choice([TensorProto.INT32, TensorProto.INT64])
+    scaled = d.one("Mul", [x, d.scalar(rng.choice([3.0, 10.0]))])
+    value = d.one("Cast", [scaled], to=to) if scaled else None
+    dtype = np.int32 if to == TensorProto.INT32 else np.int64
+    for _ in range(rng.randrange(1, 3)):
+        if value is None:
+            return None
+        if rng.random() < 0.3:
+            value = d.one(rng.choice(["Neg", "Abs"]), [value])
+            continue
+        other = d.values.integers(-5, 6, broadcast_like(rng, d.shapes[value])).astype(dtype)
+        value = d.one(
+            rng.choice(["Add", "Sub", "Mul", "Max", "Min"]), [value, d.constant(other, "n")]
+        )
+    return d.one("Cast", [value], to=TensorProto.FLOAT) if value else None
+
+
+def _gather_by_computed_indices(d: ModelDraft, x: str) -> str | None:
+    """Gather from a constant table by indices computed from x (ArgMax, or a cast clipped
+    into range): indices known only when the model runs."""
+    from onnx import TensorProto
+
+    rng, shape = d.rng, d.shapes[x]
+    rank = len(shape)
+    if rng.random() < 0.5:
+        axis = rng.randrange(-rank, rank)
+        indices = d.one(
+            rng.choice(["ArgMax", "ArgMin"]), [x], axis=axis, keepdims=rng.choice([0, 1])
+        )
+        size = shape[axis]
+    else:
+        size = rng.randrange(2, 6)
+        clipped = d.one("Clip", [x, d.scalar(-size + 0.5), d.scalar(size - 0.5)])
+        indices = (
+            d.one("Cast", [clipped], to=TensorProto.INT64) if clipped else None
+        )  # (-size+1..size-1)
+    if indices is None:
+        return None
+    table = (size, rng.randrange(1, 4)) if rng.random() < 0.7 else (rng.randrange(1, 3), size)
+    axis = 0 if table[0] == size else 1
+    return d.one("Gather", [d.weights(table), indices], axis=axis)
+
+
 def _select(d: ModelDraft, x: str) -> str | None:
     """Where of a comparison (and/or/not of two, or IsNaN of a log) between x and another."""
     rng, shape = d.rng, d.shapes[x]
@@ -584,6 +632,8 @@ MAKERS: tuple[tuple[Callable[[ModelDraft, str], str | None], int], ...] = (
     (_activation, 2),
     (_clip, 1),
     (_cast, 1),
+    (_integers, 1),
+    (_gather_by_computed_indices, 1),
     (_select, 2),
     (_reduce, 2),
     (_arg_reduce, 1),
