@@ -296,7 +296,10 @@ def force_vector_loops(
     `lanes_of[function name]` (down to `fewest_lanes` for a shorter loop; a loop shorter
     still is left to LLVM), for `llvm_text` to attach. `mask_registers`: whether the target
     has them (AVX-512), on which a loop of unknown trip count runs under a mask (module
-    docstring)."""
+    docstring). A strided loop's reads have gaps, and LLVM keeps its last iteration scalar
+    lest the last vector read past them: its vectors must be narrower than its trip count
+    (8 iterations at stride 3 are not one 8-lane vector; LLVM warned on stderr that it could
+    not vectorise them)."""
     marked: dict[Operation, LoopProperties] = {}
     for function in module.ops:
         if not isinstance(function, llvm.FuncOp):
@@ -308,7 +311,10 @@ def force_vector_loops(
             else:
                 narrow = not maskable and (trip_count or 0) >= NARROW_MIN_TRIPS
                 fewest = min(fewest_lanes, NARROW_LANES) if narrow else fewest_lanes
-                lanes = _forced_lanes(full, fewest, trip_count)
+                vector_trips = trip_count
+                if trip_count and _is_strided(edge.successor):  # (its last trip stays scalar)
+                    vector_trips = trip_count - 1
+                lanes = _forced_lanes(full, fewest, vector_trips)
             if lanes is None:
                 continue
             masked = maskable and (
