@@ -215,21 +215,23 @@ def check_onnx_graph(seed: int) -> dict:
 
 
 def _save_onnx_graph(seed: int) -> str:
-    """Writes model `seed` of `onnx-graphs` to `tests/regressions/onnx_graphs/`, with its
-    inputs and its float64 outputs (`seed*.npz`: `input:NAME`, `output:NAME`), which
-    `tests/test_regressions.py` compares the compiled model with."""
+    """Writes model `seed` of `onnx-graphs` to `tests/regressions/onnx_graphs/`, with each set
+    of its inputs and their float64 outputs (`seed*.npz`: `input0:NAME`, `output0:NAME`, ...),
+    which `tests/test_regressions.py` compares the compiled model with."""
     import numpy as np
     import onnx
-    from fuzz_onnx_graphs import draw_model, exact_outputs
+    from fuzz_onnx_graphs import exact_outputs, test_case
 
-    model, inputs, _ = draw_model(seed)
-    outputs = exact_outputs(model, inputs)
+    model, input_sets, _ = test_case(seed)
     ONNX_GRAPH_REGRESSIONS.mkdir(parents=True, exist_ok=True)
     target = ONNX_GRAPH_REGRESSIONS / f"seed{seed}.onnx"
     onnx.save(model, str(target))
-    arrays = {f"input:{name}": value for name, value in inputs.items()}
-    for info, value in zip(model.graph.output, outputs, strict=True):
-        arrays[f"output:{info.name}"] = np.asarray(value)
+    arrays = {}
+    for index, inputs in enumerate(input_sets):
+        arrays.update({f"input{index}:{name}": value for name, value in inputs.items()})
+        outputs = exact_outputs(model, inputs)
+        for info, value in zip(model.graph.output, outputs, strict=True):
+            arrays[f"output{index}:{info.name}"] = np.asarray(value)
     np.savez(target.with_suffix(".npz"), **arrays)
     return str(target.relative_to(ROOT))
 

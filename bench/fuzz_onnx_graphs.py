@@ -10,7 +10,9 @@ rejects, or whose output shape it cannot tell, is drawn again.
 
 `check_model` runs the model in onnxruntime (without graph optimisations) and through the
 compiler (`fc.compile`: import, the default fusion pipeline, native code) and compares every
-output. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
+output. A quarter of the models (`DYNAMIC_SHARE`) have a dynamic batch: their first input's
+first dimension is a parameter, and the compiled model runs at the drawn batch and at another
+(`other_batch`), compiled for each. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
 reference evaluator where onnxruntime has no double kernel): if ours agrees with it, the
 difference is onnxruntime's rounding, not ours. Outcomes:
 
@@ -758,27 +760,78 @@ def differences(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return ~np.isclose(actual, expected, rtol=RTOL, atol=ATOL * scale, equal_nan=True)
 
 
-def compiled_outputs(model, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+def compiled_outputs(model, input_sets: list[dict[str, np.ndarray]]) -> list[list[np.ndarray]]:
+    """The model compiled once (`fc.compile`, no cache) and run on each set of inputs (a
+    model with a dynamic dimension is compiled again for each new shape)."""
     import fusion_compiler as fc
 
-    results = fc.compile(model, cache=False).run(**inputs)
-    return [np.asarray(results[output.name]) for output in model.graph.output]
+    compiled = fc.compile(model, cache=False)
+    runs = []
+    for inputs in input_sets:
+        results = compiled.run(**inputs)
+        runs.append([np.asarray(results[output.name]) for output in model.graph.output])
+    return runs
 
 
-def check_model(model, inputs: dict[str, np.ndarray]) -> tuple[str, str]:
-    """(outcome, what happened): see the module's docstring."""
+def with_dynamic_batch(model):
+    """The model with its first input's first dimension a parameter (`N`) and its outputs'
+    shapes unknown: compiled for each batch it is called with."""
+    import onnx
+
+    dynamic = onnx.ModelProto()
+    dynamic.CopyFrom(model)
+    graph = dynamic.graph
+    graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    for output in graph.output:
+        output.type.tensor_type.ClearField("shape")
+    del graph.value_info[:]
+    return dynamic
+
+
+def other_batch(inputs: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
+    """The inputs with the first one's batch changed (1 -> 3, n -> n + 1), new values."""
+    values = np.random.default_rng(seed + 1)
+    first, *rest = inputs
+    batch = inputs[first].shape[0]
+    shape = (3 if batch == 1 else batch + 1, *inputs[first].shape[1:])
+    changed = {first: values.standard_normal(shape).astype(np.float32)}
+    return changed | {name: inputs[name] for name in rest}
+
+
+def check_model(model, input_sets: list[dict[str, np.ndarray]]) -> tuple[str, str]:
+    """(outcome, what happened) of the model on each set of inputs: see the module's
+    docstring. A later set onnxruntime cannot run (a batch a reshape's constant shape does
+    not fit) is left out."""
     import fusion_compiler as fc
 
+    expected = []
+    for index, inputs in enumerate(input_sets):
+        try:
+            expected.append(onnxruntime_outputs(model, inputs))
+        except Exception as err:  # noqa: BLE001 - onnxruntime's refusal, in its words
+            if index == 0:
+                return "ort-rejects", f"{type(err).__name__}: {str(err)[:300]}"
+            break
+    input_sets = input_sets[: len(expected)]
     try:
-        expected = onnxruntime_outputs(model, inputs)
-    except Exception as err:  # noqa: BLE001 - onnxruntime's refusal, in its words
-        return "ort-rejects", f"{type(err).__name__}: {str(err)[:300]}"
-    try:
-        actual = compiled_outputs(model, inputs)
+        actual = compiled_outputs(model, input_sets)
     except fc.FusionError as err:
         return "unsupported", str(err).strip().splitlines()[-1].strip()[:300]
     except Exception as err:  # noqa: BLE001 - every other error is a finding
         return "fail", f"{type(err).__name__}: {err}\n{traceback.format_exc()[-2000:]}"
+    imprecise = ""
+    for inputs, ours, theirs in zip(input_sets, actual, expected, strict=True):
+        outcome, what = _compare(model, inputs, ours, theirs)
+        if outcome == "fail":
+            shapes = {name: value.shape for name, value in inputs.items()}
+            return outcome, f"inputs of shapes {shapes}: {what}"
+        imprecise = imprecise or what
+    return ("ort-imprecise", imprecise) if imprecise else ("ok", "")
+
+
+def _compare(
+    model, inputs, actual: list[np.ndarray], expected: list[np.ndarray]
+) -> tuple[str, str]:
     exact = None
     for index, (ours, theirs) in enumerate(zip(actual, expected, strict=True)):
         name = model.graph.output[index].name
@@ -800,20 +853,37 @@ def check_model(model, inputs: dict[str, np.ndarray]) -> tuple[str, str]:
     return "ok", ""
 
 
+DYNAMIC_SHARE = 0.25
+"""The share of models whose first input's batch is dynamic: checked at the drawn batch and
+at another (`other_batch`)."""
+
+
+def test_case(seed: int):
+    """Model `seed` as checked: (model, input sets, op types), or None (no node drawn)."""
+    drawn = draw_model(seed)
+    if drawn is None:
+        return None
+    model, inputs, ops = drawn
+    if random.Random(f"dynamic {seed}").random() < DYNAMIC_SHARE:
+        return with_dynamic_batch(model), [inputs, other_batch(inputs, seed)], ops
+    return model, [inputs], ops
+
+
 def check_seed(seed: int) -> dict:
     """The fuzzer's record of model `seed` (`bench/fuzz.py onnx-graphs`)."""
     record: dict = {"mode": "onnx-graph", "seed": seed}
     try:
-        drawn = draw_model(seed)
+        case = test_case(seed)
     except Exception as err:  # noqa: BLE001 - a bug of the generator: reported, not hidden
         record.update(status="fail", error=f"drawing the model: {type(err).__name__}: {err}")
         return record
-    if drawn is None:
+    if case is None:
         record.update(status="ok", outcome="empty", ops=[])
         return record
-    model, inputs, ops = drawn
-    outcome, what = check_model(model, inputs)
+    model, input_sets, ops = case
+    outcome, what = check_model(model, input_sets)
     record.update(status="fail" if outcome == "fail" else "ok", outcome=outcome, ops=ops)
+    record["batches"] = len(input_sets)
     if what:
         record["error" if outcome == "fail" else "note"] = what
     return record

@@ -76,8 +76,13 @@ def test_regression_onnx_graph_matches_its_float64_outputs(path: Path) -> None:
 
     model = onnx.load(str(path))
     saved = np.load(path.with_suffix(".npz"))
-    inputs = {key.removeprefix("input:"): saved[key] for key in saved if key.startswith("input:")}
-    for info, actual in zip(model.graph.output, compiled_outputs(model, inputs), strict=True):
-        expected = saved[f"output:{info.name}"].astype(np.float32)
-        assert actual.shape == expected.shape, info.name
-        assert not differences(actual, expected).any(), (info.name, actual, expected)
+    input_sets = []
+    while any(key.startswith(f"input{len(input_sets)}:") for key in saved):
+        prefix = f"input{len(input_sets)}:"
+        input_sets.append({k.removeprefix(prefix): saved[k] for k in saved if k.startswith(prefix)})
+    runs = compiled_outputs(model, input_sets)
+    for index, actual_outputs in enumerate(runs):
+        for info, actual in zip(model.graph.output, actual_outputs, strict=True):
+            expected = saved[f"output{index}:{info.name}"].astype(np.float32)
+            assert actual.shape == expected.shape, info.name
+            assert not differences(actual, expected).any(), (index, info.name, actual, expected)
