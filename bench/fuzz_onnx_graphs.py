@@ -119,7 +119,9 @@ class ModelDraft:
         self.nodes.append(helper.make_node(op_type, inputs, names, **attributes))
         self.types.update(dict.fromkeys(names, 0))
         try:
-            inferred = shape_inference.infer_shapes(self.model(names), strict_mode=True)
+            inferred = shape_inference.infer_shapes(
+                self.model(names), strict_mode=True, data_prop=True
+            )
         except Exception:  # noqa: BLE001 - any refusal: the node is drawn again
             self.nodes.pop()
             return []
@@ -423,6 +425,37 @@ def _factors(rng: random.Random, total: int) -> list[int]:
     return dims
 
 
+def _shape_computation(d: ModelDraft, x: str) -> str | None:
+    """What exported models compute from `Shape`: x reshaped to a shape made of its own
+    dimensions (flattened after the first, or the first kept and the rest split), or a fill
+    of x's shape (`ConstantOfShape`) added to it. At a dynamic batch these run when the model
+    does. (A `Range` up to a dimension has no static shape to ONNX's inference, which the
+    drawing needs.)"""
+    from onnx import TensorProto, helper
+
+    rng, shape = d.rng, d.shapes[x]
+    rank = len(shape)
+    kind = rng.choice(["flatten", "keep-first", "fill"])
+    whole = d.one("Shape", [x])
+    if whole is None:
+        return None
+    if kind == "fill":
+        value = helper.make_tensor("value", TensorProto.FLOAT, [1], [rng.uniform(-1, 1)])
+        fill = d.one("ConstantOfShape", [whole], value=value)
+        return d.one("Add", [x, fill]) if fill else None
+    first = d.one("Slice", [whole, d.int64s([0]), d.int64s([1]), d.int64s([0])])
+    if first is None or rank < 2:
+        return None
+    if kind == "flatten":
+        target = d.one("Concat", [first, d.int64s([-1])], axis=0)
+    else:
+        rest = int(np.prod(shape[1:]))
+        dims = [f for f in range(2, rest + 1) if rest % f == 0][:2] or [1]
+        split = [dims[0], rest // dims[0]]
+        target = d.one("Concat", [first, d.int64s(split)], axis=0)
+    return d.one("Reshape", [x, target]) if target else None
+
+
 def _concat_or_split(d: ModelDraft, x: str) -> str | None:
     rng, shape = d.rng, d.shapes[x]
     rank = len(shape)
@@ -641,6 +674,7 @@ MAKERS: tuple[tuple[Callable[[ModelDraft, str], str | None], int], ...] = (
     (_arg_reduce, 1),
     (_normalize, 3),
     (_reshape, 4),
+    (_shape_computation, 2),
     (_concat_or_split, 2),
     (_slice, 2),
     (_pad, 1),
