@@ -3,7 +3,7 @@
 Seed s draws a small model (`draw_model`): one or two float32 graph inputs of static shape
 (rank 1-5) and a chain of 1-8 nodes, each an op of the importer's (`SUPPORTED_OPS`) applied
 to an earlier tensor with attributes drawn from what the ONNX spec allows at the model's
-opset (11-20): negative axes, pads and `auto_pad`, strides and dilations, groups, slice
+opset (9-20): negative axes, pads and `auto_pad`, strides and dilations, groups, slice
 steps and out-of-range bounds, broadcast operands, reductions with and without axes, splits,
 gathers with negative indices, casts, and the rest below. A node that ONNX's shape inference
 rejects, or whose output shape it cannot tell, is drawn again.
@@ -31,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-OPSETS = (11, 12, 13, 13, 17, 18, 18, 20, 20)
+OPSETS = (9, 10, 11, 12, 13, 13, 17, 18, 18, 20, 20)
 STEPS = (1, 8)
 MAX_ELEMENTS = 20_000
 """A node is applied to a tensor of at most this many elements (tiles and pads grow them)."""
@@ -231,8 +231,13 @@ def _activation(d: ModelDraft, x: str) -> str | None:
 
 
 def _clip(d: ModelDraft, x: str) -> str | None:
-    low, high = d.scalar(d.rng.uniform(-1, 0)), d.scalar(d.rng.uniform(0, 1))
+    """Bounds as inputs, either left out; before opset 11, as attributes."""
+    bounds = d.rng.uniform(-1, 0), d.rng.uniform(0, 1)
     form = d.rng.randrange(3)
+    if d.opset < 11:
+        given = [{"min": bounds[0], "max": bounds[1]}, {"max": bounds[1]}, {"min": bounds[0]}]
+        return d.one("Clip", [x], **given[form])
+    low, high = d.scalar(bounds[0]), d.scalar(bounds[1])
     return d.one("Clip", [[x, low, high], [x, "", high], [x, low]][form])
 
 
@@ -492,7 +497,12 @@ def _slice(d: ModelDraft, x: str) -> str | None:
         far = rng.choice([2**62, -(2**62)])
         ends.append(far if rng.random() < 0.15 else rng.randrange(-size - 2, size + 2))
         steps.append(rng.choice([1, 1, 1, 2, -1, -2, 3]))
-    operands = [x, d.int64s(starts), d.int64s(ends), d.int64s([signed(rng, a, rank) for a in axes])]
+    signed_axes = [signed(rng, a, rank) for a in axes]
+    if d.opset < 10:  # (attributes, no steps; negative axes from opset 11)
+        if any(step != 1 for step in steps):
+            return None
+        return d.one("Slice", [x], starts=starts, ends=ends, axes=axes)
+    operands = [x, d.int64s(starts), d.int64s(ends), d.int64s(signed_axes)]
     if rng.random() < 0.8:
         operands.append(d.int64s(steps))
     elif any(step != 1 for step in steps):
@@ -509,6 +519,11 @@ def _pad(d: ModelDraft, x: str) -> str | None:
         pads = [p - rng.randrange(0, 2) if shape[i % rank] > 2 else p for i, p in enumerate(pads)]
     if mode == "reflect":
         pads = [min(p, shape[i % rank] - 1) for i, p in enumerate(pads)]
+    if d.opset < 11:  # (attributes)
+        constant = (
+            {"value": rng.uniform(-1, 1)} if mode == "constant" and rng.random() < 0.5 else {}
+        )
+        return d.one("Pad", [x], pads=pads, mode=mode, **constant)
     value = d.scalar(rng.uniform(-1, 1)) if mode == "constant" and rng.random() < 0.5 else ""
     if d.opset >= 18 and rng.random() < 0.4:  # the pads of some axes only
         axes = sorted(rng.sample(range(rank), rng.randrange(1, rank + 1)))
@@ -573,7 +588,7 @@ def _matmul(d: ModelDraft, x: str) -> str | None:
         transpose_a, transpose_b = rng.choice([0, 1]), rng.choice([0, 1])
         rows, inner = (shape[1], shape[0]) if transpose_a else shape
         operands = [x, d.weights((columns, inner) if transpose_b else (inner, columns))]
-        if rng.random() < 0.7:
+        if rng.random() < 0.7 or d.opset < 11:  # (C is optional from opset 11)
             bias = rng.choice([(columns,), (1, columns), (rows, columns), (rows, 1), ()])
             operands.append(d.weights(bias))
         attributes: dict = {"transA": transpose_a, "transB": transpose_b}
