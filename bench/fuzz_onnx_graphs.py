@@ -12,7 +12,9 @@ rejects, or whose output shape it cannot tell, is drawn again.
 compiler (`fc.compile`: import, the default fusion pipeline, native code) and compares every
 output. A quarter of the models (`DYNAMIC_SHARE`) have a dynamic batch: their first input's
 first dimension is a parameter, and the compiled model runs at the drawn batch and at another
-(`other_batch`), compiled for each. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
+(`other_batch`), compiled for each. Every third static model (`COMMAND_LINE_EVERY`) is also
+compiled as the command line does, from the `.mlir` file and weights file `fusion-import`
+writes, and must compute the same bits. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
 reference evaluator where onnxruntime has no double kernel): if ours agrees with it, the
 difference is onnxruntime's rounding, not ours. Outcomes:
 
@@ -822,6 +824,27 @@ def compiled_outputs(model, input_sets: list[dict[str, np.ndarray]]) -> list[lis
     return runs
 
 
+def command_line_outputs(model, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The model as the command line compiles it: `fusion-import` writes an `.mlir` file
+    (large constants in a weights file beside it), which is parsed and compiled; run on
+    `inputs` by position."""
+    import tempfile
+    from pathlib import Path
+
+    import onnx
+
+    import fusion_compiler as fc
+    from fusion_compiler.tools import fusion_import
+
+    with tempfile.TemporaryDirectory() as folder:
+        source, target = Path(folder) / "model.onnx", Path(folder) / "model.mlir"
+        onnx.save(model, str(source))
+        if fusion_import.main([str(source), "-o", str(target)]) != 0:
+            raise RuntimeError("fusion-import failed on a model fc.compile imports")
+        outputs = fc.compile(target, cache=False)(*inputs.values())
+    return [np.asarray(o) for o in (outputs if isinstance(outputs, tuple) else (outputs,))]
+
+
 def with_dynamic_batch(model):
     """The model with its first input's first dimension a parameter (`N`) and its outputs'
     shapes unknown: compiled for each batch it is called with."""
@@ -847,10 +870,13 @@ def other_batch(inputs: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarra
     return changed | {name: inputs[name] for name in rest}
 
 
-def check_model(model, input_sets: list[dict[str, np.ndarray]]) -> tuple[str, str]:
+def check_model(
+    model, input_sets: list[dict[str, np.ndarray]], command_line: bool = False
+) -> tuple[str, str]:
     """(outcome, what happened) of the model on each set of inputs: see the module's
     docstring. A later set onnxruntime cannot run (a batch a reshape's constant shape does
-    not fit) is left out."""
+    not fit) is left out. `command_line`: the model is also compiled as `fusion-import`
+    writes it, and must compute the same bits on the first set."""
     import fusion_compiler as fc
 
     expected = []
@@ -868,6 +894,9 @@ def check_model(model, input_sets: list[dict[str, np.ndarray]]) -> tuple[str, st
         return "unsupported", str(err).strip().splitlines()[-1].strip()[:300]
     except Exception as err:  # noqa: BLE001 - every other error is a finding
         return "fail", f"{type(err).__name__}: {err}\n{traceback.format_exc()[-2000:]}"
+    different = _command_line_differs(model, input_sets[0], actual[0]) if command_line else ""
+    if different:
+        return "fail", different
     imprecise = ""
     for inputs, ours, theirs in zip(input_sets, actual, expected, strict=True):
         outcome, what = _compare(model, inputs, ours, theirs)
@@ -876,6 +905,19 @@ def check_model(model, input_sets: list[dict[str, np.ndarray]]) -> tuple[str, st
             return outcome, f"inputs of shapes {shapes}: {what}"
         imprecise = imprecise or what
     return ("ort-imprecise", imprecise) if imprecise else ("ok", "")
+
+
+def _command_line_differs(model, inputs, actual: list[np.ndarray]) -> str:
+    """What differs when the model is compiled from `fusion-import`'s file (the same IR
+    through text and a weights file: it must compute the same bits), or ""."""
+    try:
+        printed = command_line_outputs(model, inputs)
+    except Exception as err:  # noqa: BLE001 - the API compiled it: every error is a finding
+        return f"the command line's route: {type(err).__name__}: {err}"
+    for info, api, text in zip(model.graph.output, actual, printed, strict=True):
+        if api.shape != text.shape or api.tobytes() != text.tobytes():
+            return f"output {info.name}: the command line's route computes other bits"
+    return ""
 
 
 def _compare(
@@ -918,6 +960,11 @@ def test_case(seed: int):
     return model, [inputs], ops
 
 
+COMMAND_LINE_EVERY = 3
+"""Every third static model is also compiled through `fusion-import`'s file
+(`command_line_outputs`)."""
+
+
 def check_seed(seed: int) -> dict:
     """The fuzzer's record of model `seed` (`bench/fuzz.py onnx-graphs`)."""
     record: dict = {"mode": "onnx-graph", "seed": seed}
@@ -930,7 +977,8 @@ def check_seed(seed: int) -> dict:
         record.update(status="ok", outcome="empty", ops=[])
         return record
     model, input_sets, ops = case
-    outcome, what = check_model(model, input_sets)
+    command_line = len(input_sets) == 1 and seed % COMMAND_LINE_EVERY == 0
+    outcome, what = check_model(model, input_sets, command_line)
     record.update(status="fail" if outcome == "fail" else "ok", outcome=outcome, ops=ops)
     record["batches"] = len(input_sets)
     if what:
