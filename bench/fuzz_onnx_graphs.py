@@ -248,6 +248,8 @@ def _cast(d: ModelDraft, x: str) -> str | None:
 
     target = d.rng.choice([TensorProto.INT32, TensorProto.INT64, TensorProto.BOOL])
     cast = d.one("Cast", [x], to=target)
+    if cast and d.opset >= 15 and d.rng.random() < 0.3:  # (back like x)
+        return d.one("CastLike", [cast, x])
     return d.one("Cast", [cast], to=TensorProto.FLOAT) if cast else None
 
 
@@ -600,6 +602,8 @@ def _matmul(d: ModelDraft, x: str) -> str | None:
     inner = shape[-1]
     if rng.random() < 0.2:
         return d.one("MatMul", [x, d.weights((inner,))])
+    if len(shape) >= 2 and rng.random() < 0.2:  # (x on the right)
+        return d.one("MatMul", [d.weights((rng.randrange(1, 9), shape[-2])), x])
     batch = broadcast_like(rng, shape[:-2]) if len(shape) > 2 and rng.random() < 0.4 else ()
     return d.one("MatMul", [x, d.weights((*batch, inner, columns))])
 
