@@ -220,9 +220,9 @@ def _save_onnx_graph(seed: int) -> str:
     which `tests/test_regressions.py` compares the compiled model with."""
     import numpy as np
     import onnx
-    from fuzz_onnx_graphs import exact_outputs, test_case
+    from fuzz_onnx_graphs import checked_case, exact_outputs
 
-    model, input_sets, _ = test_case(seed)
+    model, input_sets, _ = checked_case(seed)
     ONNX_GRAPH_REGRESSIONS.mkdir(parents=True, exist_ok=True)
     target = ONNX_GRAPH_REGRESSIONS / f"seed{seed}.onnx"
     onnx.save(model, str(target))

@@ -10,13 +10,14 @@ rejects, or whose output shape it cannot tell, is drawn again.
 
 `check_model` runs the model in onnxruntime (without graph optimisations) and through the
 compiler (`fc.compile`: import, the default fusion pipeline, native code) and compares every
-output. A quarter of the models (`DYNAMIC_SHARE`) have a dynamic batch: their first input's
-first dimension is a parameter, and the compiled model runs at the drawn batch and at another
-(`other_batch`), compiled for each. Every third static model (`COMMAND_LINE_EVERY`) is also
-compiled as the command line does, from the `.mlir` file and weights file `fusion-import`
-writes, and must compute the same bits. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
+output. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
 reference evaluator where onnxruntime has no double kernel): if ours agrees with it, the
-difference is onnxruntime's rounding, not ours. Outcomes:
+difference is onnxruntime's rounding, not ours. A quarter of the models (`DYNAMIC_SHARE`)
+have a dynamic batch: their first input's first dimension is a parameter, and the compiled
+model runs at the drawn batch and at another (`other_batch`), compiled for each. Every third
+static model (`COMMAND_LINE_EVERY`) is also compiled as the command line does, from the
+`.mlir` file and weights file `fusion-import` writes, and must compute the same bits.
+Outcomes:
 
 - `ok`; `unsupported`: the compiler says, with a diagnostic, that it does not support the
   model (which op and why); `ort-rejects`: onnxruntime cannot run the model either (a
@@ -953,7 +954,7 @@ DYNAMIC_SHARE = 0.25
 at another (`other_batch`)."""
 
 
-def test_case(seed: int):
+def checked_case(seed: int):
     """Model `seed` as checked: (model, input sets, op types), or None (no node drawn)."""
     drawn = draw_model(seed)
     if drawn is None:
@@ -973,7 +974,7 @@ def check_seed(seed: int) -> dict:
     """The fuzzer's record of model `seed` (`bench/fuzz.py onnx-graphs`)."""
     record: dict = {"mode": "onnx-graph", "seed": seed}
     try:
-        case = test_case(seed)
+        case = checked_case(seed)
     except Exception as err:  # noqa: BLE001 - a bug of the generator: reported, not hidden
         record.update(status="fail", error=f"drawing the model: {type(err).__name__}: {err}")
         return record
