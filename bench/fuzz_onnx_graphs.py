@@ -13,8 +13,9 @@ compiler (`fc.compile`: import, the default fusion pipeline, native code) and co
 output. Where they differ, a float64 run of the model decides (onnxruntime's, or onnx's
 reference evaluator where onnxruntime has no double kernel): if ours agrees with it, the
 difference is onnxruntime's rounding, not ours. A quarter of the models (`DYNAMIC_SHARE`)
-have a dynamic batch: their first input's first dimension is a parameter, and the compiled
-model runs at the drawn batch and at another (`other_batch`), compiled for each. Every third
+have dynamic dimensions: their first input's batch, its last dimension or both are
+parameters, and the compiled model runs at the drawn sizes and at others (`other_sizes`),
+compiled for each. Every third
 static model (`COMMAND_LINE_EVERY`) is also compiled as the command line does, from the
 `.mlir` file and weights file `fusion-import` writes, and must compute the same bits.
 Outcomes:
@@ -438,7 +439,7 @@ def _factors(rng: random.Random, total: int) -> list[int]:
 def _shape_computation(d: ModelDraft, x: str) -> str | None:
     """What exported models compute from `Shape`: x reshaped to a shape made of its own
     dimensions (flattened after the first, or the first kept and the rest split), or a fill
-    of x's shape (`ConstantOfShape`) added to it. At a dynamic batch these run when the model
+    of x's shape (`ConstantOfShape`) added to it. With dynamic dimensions these run when the model
     does. (A `Range` up to a dimension has no static shape to ONNX's inference, which the
     drawing needs.)"""
     from onnx import TensorProto, helper
@@ -850,27 +851,33 @@ def command_line_outputs(model, inputs: dict[str, np.ndarray]) -> list[np.ndarra
     return [np.asarray(o) for o in (outputs if isinstance(outputs, tuple) else (outputs,))]
 
 
-def with_dynamic_batch(model):
-    """The model with its first input's first dimension a parameter (`N`) and its outputs'
-    shapes unknown: compiled for each batch it is called with."""
+def with_dynamic_dims(model, axes: tuple[int, ...]):
+    """The model with these dimensions of its first input parameters (`d0`, `d1`, ...) and
+    its outputs' shapes unknown: compiled for each shape it is called with."""
     import onnx
 
     dynamic = onnx.ModelProto()
     dynamic.CopyFrom(model)
     graph = dynamic.graph
-    graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    dims = graph.input[0].type.tensor_type.shape.dim
+    for axis in axes:
+        dims[axis].dim_param = f"d{axis % len(dims)}"
     for output in graph.output:
         output.type.tensor_type.ClearField("shape")
     del graph.value_info[:]
     return dynamic
 
 
-def other_batch(inputs: dict[str, np.ndarray], seed: int) -> dict[str, np.ndarray]:
-    """The inputs with the first one's batch changed (1 -> 3, n -> n + 1), new values."""
+def other_sizes(
+    inputs: dict[str, np.ndarray], axes: tuple[int, ...], seed: int
+) -> dict[str, np.ndarray]:
+    """The inputs with the first one's dimensions `axes` changed (1 -> 3, n -> n + 1), new
+    values."""
     values = np.random.default_rng(seed + 1)
     first, *rest = inputs
-    batch = inputs[first].shape[0]
-    shape = (3 if batch == 1 else batch + 1, *inputs[first].shape[1:])
+    shape = list(inputs[first].shape)
+    for axis in axes:
+        shape[axis] = 3 if shape[axis] == 1 else shape[axis] + 1
     changed = {first: values.standard_normal(shape).astype(np.float32)}
     return changed | {name: inputs[name] for name in rest}
 
@@ -950,8 +957,8 @@ def _compare(
 
 
 DYNAMIC_SHARE = 0.25
-"""The share of models whose first input's batch is dynamic: checked at the drawn batch and
-at another (`other_batch`)."""
+"""The share of models whose first input has dynamic dimensions (its batch, its last or both):
+checked at the drawn sizes and at others (`other_sizes`)."""
 
 
 def checked_case(seed: int):
@@ -960,8 +967,11 @@ def checked_case(seed: int):
     if drawn is None:
         return None
     model, inputs, ops = drawn
-    if random.Random(f"dynamic {seed}").random() < DYNAMIC_SHARE:
-        return with_dynamic_batch(model), [inputs, other_batch(inputs, seed)], ops
+    choice = random.Random(f"dynamic {seed}")
+    if choice.random() < DYNAMIC_SHARE:
+        rank = len(next(iter(inputs.values())).shape)
+        axes = choice.choice([(0,), (0,), (0,), (0,), (-1,), (0, -1)]) if rank > 1 else (0,)
+        return with_dynamic_dims(model, axes), [inputs, other_sizes(inputs, axes, seed)], ops
     return model, [inputs], ops
 
 
