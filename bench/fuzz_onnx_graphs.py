@@ -17,8 +17,9 @@ have dynamic dimensions: their first input's batch, its last dimension or both a
 parameters, and the compiled model runs at the drawn sizes and at others (`other_sizes`),
 compiled for each. Every third
 static model (`COMMAND_LINE_EVERY`) is also compiled as the command line does, from the
-`.mlir` file and weights file `fusion-import` writes, and must compute the same bits.
-Outcomes:
+`.mlir` file and weights file `fusion-import` writes, and must compute the same bits; every
+fifth that passes (`SCHEDULE_OPTIONS_EVERY`) is compiled again with `schedule-kernels`
+options drawn at random, and must compute the same bits as the default pipeline. Outcomes:
 
 - `ok`; `unsupported`: the compiler says, with a diagnostic, that it does not support the
   model (which op and why); `ort-rejects`: onnxruntime cannot run the model either (a
@@ -980,6 +981,79 @@ COMMAND_LINE_EVERY = 3
 (`command_line_outputs`)."""
 
 
+SCHEDULE_OPTIONS_EVERY = 5
+"""Every fifth model that passes is also compiled with `schedule-kernels` options drawn at
+random (`scheduled_pipeline`), which must compute the same bits as the default pipeline: the
+schedule stages never reassociate, whichever of them run and however they tile, unroll or
+divide the work."""
+
+SCHEDULE_SWITCHES = (
+    "inline",
+    "inline-into-reductions",
+    "reuse-outputs",
+    "fuse",
+    "contractions",
+    "prepack",
+    "reorder",
+    "loop-kinds",
+    "overlap-tails",
+    "split-index-sets",
+    "deinterleave",
+    "balance-max-chains",
+    "tile-transposes",
+    "collapse",
+    "fold-buffers",
+    "align-rows",
+    "prefetch",
+)
+SCHEDULE_SIZES = {
+    "contraction-rows": (1, 2, 3, 5, 8),
+    "contraction-cols": (1, 2, 3, 8, 16, 24, 48),
+    "tile": (1, 2, 3, 4, 7, 16, 64),
+    "unroll-reductions": (0, 1, 2, 3, 5, 16),
+    "unroll-jam": (0, 1, 2, 3, 5, 16),
+    "l1-bytes": (64, 1024, 4096, 65536),
+    "cores": (1, 2, 3, 5),
+}
+
+
+def scheduled_pipeline(seed: int) -> str:
+    """The default pipeline with `schedule-kernels` options drawn from the seed: each switch
+    set a fifth of the time, each size a third."""
+    from fusion_compiler.driver import DEFAULT_PIPELINE
+
+    rng = random.Random(f"schedule {seed}")
+    chosen = [
+        f"{name}={rng.choice(['true', 'false'])}"
+        for name in SCHEDULE_SWITCHES
+        if rng.random() < 0.2
+    ]
+    chosen += [
+        f"{name}={rng.choice(sizes)}"
+        for name, sizes in SCHEDULE_SIZES.items()
+        if rng.random() < 0.3
+    ]
+    if not chosen:
+        return DEFAULT_PIPELINE
+    options = "{" + " ".join(chosen) + "}"
+    return DEFAULT_PIPELINE.replace("schedule-kernels", "schedule-kernels" + options)
+
+
+def _schedule_differs(model, inputs: dict[str, np.ndarray], pipeline: str) -> str:
+    """What differs between the default pipeline's outputs and `pipeline`'s, or ""."""
+    import fusion_compiler as fc
+
+    try:
+        default = fc.compile(model, cache=False).run(**inputs)
+        scheduled = fc.compile(model, cache=False, pipeline=pipeline).run(**inputs)
+    except Exception as err:  # noqa: BLE001 - the default pipeline compiled it: a finding
+        return f"{pipeline}: {type(err).__name__}: {err}"
+    for name, value in default.items():
+        if np.asarray(value).tobytes() != np.asarray(scheduled[name]).tobytes():
+            return f"output {name}: other bits with {pipeline}"
+    return ""
+
+
 def check_seed(seed: int) -> dict:
     """The fuzzer's record of model `seed` (`bench/fuzz.py onnx-graphs`)."""
     record: dict = {"mode": "onnx-graph", "seed": seed}
@@ -994,6 +1068,12 @@ def check_seed(seed: int) -> dict:
     model, input_sets, ops = case
     command_line = len(input_sets) == 1 and seed % COMMAND_LINE_EVERY == 0
     outcome, what = check_model(model, input_sets, command_line)
+    if outcome in ("ok", "ort-imprecise") and seed % SCHEDULE_OPTIONS_EVERY == 1:
+        pipeline = scheduled_pipeline(seed)
+        record["pipeline"] = pipeline
+        different = _schedule_differs(model, input_sets[0], pipeline)
+        if different:
+            outcome, what = "fail", different
     record.update(status="fail" if outcome == "fail" else "ok", outcome=outcome, ops=ops)
     record["batches"] = len(input_sets)
     if what:
