@@ -153,8 +153,9 @@ func.func @case(%x: tensor<2x64xf32>) -> tensor<2x64xf32> {
 
 // -----
 
-// layer_norm over rows of 48: both sums are lane reductions (the squared deviations are
-// multiply-accumulates, `contract`), and the deviation is scaled by 1 / sqrt(var + eps).
+// layer_norm over rows of 48: both sums are lane reductions (of the differences from the
+// row's first element; of the squared deviations, multiply-accumulates, `contract`), and the
+// deviation is scaled by 1 / sqrt(var + eps).
 
 func.func @case(%x: tensor<2x48xf32>, %g: tensor<48xf32>, %b: tensor<48xf32>) -> tensor<2x48xf32> {
   %y = graph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x48xf32>
@@ -163,7 +164,12 @@ func.func @case(%x: tensor<2x48xf32>, %g: tensor<48xf32>, %b: tensor<48xf32>) ->
 
 // CHECK-LABEL: loop.func @layer_norm(
 // CHECK-COUNT-2: loop.alloc : memref<2x32xf32>
-// CHECK:         %[[D:.*]] = arith.subf
+// CHECK:         %[[DIFF:.*]] = arith.subf
+// CHECK-NEXT:    %[[LANE:.*]] = memref.load %lanes
+// CHECK-NEXT:    arith.addf %[[LANE]], %[[DIFF]] : f32
+// CHECK:         %[[SHIFT:.*]] = arith.divf
+// CHECK-NEXT:    %[[MEAN:.*]] = arith.addf %{{.*}}, %[[SHIFT]] : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.subf %{{.*}}, %[[MEAN]] : f32
 // CHECK-NEXT:    %[[SQ:.*]] = arith.mulf %[[D]], %[[D]] fastmath<contract> : f32
 // CHECK-NEXT:    %[[OLD:.*]] = memref.load
 // CHECK-NEXT:    arith.addf %[[OLD]], %[[SQ]] fastmath<contract> : f32

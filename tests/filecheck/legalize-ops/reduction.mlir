@@ -129,7 +129,9 @@ func.func @case(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
 
 // -----
 
-// layer_norm: a sum block, a squared-deviation block, then the output block.
+// layer_norm: a block summing each row's differences from its first element, a
+// squared-deviation block around the mean x0 + sum/n, then the output block (a row of equal
+// values has deviations of exactly 0).
 
 func.func @case(%x: tensor<2x5xf32>, %g: tensor<5xf32>, %b: tensor<5xf32>) -> tensor<2x5xf32> {
   %y = graph.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
@@ -141,17 +143,28 @@ func.func @case(%x: tensor<2x5xf32>, %g: tensor<5xf32>, %b: tensor<5xf32>) -> te
 // CHECK-NEXT:    %[[SUM:.*]] = loop.alloc : memref<2xf32>
 // CHECK-NEXT:    %[[SQ:.*]] = loop.alloc : memref<2xf32>
 // CHECK-DAG:     %[[N:.*]] = arith.constant 5.000000e+00 : f32
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[EPS:.*]] = arith.constant 1.000000e-05 : f32
 // CHECK:         memref.store %{{.*}}, %[[SUM]][%[[I:.*]]]
+// CHECK-NEXT:    loop.for %[[K:.*]] =
+// CHECK-NEXT:      %[[X0:.*]] = memref.load %[[X]][%[[I]], %[[C0]]]
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[I]], %[[K]]]
+// CHECK-NEXT:      %[[DIFF:.*]] = arith.subf %[[V]], %[[X0]] : f32
 // CHECK:         memref.store %{{.*}}, %[[SQ]][%[[I:.*]]]
 // CHECK-NEXT:    loop.for %[[K:.*]] =
-// CHECK-NEXT:      %[[S:.*]] = memref.load %[[SUM]][%[[I]]]
-// CHECK-NEXT:      %[[MEAN:.*]] = arith.divf %[[S]], %[[N]] : f32
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[I]], %[[K]]]
+// CHECK-NEXT:      %[[X0:.*]] = memref.load %[[X]][%[[I]], %[[C0]]]
+// CHECK-NEXT:      %[[S:.*]] = memref.load %[[SUM]][%[[I]]]
+// CHECK-NEXT:      %[[SHIFT:.*]] = arith.divf %[[S]], %[[N]] : f32
+// CHECK-NEXT:      %[[MEAN:.*]] = arith.addf %[[X0]], %[[SHIFT]] : f32
 // CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V]], %[[MEAN]] : f32
 // CHECK-NEXT:      %[[D2:.*]] = arith.mulf %[[D]], %[[D]] fastmath<contract> : f32
 // CHECK:         loop.for %[[I:.*]] =
 // CHECK-NEXT:      loop.for %[[J:.*]] =
+// CHECK-NEXT:        %[[X0:.*]] = memref.load %[[X]][%[[I]], %[[C0]]]
+// CHECK-NEXT:        %[[S:.*]] = memref.load %[[SUM]][%[[I]]]
+// CHECK-NEXT:        %[[SHIFT:.*]] = arith.divf %[[S]], %[[N]] : f32
+// CHECK-NEXT:        %[[MEAN:.*]] = arith.addf %[[X0]], %[[SHIFT]] : f32
 // CHECK:             %[[VAR:.*]] = arith.addf %{{.*}}, %[[EPS]] : f32
 // CHECK-NEXT:        %[[STD:.*]] = math.sqrt %[[VAR]] : f32
 // CHECK:             %[[GV:.*]] = memref.load %[[G]][%[[J]]]
