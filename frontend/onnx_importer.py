@@ -21,8 +21,8 @@ signature unless `input_shapes` fixes it; the shape computations that depend on 
 graph (`shape_folding`), and `specialize-shapes` (or the compiled model, on its first call
 with new shapes) makes them static.
 
-Every problem (an unsupported op type or attribute, an unknown rank, a non-float input...)
-is collected; at the end one `ModelImportError` lists them all, each naming its node.
+Every problem (an unsupported op type or attribute, a node its opset's schema does not allow
+(`node_schema`), an unknown rank, a non-float input...) is collected; at the end one `ModelImportError` lists them all, each naming its node.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from fusion_compiler.frontend.errors import ModelImportError, Problem, Unsupport
 from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.model_damage import damage, undecoded_name
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
+from fusion_compiler.frontend.node_schema import schema_problem
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.onnx_reader import TensorData, read_model
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
@@ -237,6 +238,9 @@ class _ModelImporter:
             ready = False
         elif node.op_type not in CONVERTERS and node.op_type not in FOLDERS:
             self.report(where, "unsupported op type")
+            ready = False
+        elif (problem := schema_problem(node, self.opset)) is not None:
+            self.report(where, f"not a valid node: {problem}")
             ready = False
         if not ready:
             self._bind_outputs(node, where, [], builder)

@@ -50,6 +50,33 @@ def test_every_unsupported_node_is_listed_in_one_error(make_model):
     assert isinstance(info.value, CompileError)
 
 
+def test_a_node_its_opset_does_not_define_is_refused(make_model):
+    """A node is checked against its op's schema at the model's opset (found by `bench/fuzz.py
+    onnx-graphs`: a Clip of three inputs at opset 9 came out unclipped, since Clip-6 takes its
+    bounds as attributes; a MaxPool's ceil_mode at opset 9 was obeyed), as onnxruntime
+    refuses such models; optional inputs left out, or empty, are fine."""
+    inits = {"low": np.array(-1, np.float32), "high": np.array(1, np.float32)}
+    nodes = [
+        helper.make_node("Clip", ["x", "low", "high"], ["a"], name="clip"),
+        helper.make_node("MaxPool", ["x4"], ["b"], name="pool", kernel_shape=[2, 2], ceil_mode=1),
+        helper.make_node("Gelu", ["x"], ["c"], name="gelu"),
+        helper.make_node("Relu", ["x"], ["d", "e"], name="two"),
+        helper.make_node("Relu", ["x"], ["y"], name="fine"),
+    ]
+    model = make_model(nodes, {"x": [4], "x4": [1, 1, 4, 4]}, ["y"], inits, opset=9)
+    assert _problems(model) == [
+        "node 'clip' (Clip, #0): not a valid node: takes 1 input (Clip-6, opset 9), got 3",
+        "node 'pool' (MaxPool, #1): not a valid node: has attributes MaxPool-8, opset 9 does "
+        "not define: 'ceil_mode'",
+        "node 'gelu' (Gelu, #2): not a valid node: Gelu is not defined at opset 9",
+        "node 'two' (Relu, #3): not a valid node: has 1 output (Relu-6, opset 9), got 2",
+    ]
+    optional = [helper.make_node("Clip", ["x", "", "high"], ["y"])]
+    import_model(make_model(optional, {"x": [4]}, ["y"], inits, opset=13))
+    trailing = [helper.make_node("Clip", ["x", "low", ""], ["y"])]
+    import_model(make_model(trailing, {"x": [4]}, ["y"], inits, opset=13))
+
+
 def test_dynamic_dimension_is_kept_or_fixed_by_input_shapes(make_model, check_model, rng):
     model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": ["N", 3]}, ["y"])
     x = rng.standard_normal((2, 3)).astype(np.float32)
