@@ -5,8 +5,8 @@ Seed s draws a small model (`draw_model`): one or two float32 graph inputs of st
 to an earlier tensor with attributes drawn from what the ONNX spec allows at the model's
 opset (9-20): negative axes, pads and `auto_pad`, strides and dilations, groups, slice
 steps and out-of-range bounds, broadcast operands, reductions with and without axes, splits,
-gathers with negative indices, casts, and the rest below. A node that ONNX's shape inference
-rejects, or whose output shape it cannot tell, is drawn again.
+gathers with negative indices, casts, and the rest below. A node that ONNX's checker or
+shape inference rejects, or whose output shape it cannot tell, is drawn again.
 
 `check_model` runs the model in onnxruntime (without graph optimisations) and through the
 compiler (`fc.compile`: import, the default fusion pipeline, native code) and compares every
@@ -116,14 +116,18 @@ class ModelDraft:
         return made
 
     def node(self, op_type: str, inputs: list[str], outputs: int = 1, **attributes) -> list[str]:
-        """The outputs of a new node, if ONNX's shape inference accepts it and gives each a
-        static shape of no zero or negative dimension; else [] and no node."""
-        from onnx import helper, shape_inference
+        """The outputs of a new node, if ONNX's checker and shape inference accept it and the
+        latter gives each a static shape of no zero or negative dimension; else [] and no
+        node."""
+        from onnx import checker, helper, shape_inference
 
         names = [self.fresh("t") for _ in range(outputs)]
         self.nodes.append(helper.make_node(op_type, inputs, names, **attributes))
         self.types.update(dict.fromkeys(names, 0))
         try:
+            context = checker.C.CheckerContext()  # (the op's schema at the opset)
+            context.ir_version, context.opset_imports = 8, {"": self.opset}
+            checker.check_node(self.nodes[-1], context, checker.C.LexicalScopeContext())
             inferred = shape_inference.infer_shapes(
                 self.model(names), strict_mode=True, data_prop=True
             )
