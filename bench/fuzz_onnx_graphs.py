@@ -296,11 +296,9 @@ def _gather_by_computed_indices(d: ModelDraft, x: str) -> str | None:
         )
         size = shape[axis]
     else:
-        size = rng.randrange(2, 6)
+        size = rng.randrange(2, 6)  # (indices from 1 - size to size - 1: negative ones too)
         clipped = d.one("Clip", [x, d.scalar(-size + 0.5), d.scalar(size - 0.5)])
-        indices = (
-            d.one("Cast", [clipped], to=TensorProto.INT64) if clipped else None
-        )  # (-size+1..size-1)
+        indices = d.one("Cast", [clipped], to=TensorProto.INT64) if clipped else None
     if indices is None:
         return None
     table = (size, rng.randrange(1, 4)) if rng.random() < 0.7 else (rng.randrange(1, 3), size)
