@@ -9,12 +9,14 @@ when padding is not counted.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.onnx_ops.indexing import pad_axis
 from fusion_compiler.frontend.values import Value
 
 Pads = tuple[list[int], list[int]]
@@ -140,7 +142,48 @@ def _pool(ctx: NodeContext, make_op: Callable[..., graph.Pool2DOp], window) -> V
 
 
 def convert_max_pool(ctx: NodeContext) -> Value:
+    n = len(ctx.int_list("kernel_shape", []))
+    dilations = ctx.int_list("dilations", [1] * n)
+    if dilations != [1] * n:
+        return _dilated_max_pool(ctx, dilations)
     return _pool(ctx, graph.MaxPool2DOp, _pool_window(ctx))
+
+
+def _dilated_max_pool(ctx: NodeContext, dilations: list[int]) -> Value:
+    """A MaxPool with dilations, which `max_pool2d` has none of: the input padded with -inf,
+    then the elementwise max of one strided slice per kernel offset. Each element of the
+    result is the largest of its window (exact: no rounding), as the op's own would be."""
+    b = ctx.builder
+    kernel = ctx.int_list("kernel_shape", [])
+    n = len(kernel)
+    if n not in (1, 2) or ctx.rank(0) != n + 2 or len(dilations) != n:
+        raise Unsupported(f"only 1-D and 2-D pooling is supported (kernel {kernel})")
+    if not is_static(ctx.dims(0)):
+        raise Unsupported(f"dilations={dilations} need static sizes, got {fmt(ctx.dims(0))}")
+    sizes, strides = ctx.dims(0)[2:], ctx.int_list("strides", [1] * n)
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    begins, ends = window_pads(ctx, sizes, kernel, strides, dilations)
+    if ctx.expect_attr("ceil_mode", (0, 1), 0):
+        if ctx.attr("auto_pad", "NOTSET") != "NOTSET":
+            raise Unsupported("ceil_mode=1 with auto_pad is not supported")
+        ends = ceil_mode_ends(sizes, spans, strides, begins, ends)
+    x = ctx.value(0)
+    for axis, (begin, end) in enumerate(zip(begins, ends, strict=True)):
+        if begin or end:
+            x = pad_axis(b, x, 2 + axis, begin, end, "constant", float("-inf"))
+    padded = [size + begin + end for size, begin, end in zip(sizes, begins, ends, strict=True)]
+    counts = [(p - span) // s + 1 for p, span, s in zip(padded, spans, strides, strict=True)]
+    if min(counts) < 1:
+        raise Unsupported(f"a window of {spans} does not fit the padded input {padded}")
+    batch, channels = ctx.dims(0)[:2]
+    largest: Value | None = None
+    for offsets in itertools.product(*(range(k) for k in kernel)):
+        starts = [o * d for o, d in zip(offsets, dilations, strict=True)]
+        stops = [a + (c - 1) * s + 1 for a, c, s in zip(starts, counts, strides, strict=True)]
+        window = b.slice(x, [0, 0, *starts], [batch, channels, *stops], [1, 1, *strides])
+        largest = window if largest is None else b.binary(graph.MaxOp, largest, window)
+    assert largest is not None
+    return largest
 
 
 def convert_average_pool(ctx: NodeContext) -> Value:

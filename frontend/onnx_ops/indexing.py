@@ -255,7 +255,7 @@ def _pad_block(
     return axis_slice(b, x, axis, dim - 2, dim - 2 - size, -1)
 
 
-def _pad_axis(b: GraphBuilder, x: Value, axis: int, begin: int, end: int, mode: str, fill: float):
+def pad_axis(b: GraphBuilder, x: Value, axis: int, begin: int, end: int, mode: str, fill: float):
     dim = shape_of_value(x)[axis]
     if begin < 0 or end < 0:  # negative padding crops
         x = axis_slice(b, x, axis, max(-begin, 0), dim - max(-end, 0), 1)
@@ -273,7 +273,7 @@ def convert_pad(ctx: NodeContext) -> Value:
     begins, ends, fill = _pad_params(ctx, ctx.rank(0))
     for axis, (begin, end) in enumerate(zip(begins, ends, strict=True)):
         if begin or end:
-            x = _pad_axis(ctx.builder, x, axis, begin, end, mode, fill)
+            x = pad_axis(ctx.builder, x, axis, begin, end, mode, fill)
     return x
 
 

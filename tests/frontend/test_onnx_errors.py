@@ -22,9 +22,7 @@ def test_every_unsupported_node_is_listed_in_one_error(make_model):
     nodes = [
         helper.make_node("Sin", ["x"], ["a"], name="sine"),
         helper.make_node("Relu", ["a"], ["b"], name="after_sine"),  # depends on a failure: silent
-        helper.make_node(
-            "MaxPool", ["x4"], ["c"], name="dilated", kernel_shape=[2, 2], dilations=[2, 2]
-        ),
+        helper.make_node("MaxPool", ["x5"], ["c"], name="pool3d", kernel_shape=[2, 2, 2]),
         helper.make_node("FusedConv", ["x4"], ["d"], name="custom", domain="com.microsoft"),
         helper.make_node("TopK", ["x", "k"], ["e", "f"]),
         helper.make_node("Conv", ["x5", "w5"], ["g"], name="conv3d"),
@@ -39,7 +37,7 @@ def test_every_unsupported_node_is_listed_in_one_error(make_model):
     problems = [str(p) for p in info.value.problems]
     assert problems == [
         "node 'sine' (Sin, #0): unsupported op type",
-        "node 'dilated' (MaxPool, #2): dilations=[2, 2] is not supported",
+        "node 'pool3d' (MaxPool, #2): only 1-D and 2-D pooling is supported (kernel [2, 2, 2])",
         "node 'custom' (FusedConv, #3): unsupported op type 'com.microsoft.FusedConv'",
         "node #4 (TopK, output 'e'): unsupported op type",
         "node 'conv3d' (Conv, #5): only 1-D and 2-D convolutions are supported (input rank 5)",

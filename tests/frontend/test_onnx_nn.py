@@ -85,6 +85,35 @@ def test_max_pool(attrs, make_model, check_model, rng):
     check_model(model, {"x": rng.standard_normal((1, 3, 9, 8)).astype(np.float32)}, oracle=oracle)
 
 
+DILATED_POOL_CASES = [
+    ({"kernel_shape": [2, 2], "dilations": [2, 2]}, [1, 3, 9, 8]),
+    ({"kernel_shape": [3, 2], "dilations": [2, 3], "strides": [2, 1]}, [2, 2, 9, 8]),
+    ({"kernel_shape": [2, 2], "dilations": [2, 1], "pads": [1, 0, 1, 1]}, [1, 3, 9, 8]),
+    (
+        {"kernel_shape": [2, 3], "dilations": [3, 2], "strides": [2, 2], "ceil_mode": 1},
+        [1, 2, 9, 8],
+    ),
+    ({"kernel_shape": [3, 3], "dilations": [2, 2], "auto_pad": "SAME_UPPER"}, [1, 2, 7, 8]),
+    ({"kernel_shape": [3], "dilations": [2], "strides": [2], "pads": [1, 2]}, [2, 3, 11]),
+]
+
+
+@pytest.mark.parametrize(("attrs", "shape"), DILATED_POOL_CASES)
+def test_dilated_max_pool(attrs, shape, make_model, check_model, rng, op_names):
+    """Dilations, which `max_pool2d` has none of: the max of strided slices of the input
+    padded with -inf, exactly the window's largest element (found unsupported by `bench/
+    fuzz.py onnx-graphs`)."""
+    import fusion_compiler as fc
+    from fusion_compiler.dialects.reference.evaluator import evaluate
+
+    model = make_model([helper.make_node("MaxPool", ["x"], ["y"], **attrs)], {"x": shape}, ["y"])
+    x = rng.standard_normal(shape).astype(np.float32)
+    module = check_model(model, {"x": x}, rtol=0, atol=0)
+    assert "graph.max_pool2d" not in op_names(module) and "graph.max" in op_names(module)
+    (expected,) = evaluate(module, "main", [x])
+    np.testing.assert_array_equal(fc.compile(model, cache=False)(x), expected)  # (natively)
+
+
 @pytest.mark.parametrize("count_include_pad", [0, 1])
 @pytest.mark.parametrize("attrs", POOL_CASES[:6])
 def test_average_pool(attrs, count_include_pad, make_model, check_model, rng):
