@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -103,6 +104,27 @@ class _Lexer(MLIRLexer):
     and the closing quote matches neither, so no match needs to give characters back."""
 
     _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
+class _FloatBits(Parser._TensorLiteralElement):
+    """A dense literal's element written in hexadecimal: in a float type, its bits."""
+
+    def to_type(self, parser, type):  # noqa: A002 - xDSL's name
+        if not isinstance(type, AnyFloat):
+            return super().to_type(parser, type)
+        layout = _FLOAT_LAYOUTS.get(type.name)
+        bits = self.value
+        if layout is None or self.is_negative or not isinstance(bits, int):
+            parser.raise_error(f"a hexadecimal literal cannot be read as {type}", self.span)
+        if bits >= 1 << (8 * struct.calcsize(layout)):
+            parser.raise_error(
+                f"the hexadecimal literal {hex(bits)} does not fit {type}", self.span
+            )
+        return struct.unpack(layout, bits.to_bytes(struct.calcsize(layout), "little"))[0]
+
+
+_FLOAT_LAYOUTS = {"f16": "<e", "f32": "<f", "f64": "<d"}
+"""The `struct` layouts of the float types whose bits a hexadecimal literal gives."""
 
 
 class LocatedParser(Parser):
@@ -283,6 +305,19 @@ class LocatedParser(Parser):
         # range is `_parse_storing_elements`'s error)
         one = DenseIntOrFPElementsAttr.from_list(TensorType(element_type, []), [value])
         return DenseIntOrFPElementsAttr(literal_type, one.data)
+
+    def _parse_tensor_literal_element(self):
+        """xDSL's, but an integer written in hexadecimal is a float element's bits, as MLIR
+        reads it and as xDSL prints a float that has no decimal spelling: xDSL 0.75 prints
+        -inf in a dense literal as `0xff800000` and read it back as the integer 4286578688
+        made a float, so a module written by `fusion-import` with a -inf constant (the
+        padding of a dilated max pool) computed 4.3e9 there (found by `bench/fuzz.py
+        onnx-graphs`, seed 54720)."""
+        token = self._current_token
+        element = super()._parse_tensor_literal_element()
+        if token.kind == MLIRTokenKind.INTEGER_LIT and token.text[:2].lower() == "0x":
+            return _FloatBits(element.is_negative, element.value, element.span)
+        return element
 
     def _is_large_splat(self) -> bool:
         """Whether a dense literal of one int or float value, whose tensor type has more than

@@ -11,8 +11,9 @@
   to which model); `fusion-import` must end with a diagnostic, printing the module and writing
   it to a file with its weights (`bench/fuzz_onnx.py`).
 - `tests/regressions/onnx_graphs/*.onnx`: valid ONNX models the compiler got wrong; compiled
-  and run natively on the inputs kept beside each (`.npz`), compared with the model's outputs
-  computed in float64 (the fuzzer's tolerance, `bench/fuzz_onnx_graphs.py`).
+  and run natively on the inputs kept beside each (`.npz`), and a static one also from the
+  files `fusion-import` writes, compared with the model's outputs computed in float64 (the
+  fuzzer's tolerance, `bench/fuzz_onnx_graphs.py`).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def test_regression_damaged_onnx_ends_with_a_diagnostic(path: Path) -> None:
 @pytest.mark.parametrize("path", ONNX_GRAPHS, ids=[p.stem for p in ONNX_GRAPHS])
 def test_regression_onnx_graph_matches_its_float64_outputs(path: Path) -> None:
     onnx = pytest.importorskip("onnx")
-    from fuzz_onnx_graphs import compiled_outputs, differences
+    from fuzz_onnx_graphs import command_line_outputs, compiled_outputs, differences
 
     model = onnx.load(str(path))
     saved = np.load(path.with_suffix(".npz"))
@@ -81,8 +82,11 @@ def test_regression_onnx_graph_matches_its_float64_outputs(path: Path) -> None:
         prefix = f"input{len(input_sets)}:"
         input_sets.append({k.removeprefix(prefix): saved[k] for k in saved if k.startswith(prefix)})
     runs = compiled_outputs(model, input_sets)
+    if len(input_sets) == 1:  # (a static model: also through fusion-import's files)
+        runs.append(command_line_outputs(model, input_sets[0]))
     for index, actual_outputs in enumerate(runs):
         for info, actual in zip(model.graph.output, actual_outputs, strict=True):
-            expected = saved[f"output{index}:{info.name}"].astype(np.float32)
+            expected = saved[f"output{min(index, len(input_sets) - 1)}:{info.name}"]
             assert actual.shape == expected.shape, info.name
-            assert not differences(actual, expected).any(), (index, info.name, actual, expected)
+            wrong = differences(actual, expected.astype(np.float32))
+            assert not wrong.any(), (index, info.name, actual, expected)
