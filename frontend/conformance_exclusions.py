@@ -390,9 +390,6 @@ EXCLUDED: dict[str, str] = {
         test_layer_normalization_4d_axis_negative_2 test_layer_normalization_4d_axis_negative_3
         test_layer_normalization_4d_axis_negative_4 test_layer_normalization_default_axis
     """,
-    "MaxPool: dilations is not supported": """
-        test_MaxPool1d_stride_padding* test_MaxPool2d_stride* test_maxpool_2d_dilations
-    """,
     "MaxPool: only 1-D and 2-D pooling is supported": "test_MaxPool3d* test_maxpool_3d*",
     "MaxPool: output #1 (e.g. a mask or indices) is not supported": "test_maxpool_with*",
     "Mod on run-time tensors: only folded when its inputs are known at import time": """

@@ -2,7 +2,7 @@
 (`onnx/backend/test/data/{pytorch-converted,pytorch-operator,simple}`), with their recorded
 inputs and outputs: every case whose inputs and outputs are float32 and whose ops the importer
 knows either imports and reproduces the recorded outputs, or is one of the known unsupported
-variants (3-D convolution and pooling, dilated pooling), reported as an import error."""
+variants (3-D convolution and pooling), reported as an import error."""
 
 import re
 from pathlib import Path
@@ -24,9 +24,7 @@ CASES = sorted(
     for suite in ("pytorch-converted", "pytorch-operator", "simple")
     for path in (DATA / suite).glob("test_*")
 )
-KNOWN_UNSUPPORTED = re.compile(
-    r"test_(Conv3d|AvgPool3d|MaxPool3d|MaxPool[12]d_stride_padding_dilation)"
-)
+KNOWN_UNSUPPORTED = re.compile(r"test_(Conv3d|AvgPool3d|MaxPool3d)")
 
 
 def _load_case(path: Path):
