@@ -92,6 +92,21 @@ def test_the_module_printer_writes_what_xdsls_printer_writes(generic):
     assert _printed(module, ModulePrinter, generic) == _printed(module, Printer, generic)
 
 
+def _constant_module(literal: str, typ: str) -> str:
+    """A function returning `graph.constant dense<literal> : typ`."""
+    return f"""func.func @main() -> {typ} {{
+      %c = graph.constant dense<{literal}> : {typ}
+      func.return %c : {typ}
+    }}"""
+
+
+def _constant_bytes(text: str) -> bytes:
+    """The data of the one `graph.constant` of the module `text`."""
+    module = parse_source(make_context(), text, "constant.mlir")
+    (constant,) = [op for op in module.walk() if op.name == "graph.constant"]
+    return constant.value.data.data
+
+
 @pytest.mark.parametrize(
     ("literal", "element"),
     [
@@ -109,19 +124,11 @@ def test_a_large_splat_keeps_its_one_value(literal, element):
 
     kind = {"2.5": "f32", "-7": "i64", "true": "i1"}[literal]
     large = f"tensor<2048x{LARGE_SPLAT // 1024}x{kind}>"
-    text = f"""func.func @main() -> {large} {{
-      %c = graph.constant dense<{literal}> : {large}
-      func.return %c : {large}
-    }}"""
+    text = _constant_module(literal, large)
+    assert _constant_bytes(text) == element
     module = parse_source(make_context(), text, "splat.mlir")
-    (constant,) = [op for op in module.walk() if op.name == "graph.constant"]
-    assert constant.value.data.data == element
     assert f"dense<{'2.500000e+00' if literal == '2.5' else literal}> : {large}" in str(module)
-    small = text.replace(large, f"tensor<4x{kind}>")
-    (constant,) = [
-        op for op in parse_source(make_context(), small, "s").walk() if op.name == "graph.constant"
-    ]
-    assert constant.value.data.data == element * 4
+    assert _constant_bytes(_constant_module(literal, f"tensor<4x{kind}>")) == element * 4
 
 
 @pytest.mark.parametrize(
@@ -139,20 +146,11 @@ def test_a_hexadecimal_float_element_is_its_bits(literal, kind, element):
     xDSL prints a float with no decimal spelling that way (-inf: `0xff800000`); xDSL 0.75 read
     it back as the integer's value, 4.3e9 (found by `bench/fuzz.py onnx-graphs`, seed 54720:
     a dilated max pool's -inf padding, through `fusion-import`'s file)."""
-    count = 2 if literal.startswith("[") else 1
-    typ = f"tensor<{count}x{kind}>"
-    text = f"""func.func @main() -> {typ} {{
-      %c = graph.constant dense<{literal}> : {typ}
-      func.return %c : {typ}
-    }}"""
-    module = parse_source(make_context(), text, "hex.mlir")
-    (constant,) = [op for op in module.walk() if op.name == "graph.constant"]
-    assert constant.value.data.data == element
+    text = _constant_module(literal, f"tensor<{2 if literal.startswith('[') else 1}x{kind}>")
+    assert _constant_bytes(text) == element
     stream = StringIO()
-    ModulePrinter(stream=stream).print_op(module)
-    again = parse_source(make_context(), stream.getvalue(), "printed.mlir")
-    (reread,) = [op for op in again.walk() if op.name == "graph.constant"]
-    assert reread.value.data.data == element  # (printed and read back: the same bits)
+    ModulePrinter(stream=stream).print_op(parse_source(make_context(), text, "hex.mlir"))
+    assert _constant_bytes(stream.getvalue()) == element  # (printed, read back: the same bits)
 
 
 def test_a_hexadecimal_float_element_too_wide_for_its_type_is_an_error():
