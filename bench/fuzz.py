@@ -27,7 +27,8 @@ input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its hea
 `onnx-mutants`: a small ONNX model with bytes set, flipped, inserted, deleted or cut
 (`bench/fuzz_onnx.py`), imported by `fusion-import`; a bad ending writes the file to
 `tests/regressions/onnx/`. `onnx-graphs`: a small valid ONNX model drawn at random
-(`bench/fuzz_onnx_graphs.py`: ops of the importer with attributes the spec allows), compiled
+(`bench/fuzz_onnx_draw.py`: ops of the importer with attributes the spec allows; checked by
+`bench/fuzz_onnx_graphs.py`), compiled
 and run natively and compared with onnxruntime (a float64 run decides where the two differ);
 a wrong number or an error that is not a diagnostic writes the model, its inputs and the
 float64 outputs to `tests/regressions/onnx_graphs/`. Chunks run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
