@@ -620,7 +620,8 @@ def _pool(d: ModelDraft, x: str, kernel: list[int], attributes: dict) -> str | N
     if op == "AveragePool" and rng.random() < 0.5:
         attributes["count_include_pad"] = 1
     same = attributes.get("auto_pad", "").startswith("SAME")  # (onnxruntime gets the shape
-    if op == "MaxPool" and rng.random() < 0.2 and not same:  # of these wrong: 0 rows, not 1)
+    dilated = op == "MaxPool" or d.opset >= 19  # of these wrong: 0 rows, not 1; AveragePool
+    if dilated and rng.random() < 0.2 and not same:  # has dilations from opset 19)
         attributes["dilations"] = [rng.choice([1, 2]) for _ in kernel]
     return d.one(op, [x], kernel_shape=kernel, **attributes)
 

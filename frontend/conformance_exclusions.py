@@ -338,8 +338,6 @@ EXCLUDED: dict[str, str] = {
         test_gradient*
     """,
     # --- Supported op types, unsupported variants ---
-    "AveragePool: dilations is not supported": "test_averagepool_2d_dilations",
-    "AveragePool: only 1-D and 2-D pooling is supported": "test_averagepool_3d* test_AvgPool3d*",
     "BatchNormalization: training_mode=1 is not supported (inference only)": """
         test_batchnorm_epsilon_training* test_batchnorm_example_training*
     """,
@@ -357,7 +355,6 @@ EXCLUDED: dict[str, str] = {
     "ConstantOfShape: the shape is the value of a graph input (specialize-shapes specialises on input shapes, not values)": """
         test_constantofshape*
     """,
-    "Conv: only 1-D and 2-D convolutions are supported": "test_Conv3d*",
     "CumSum: the axis must be known at import time, but it is computed at run time": """
         test_cumsum_1d_int32_exclusive test_cumsum_2d_int32
     """,
@@ -390,7 +387,6 @@ EXCLUDED: dict[str, str] = {
         test_layer_normalization_4d_axis_negative_2 test_layer_normalization_4d_axis_negative_3
         test_layer_normalization_4d_axis_negative_4 test_layer_normalization_default_axis
     """,
-    "MaxPool: only 1-D and 2-D pooling is supported": "test_MaxPool3d* test_maxpool_3d*",
     "MaxPool: output #1 (e.g. a mask or indices) is not supported": "test_maxpool_with*",
     "Mod on run-time tensors: only folded when its inputs are known at import time": """
         test_mod_broadcast test_mod_float32* test_mod_float_edge_cases_fmod_0_float32

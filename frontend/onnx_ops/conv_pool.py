@@ -1,15 +1,16 @@
-"""Convolution and pooling: Conv (1-D and 2-D), MaxPool, AveragePool, the global pools.
+"""Convolution and pooling: Conv (1-D, 2-D and 3-D), MaxPool, AveragePool, the global pools.
 
 ONNX gives padding as `pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]` or through
 `auto_pad`; the graph ops take (top, left, bottom, right). A 1-D convolution is a 2-D one over
-an extra unit axis. `ceil_mode=1` pooling becomes floor-mode pooling with extra padding at the
-end where that is exact: always for max pooling (padding never wins), for average pooling only
-when padding is not counted.
+an extra unit axis, a 3-D one a 2-D one over each output depth (`_conv3d`); 3-D and dilated
+pooling are strided slices (`sliced_pool`). `ceil_mode=1` pooling becomes floor-mode pooling
+with extra padding at the end: exact for max pooling (padding never wins) and for an average
+that does not count padding; an average that does, where `ceil_mode` adds a window, is sliced
+(ONNX counts the model's padding in its divisor, not the padding `ceil_mode` adds).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 
 from fusion_compiler.dialects import graph
@@ -17,7 +18,8 @@ from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.indexing import pad_axis
-from fusion_compiler.frontend.values import Value
+from fusion_compiler.frontend.onnx_ops.sliced_pool import PoolWindow, sliced_pool
+from fusion_compiler.frontend.values import Value, dims_of_value
 
 Pads = tuple[list[int], list[int]]
 """(begins, ends), one entry per spatial axis."""
@@ -69,24 +71,80 @@ def convert_conv(ctx: NodeContext) -> Value:
     b = ctx.builder
     x, w = ctx.value(0), ctx.value(1)
     rank = ctx.rank(0)
-    if rank not in (3, 4) or ctx.rank(1) != rank:
-        raise Unsupported(f"only 1-D and 2-D convolutions are supported (input rank {rank})")
+    if rank not in (3, 4, 5) or ctx.rank(1) != rank:
+        raise Unsupported(
+            f"only 1-D, 2-D and 3-D convolutions are supported (input rank {rank}, weight "
+            f"rank {ctx.rank(1)})"
+        )
     kernel = list(ctx.shape(1)[2:])
     strides, dilations = _spatial_params(ctx, kernel)
     begins, ends = window_pads(ctx, ctx.dims(0)[2:], kernel, strides, dilations)
-    if rank == 3:  # 1-D: a 2-D convolution over a unit H axis
-        x, w = b.expand_dims(x, [2]), b.expand_dims(w, [2])
-        strides, dilations = [1, *strides], [1, *dilations]
-        begins, ends = [0, *begins], [0, *ends]
     groups = int(ctx.attr("group", 1))
-    conv = graph.Conv2DOp(
-        b.float_tensor(x), b.float_tensor(w), strides, [*begins, *ends], dilations, groups
-    )
-    y: Value = b.emit(conv).results[0]
+    if rank == 5:
+        y = _conv3d(ctx, strides, dilations, (begins, ends), groups)
+    else:
+        if rank == 3:  # 1-D: a 2-D convolution over a unit H axis
+            x, w = b.expand_dims(x, [2]), b.expand_dims(w, [2])
+            strides, dilations = [1, *strides], [1, *dilations]
+            begins, ends = [0, *begins], [0, *ends]
+        conv = graph.Conv2DOp(
+            b.float_tensor(x), b.float_tensor(w), strides, [*begins, *ends], dilations, groups
+        )
+        y = b.emit(conv).results[0]
     if ctx.has_input(2):
-        bias = b.reshape(ctx.value(2), [1, ctx.shape(1)[0], 1, 1])
+        bias = b.reshape(ctx.value(2), [1, ctx.shape(1)[0], *[1] * (len(dims_of_value(y)) - 2)])
         y = b.binary(graph.AddOp, y, bias)
     return b.squeeze(y, [2]) if rank == 3 else y
+
+
+def _conv3d(ctx: NodeContext, strides, dilations, pads: Pads, groups: int) -> Value:
+    """A 3-D convolution as one 2-D convolution over a batch of `N * OD` (each output
+    depth): the input of output depth `z` is the `KD` depth slices of its window, stacked
+    along the channels (within each group, depth offset first), and the weight's depth axis
+    is folded into its input channels in the same order. The input is copied `KD` times."""
+    b = ctx.builder
+    dims = ctx.dims(0)
+    if not is_static(dims):
+        raise Unsupported(f"a 3-D convolution needs static sizes, got {fmt(dims)}")
+    n, c, depth, h, w_size = dims
+    out_channels, group_channels, kd, kh, kw = ctx.shape(1)
+    if groups < 1 or c % groups or c // groups != group_channels:
+        raise Unsupported(
+            f"group={groups} does not divide {c} input channels into {group_channels}"
+        )
+    (begins, ends), stride, dilation = pads, strides[0], dilations[0]
+    x = ctx.value(0)
+    if begins[0] or ends[0]:
+        x = pad_axis(b, x, 2, begins[0], ends[0], "constant", 0.0)
+    depth += begins[0] + ends[0]
+    out_depth = (depth - (kd - 1) * dilation - 1) // stride + 1
+    if out_depth < 1:
+        raise Unsupported(
+            f"the kernel's depth {kd} (dilation {dilation}) exceeds the padded input's {depth}"
+        )
+    pieces = []
+    for offset in range(kd):
+        start = offset * dilation
+        stop = start + (out_depth - 1) * stride + 1
+        piece = b.slice(x, [0, 0, start, 0, 0], [n, c, stop, h, w_size], [1, 1, stride, 1, 1])
+        pieces.append(b.reshape(piece, [n, groups, 1, group_channels, out_depth, h * w_size]))
+    stacked = b.transpose(b.concat(pieces, 2), [0, 4, 1, 2, 3, 5])
+    x2 = b.reshape(stacked, [n * out_depth, c * kd, h, w_size])
+    w2 = b.reshape(
+        b.transpose(ctx.value(1), [0, 2, 1, 3, 4]), [out_channels, kd * group_channels, kh, kw]
+    )
+    conv = graph.Conv2DOp(
+        b.float_tensor(x2),
+        b.float_tensor(w2),
+        strides[1:],
+        [*begins[1:], *ends[1:]],
+        dilations[1:],
+        groups,
+    )
+    y = b.emit(conv).results[0]
+    _, _, out_h, out_w = dims_of_value(y)
+    by_depth = b.reshape(y, [n, out_depth, out_channels, out_h, out_w])
+    return b.transpose(by_depth, [0, 2, 1, 3, 4])
 
 
 def ceil_mode_ends(sizes, kernel, strides, begins, ends) -> list[int]:
@@ -104,95 +162,69 @@ def ceil_mode_ends(sizes, kernel, strides, begins, ends) -> list[int]:
     return result
 
 
-def _pool_window(ctx: NodeContext, count_include_pad: bool = False):
-    """(kernel, strides, padding) of a 1-D or 2-D MaxPool or AveragePool, lifted to 2-D."""
+def _pool_window(ctx: NodeContext) -> PoolWindow:
+    """The window of a MaxPool or AveragePool over the input's axes from 2 on, `ceil_mode`
+    made end padding (`ceil_mode_ends`)."""
     kernel = ctx.int_list("kernel_shape", [])
     n = len(kernel)
-    if n not in (1, 2) or ctx.rank(0) != n + 2:
-        raise Unsupported(f"only 1-D and 2-D pooling is supported (kernel {kernel})")
+    if n not in (1, 2, 3) or ctx.rank(0) != n + 2:
+        raise Unsupported(
+            f"only 1-D, 2-D and 3-D pooling is supported (kernel {kernel}, input rank "
+            f"{ctx.rank(0)})"
+        )
     strides = ctx.int_list("strides", [1] * n)
-    if ctx.int_list("dilations", [1] * n) != [1] * n:
-        raise Unsupported(f"dilations={ctx.attr('dilations')} is not supported")
+    dilations = ctx.int_list("dilations", [1] * n)
+    if len(strides) != n or len(dilations) != n:
+        raise Unsupported(f"strides={strides} and dilations={dilations} need {n} values each")
     sizes = ctx.dims(0)[2:]
-    begins, ends = window_pads(ctx, sizes, kernel, strides, [1] * n)
+    begins, explicit_ends = window_pads(ctx, sizes, kernel, strides, dilations)
+    window = PoolWindow(kernel, strides, dilations, begins, explicit_ends)
     if ctx.expect_attr("ceil_mode", (0, 1), 0):
         if not is_static(sizes):
             raise Unsupported(f"ceil_mode=1 needs static spatial sizes, got {fmt(sizes)}")
-        if ctx.attr("auto_pad", "NOTSET") != "NOTSET":
-            raise Unsupported("ceil_mode=1 with auto_pad is not supported")
-        extended = ceil_mode_ends(sizes, kernel, strides, begins, ends)
-        if extended != ends and count_include_pad:
+        window.ends = ceil_mode_ends(sizes, window.spans(), strides, begins, explicit_ends)
+        if window.ends != explicit_ends and ctx.attr("auto_pad", "NOTSET") != "NOTSET":
             raise Unsupported(
-                "ceil_mode=1 changes the output shape, which is not supported with "
-                "count_include_pad=1"
+                "ceil_mode=1 with auto_pad, where it changes the output shape, is not supported"
             )
-        ends = extended
-    if n == 1:  # over a unit H axis
-        kernel, strides, begins, ends = [1, *kernel], [1, *strides], [0, *begins], [0, *ends]
-    return kernel, strides, [*begins, *ends]
+    return window
 
 
-def _pool(ctx: NodeContext, make_op: Callable[..., graph.Pool2DOp], window) -> Value:
-    """`make_op(x, kernel, strides, padding)`, with a unit H axis around a 1-D pooling."""
+def _pool(ctx: NodeContext, make_op: Callable[..., graph.Pool2DOp], window: PoolWindow) -> Value:
+    """`make_op(x, kernel, strides, padding)` over 2-D windows, with a unit H axis around a
+    1-D pooling."""
     b = ctx.builder
     one_d = ctx.rank(0) == 3
+    kernel, strides, begins, ends = window.kernel, window.strides, window.begins, window.ends
+    if one_d:
+        kernel, strides, begins, ends = [1, *kernel], [1, *strides], [0, *begins], [0, *ends]
     x = b.expand_dims(ctx.value(0), [2]) if one_d else ctx.value(0)
-    y = b.emit(make_op(b.float_tensor(x), *window)).results[0]
+    y = b.emit(make_op(b.float_tensor(x), kernel, strides, [*begins, *ends])).results[0]
     return b.squeeze(y, [2]) if one_d else y
 
 
+def _needs_slices(window: PoolWindow) -> bool:
+    """Whether the graph's 2-D pool ops cannot express `window` (3-D, or dilated)."""
+    return len(window.kernel) == 3 or any(d != 1 for d in window.dilations)
+
+
 def convert_max_pool(ctx: NodeContext) -> Value:
-    n = len(ctx.int_list("kernel_shape", []))
-    dilations = ctx.int_list("dilations", [1] * n)
-    if dilations != [1] * n:
-        return _dilated_max_pool(ctx, dilations)
-    return _pool(ctx, graph.MaxPool2DOp, _pool_window(ctx))
-
-
-def _dilated_max_pool(ctx: NodeContext, dilations: list[int]) -> Value:
-    """A MaxPool with dilations, which `max_pool2d` has none of: the input padded with -inf,
-    then the elementwise max of one strided slice per kernel offset. Each element of the
-    result is the largest of its window (exact: no rounding), as the op's own would be."""
-    b = ctx.builder
-    kernel = ctx.int_list("kernel_shape", [])
-    n = len(kernel)
-    if n not in (1, 2) or ctx.rank(0) != n + 2 or len(dilations) != n:
-        raise Unsupported(f"only 1-D and 2-D pooling is supported (kernel {kernel})")
-    if not is_static(ctx.dims(0)):
-        raise Unsupported(f"dilations={dilations} need static sizes, got {fmt(ctx.dims(0))}")
-    sizes, strides = ctx.dims(0)[2:], ctx.int_list("strides", [1] * n)
-    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
-    begins, ends = window_pads(ctx, sizes, kernel, strides, dilations)
-    if ctx.expect_attr("ceil_mode", (0, 1), 0):
-        if ctx.attr("auto_pad", "NOTSET") != "NOTSET":
-            raise Unsupported("ceil_mode=1 with auto_pad is not supported")
-        ends = ceil_mode_ends(sizes, spans, strides, begins, ends)
-    x = ctx.value(0)
-    for axis, (begin, end) in enumerate(zip(begins, ends, strict=True)):
-        if begin or end:
-            x = pad_axis(b, x, 2 + axis, begin, end, "constant", float("-inf"))
-    padded = [size + begin + end for size, begin, end in zip(sizes, begins, ends, strict=True)]
-    counts = [(p - span) // s + 1 for p, span, s in zip(padded, spans, strides, strict=True)]
-    if min(counts) < 1:
-        raise Unsupported(f"a window of {spans} does not fit the padded input {padded}")
-    batch, channels = ctx.dims(0)[:2]
-    largest: Value | None = None
-    for offsets in itertools.product(*(range(k) for k in kernel)):
-        starts = [o * d for o, d in zip(offsets, dilations, strict=True)]
-        stops = [a + (c - 1) * s + 1 for a, c, s in zip(starts, counts, strides, strict=True)]
-        window = b.slice(x, [0, 0, *starts], [batch, channels, *stops], [1, 1, *strides])
-        largest = window if largest is None else b.binary(graph.MaxOp, largest, window)
-    assert largest is not None
-    return largest
+    window = _pool_window(ctx)
+    if _needs_slices(window):
+        return sliced_pool(ctx, window, average=False, count_include_pad=False)
+    return _pool(ctx, graph.MaxPool2DOp, window)
 
 
 def convert_average_pool(ctx: NodeContext) -> Value:
     count_include_pad = bool(ctx.expect_attr("count_include_pad", (0, 1), 0))
+    window = _pool_window(ctx)
+    if _needs_slices(window) or (count_include_pad and window.ends != window.explicit_ends):
+        return sliced_pool(ctx, window, average=True, count_include_pad=count_include_pad)
 
     def make_op(x, kernel, strides, padding) -> graph.AvgPool2DOp:
         return graph.AvgPool2DOp(x, kernel, strides, padding, count_include_pad)
 
-    return _pool(ctx, make_op, _pool_window(ctx, count_include_pad))
+    return _pool(ctx, make_op, window)
 
 
 def _global_pool(reduction: type[graph.ReductionOp]) -> Callable[[NodeContext], Value]:

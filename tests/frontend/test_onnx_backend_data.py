@@ -1,10 +1,8 @@
 """The single-op and small-model test cases shipped in the onnx wheel
 (`onnx/backend/test/data/{pytorch-converted,pytorch-operator,simple}`), with their recorded
 inputs and outputs: every case whose inputs and outputs are float32 and whose ops the importer
-knows either imports and reproduces the recorded outputs, or is one of the known unsupported
-variants (3-D convolution and pooling), reported as an import error."""
+knows either imports and reproduces the recorded outputs (3-D convolutions and pooling included)."""
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +12,6 @@ onnx = pytest.importorskip("onnx")
 from onnx import numpy_helper  # noqa: E402
 
 from fusion_compiler.dialects.reference.evaluator import evaluate  # noqa: E402
-from fusion_compiler.frontend.errors import ModelImportError  # noqa: E402
 from fusion_compiler.frontend.onnx_importer import SUPPORTED_OPS, import_model  # noqa: E402
 from fusion_compiler.frontend.shape_folding import FOLDERS  # noqa: E402
 
@@ -24,7 +21,6 @@ CASES = sorted(
     for suite in ("pytorch-converted", "pytorch-operator", "simple")
     for path in (DATA / suite).glob("test_*")
 )
-KNOWN_UNSUPPORTED = re.compile(r"test_(Conv3d|AvgPool3d|MaxPool3d)")
 
 
 def _load_case(path: Path):
@@ -54,10 +50,6 @@ def test_backend_case(path):
     if any(a.dtype != np.float32 for a in [*feeds.values(), *expected]):
         pytest.skip("non-float32 inputs or outputs")
     shapes = {name: value.shape for name, value in feeds.items()}
-    if KNOWN_UNSUPPORTED.match(path.name):
-        with pytest.raises(ModelImportError, match="is not supported|only 1-D and 2-D"):
-            import_model(model, shapes)
-        return
     module = import_model(model, shapes)
     module.verify()
     actual = evaluate(module, "main", list(feeds.values()))

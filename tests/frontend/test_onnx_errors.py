@@ -22,25 +22,27 @@ def test_every_unsupported_node_is_listed_in_one_error(make_model):
     nodes = [
         helper.make_node("Sin", ["x"], ["a"], name="sine"),
         helper.make_node("Relu", ["a"], ["b"], name="after_sine"),  # depends on a failure: silent
-        helper.make_node("MaxPool", ["x5"], ["c"], name="pool3d", kernel_shape=[2, 2, 2]),
+        helper.make_node("MaxPool", ["x6"], ["c"], name="pool4d", kernel_shape=[2, 2, 2, 2]),
         helper.make_node("FusedConv", ["x4"], ["d"], name="custom", domain="com.microsoft"),
         helper.make_node("TopK", ["x", "k"], ["e", "f"]),
-        helper.make_node("Conv", ["x5", "w5"], ["g"], name="conv3d"),
+        helper.make_node("Conv", ["x6", "w6"], ["g"], name="conv4d"),
         helper.make_node("Relu", ["x"], ["y"], name="fine"),
     ]
-    inits = {"k": np.array([1], np.int64), "w5": np.zeros((2, 1, 1, 1, 1), np.float32)}
+    inits = {"k": np.array([1], np.int64), "w6": np.zeros((2, 1, 1, 1, 1, 1), np.float32)}
     model = make_model(
-        nodes, {"x": [4], "x4": [1, 1, 4, 4], "x5": [1, 1, 2, 2, 2]}, ["y", "b"], inits
+        nodes, {"x": [4], "x4": [1, 1, 4, 4], "x6": [1, 1, 2, 2, 2, 2]}, ["y", "b"], inits
     )
     with pytest.raises(ModelImportError) as info:
         import_model(model, filename="net.onnx")
     problems = [str(p) for p in info.value.problems]
     assert problems == [
         "node 'sine' (Sin, #0): unsupported op type",
-        "node 'pool3d' (MaxPool, #2): only 1-D and 2-D pooling is supported (kernel [2, 2, 2])",
+        "node 'pool4d' (MaxPool, #2): only 1-D, 2-D and 3-D pooling is supported (kernel "
+        "[2, 2, 2, 2], input rank 6)",
         "node 'custom' (FusedConv, #3): unsupported op type 'com.microsoft.FusedConv'",
         "node #4 (TopK, output 'e'): unsupported op type",
-        "node 'conv3d' (Conv, #5): only 1-D and 2-D convolutions are supported (input rank 5)",
+        "node 'conv4d' (Conv, #5): only 1-D, 2-D and 3-D convolutions are supported (input "
+        "rank 6, weight rank 6)",
     ]
     text = info.value.format()
     assert text.startswith("net.onnx: error: cannot import the model (5 problems)\n")

@@ -142,22 +142,6 @@ def test_ceil_mode_against_onnxruntime(op_type, attrs, make_model, check_model, 
     check_model(model, {"x": x}, oracle="onnxruntime")
 
 
-def test_ceil_mode_with_count_include_pad_is_reported_when_it_changes_the_shape(make_model):
-    from fusion_compiler.frontend.errors import ModelImportError
-    from fusion_compiler.frontend.onnx_importer import import_model
-
-    attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1, "count_include_pad": 1}
-    model = make_model(
-        [helper.make_node("AveragePool", ["x"], ["y"], **attrs)], {"x": [1, 1, 10, 10]}, ["y"]
-    )
-    with pytest.raises(ModelImportError, match="ceil_mode=1 changes the output shape"):
-        import_model(model)
-    same = make_model(
-        [helper.make_node("AveragePool", ["x"], ["y"], **attrs)], {"x": [1, 1, 9, 9]}, ["y"]
-    )
-    import_model(same)
-
-
 @pytest.mark.parametrize(
     ("op_type", "shape"),
     [
