@@ -29,6 +29,13 @@ Profitability (`keeps_vector_math`): two innermost loops are not fused when one 
 reduction (its iterations run in order, so LLVM cannot vectorise it without reassociating)
 and the other is a parallel loop with `math` ops: fused, softmax's `exp` would run one element
 at a time inside the sum; apart, the `exp` loop is vectorised and the sum reads its results.
+And a loop nest is not fused into a contraction nest that follows it (a top-level nest that
+`contraction_pack_match.is_contraction` recognises before any fusion): the contraction would
+no longer be a perfect nest of its own, which schedule-contractions needs for its register
+tiles. A batched convolution's padding and the convolution both run over the batch: fused,
+the padding of each image ran inside the convolution's batch loop, and the convolution kept
+its naive loops (a 4 x 192 x 28 x 28 input, 64 filters of 3 x 3, 2 threads, Zen 5: 17.8 ms,
+against 4.3 ms scheduled). A consumer fused into the contraction (its epilogue) stays fused.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     same_range,
     sliced_dimension,
 )
+from fusion_compiler.passes.schedule.contraction_pack_match import is_contraction
 
 
 def can_fuse(first: ForOp, second: ForOp) -> bool:
@@ -121,14 +129,15 @@ def fuse(first: ForOp, second: ForOp) -> None:
     second.erase()
 
 
-def _fuse_siblings(block: Block) -> bool:
+def _fuse_siblings(block: Block, contractions: frozenset[int] = frozenset()) -> bool:
     """Fuse one pair of sibling loops of `block`, adjacent or separated by straight-line ops
-    that can move above the first; whether one was fused."""
+    that can move above the first, never a loop into one of `contractions` (ids of loops
+    that root a contraction nest); whether one was fused."""
     for op in block.ops:
         if not isinstance(op, ForOp):
             continue
         run, following = _run_after(op)
-        if following is None or not fusable(op, following):
+        if following is None or id(following) in contractions or not fusable(op, following):
             continue
         if not keeps_vector_math(op, following):
             continue
@@ -142,10 +151,11 @@ def _fuse_siblings(block: Block) -> bool:
     return False
 
 
-def fuse_loops_in(block: Block) -> bool:
-    """Fuse adjacent sibling loops in `block`, then inside every loop left, recursively."""
+def fuse_loops_in(block: Block, contractions: frozenset[int] = frozenset()) -> bool:
+    """Fuse adjacent sibling loops in `block` (none into one of `contractions`), then inside
+    every loop left, recursively."""
     changed = False
-    while _fuse_siblings(block):
+    while _fuse_siblings(block, contractions):
         changed = True
     for op in block.ops:
         if isinstance(op, ForOp):
@@ -154,5 +164,12 @@ def fuse_loops_in(block: Block) -> bool:
 
 
 def fuse_loops(func: FuncOp) -> bool:
-    """Fuse the loop nests of `func` as far as legal; whether anything changed."""
-    return fuse_loops_in(func.body.block)
+    """Fuse the loop nests of `func` as far as legal and profitable; whether anything
+    changed. The contraction nests are those of the kernel as it comes: a nest whose
+    epilogue is being fused into it is not a perfect nest until the fusion reaches its
+    innermost loop."""
+    block = func.body.block
+    contractions = frozenset(
+        id(op) for op in block.ops if isinstance(op, ForOp) and is_contraction(op)
+    )
+    return fuse_loops_in(block, contractions)

@@ -179,3 +179,79 @@ loop.func @exp_row_sum(%x: memref<4x8xf32>) outs(%e: memref<4x8xf32>, %s: memref
 // CHECK:             memref.store %{{.*}}, %s[%[[I]]]
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
+
+// -----
+
+// A producer is not fused into a contraction nest after it, even where legal (both run
+// over the batch `b` and slice `%t` by it): inside the producer's loop the contraction would
+// not be a perfect nest, and schedule-contractions would leave its loops naive. Its epilogue
+// is fused into it as usual.
+
+loop.func @batched_matmul(%a: memref<2x4x8xf32>, %w: memref<8x8xf32>) outs(%y: memref<2x4x8xf32>) {
+  %t = loop.alloc : memref<2x4x8xf32>
+  %acc = loop.alloc : memref<2x4x8xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  loop.for %b = %c0 to %c2 step %c1 {
+    loop.for %i = %c0 to %c4 step %c1 {
+      loop.for %k = %c0 to %c8 step %c1 {
+        %x = memref.load %a[%b, %i, %k] : memref<2x4x8xf32>
+        %r = arith.maximumf %x, %zero : f32
+        memref.store %r, %t[%b, %i, %k] : memref<2x4x8xf32>
+      }
+    }
+  }
+  loop.for %b2 = %c0 to %c2 step %c1 {
+    loop.for %i2 = %c0 to %c4 step %c1 {
+      loop.for %j2 = %c0 to %c8 step %c1 {
+        memref.store %zero, %acc[%b2, %i2, %j2] : memref<2x4x8xf32>
+        loop.for %k2 = %c0 to %c8 step %c1 {
+          %p = memref.load %t[%b2, %i2, %k2] : memref<2x4x8xf32>
+          %q = memref.load %w[%k2, %j2] : memref<8x8xf32>
+          %s = memref.load %acc[%b2, %i2, %j2] : memref<2x4x8xf32>
+          %m = arith.mulf %p, %q : f32
+          %n = arith.addf %s, %m : f32
+          memref.store %n, %acc[%b2, %i2, %j2] : memref<2x4x8xf32>
+        }
+      }
+    }
+  }
+  loop.for %b3 = %c0 to %c2 step %c1 {
+    loop.for %i3 = %c0 to %c4 step %c1 {
+      loop.for %j3 = %c0 to %c8 step %c1 {
+        %v = memref.load %acc[%b3, %i3, %j3] : memref<2x4x8xf32>
+        %e = arith.addf %v, %one : f32
+        memref.store %e, %y[%b3, %i3, %j3] : memref<2x4x8xf32>
+      }
+    }
+  }
+}
+
+// CHECK-LABEL: loop.func @batched_matmul
+// CHECK:         loop.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      loop.for
+// CHECK-NEXT:        loop.for
+// CHECK-NEXT:          memref.load %a
+// CHECK-NEXT:          arith.maximumf
+// CHECK-NEXT:          memref.store %{{.*}}, %t
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    loop.for %[[B2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      loop.for %[[I2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        loop.for %[[J2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:          memref.store %{{.*}}, %acc[%[[B2]], %[[I2]], %[[J2]]]
+// CHECK-NEXT:          loop.for
+// CHECK:               }
+// CHECK-NEXT:          %[[V:.*]] = memref.load %acc[%[[B2]], %[[I2]], %[[J2]]]
+// CHECK-NEXT:          %[[E:.*]] = arith.addf %[[V]], %{{.*}}
+// CHECK-NEXT:          memref.store %[[E]], %y[%[[B2]], %[[I2]], %[[J2]]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NOT:     loop.for

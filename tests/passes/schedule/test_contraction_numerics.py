@@ -41,14 +41,14 @@ PIPELINES = {
 }
 
 
-def _conv(x, w, o, strides=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1) -> str:
-    """conv2d + bias + relu on an input `x` (C, H, W) and a kernel `w` (KH, KW)."""
+def _conv(x, w, o, strides=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1, batch=1) -> str:
+    """conv2d + bias + relu on `batch` inputs `x` (C, H, W) and a kernel `w` (KH, KW)."""
     (c, h, wd), (kh, kw) = x, w
     (sh, sw), (dh, dw), (t, left, b, r) = strides, dilation, padding
     oh = (h + t + b - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + left + r - dw * (kw - 1) - 1) // sw + 1
-    xt, wt = f"tensor<1x{c}x{h}x{wd}xf32>", f"tensor<{o}x{c // groups}x{kh}x{kw}xf32>"
-    yt, bt = f"tensor<1x{o}x{oh}x{ow}xf32>", f"tensor<1x{o}x1x1xf32>"
+    xt, wt = f"tensor<{batch}x{c}x{h}x{wd}xf32>", f"tensor<{o}x{c // groups}x{kh}x{kw}xf32>"
+    yt, bt = f"tensor<{batch}x{o}x{oh}x{ow}xf32>", f"tensor<1x{o}x1x1xf32>"
     attributes = (
         f"strides = array<i64: {sh}, {sw}>, padding = array<i64: {t}, {left}, {b}, {r}>, "
         f"dilation = array<i64: {dh}, {dw}>, groups = {groups} : i64"
@@ -134,6 +134,7 @@ GRAPHS = {
     "conv7x7_stem": _conv((3, 23, 23), (7, 7), 16, strides=(2, 2), padding=(3, 3, 3, 3)),
     "conv_rectangular_kernel": _conv((6, 8, 9), (1, 5), 10, padding=(0, 2, 0, 2)),
     "conv3x3_tiny_plane": _conv((6, 5, 5), (3, 3), 20, (2, 2), (1, 1, 1, 1)),
+    "conv3x3_batched": _conv((5, 9, 8), (3, 3), 12, padding=(1, 1, 1, 1), batch=3),
     "conv1x1_deep_small_plane": _conv((32, 7, 7), (1, 1), 24),
     "conv3x3_weights_small_plane": _conv_of_weights((40, 7, 7), 24),
     "conv3x3_s2_weights_small_plane": _conv_of_weights((48, 13, 13), 32, stride=2),
@@ -185,6 +186,19 @@ def test_a_matrix_vector_product_by_a_weight_is_register_tiled():
     kernels = {op.sym_name.data: op for op in module.ops if op.name == "loop.func"}
     assert any(REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels.values())
     assert any(name.startswith("prepack") for name in kernels)  # W's panels, packed at load
+
+
+def test_a_batched_convolution_is_register_tiled():
+    """The padding of a batch of images is not fused into the convolution's batch loop
+    (`loop_fusion`): the convolution stays a perfect nest, which schedule-contractions
+    register-tiles (before, it kept naive loops: 4 x 192 x 28 x 28, 64 filters, took 4x as long)."""
+    from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR
+    from fusion_compiler.driver import PassManager
+
+    module = parse_source(make_context(), GRAPHS["conv3x3_batched"], "batched.mlir")
+    PassManager(PIPELINES["default"]).run(module)
+    kernels = [op for op in module.ops if op.name == "loop.func"]
+    assert [REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels] == [True]
 
 
 SMALL_PLANES = {
