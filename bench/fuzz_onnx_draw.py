@@ -594,7 +594,7 @@ def _window(d: ModelDraft, x: str) -> str | None:
     rng, shape = d.rng, d.shapes[x]
     if not 3 <= len(shape) <= 5:
         return None
-    kind = rng.choice(["conv", "conv", "pool", "pool", "global"])
+    kind = rng.choice(["conv", "conv", "pool", "pool", "global", "transpose"])
     if kind == "global":
         return d.one(rng.choice(["GlobalAveragePool", "GlobalMaxPool"]), [x])
     spatial = len(shape) - 2
@@ -609,6 +609,8 @@ def _window(d: ModelDraft, x: str) -> str | None:
     kernel = [rng.choice([1, 2, 3]) for _ in range(spatial)]
     if kind == "pool":
         return _pool(d, x, kernel, attributes)
+    if kind == "transpose":
+        return _conv_transpose(d, x, kernel, attributes)
     return _conv(d, x, kernel, attributes)
 
 
@@ -643,6 +645,36 @@ def _conv(d: ModelDraft, x: str, kernel: list[int], attributes: dict) -> str | N
     if rng.random() < 0.6:
         operands.append(d.weights((outputs,)))
     return d.one("Conv", operands, **attributes)
+
+
+def _conv_transpose(d: ModelDraft, x: str, kernel: list[int], attributes: dict) -> str | None:
+    """A transposed convolution (1-4 outputs per group), with `output_padding` below its
+    stride, or an `output_shape` about its natural size instead of `pads`."""
+    rng, shape = d.rng, d.shapes[x]
+    strides = attributes.get("strides", [1] * len(kernel))
+    if rng.random() < 0.3:
+        attributes["dilations"] = [rng.choice([1, 2]) for _ in kernel]
+    dilations = attributes.get("dilations", [1] * len(kernel))
+    if rng.random() < 0.3:
+        attributes["output_padding"] = [
+            rng.randrange(max(s, d)) for s, d in zip(strides, dilations, strict=True)
+        ]
+    if rng.random() < 0.2 and "auto_pad" not in attributes:
+        attributes.pop("pads", None)
+        natural = [
+            s * (size - 1) + (k - 1) * dl + 1
+            for size, s, k, dl in zip(shape[2:], strides, kernel, dilations, strict=True)
+        ]
+        attributes["output_shape"] = [max(1, n + rng.randrange(-2, 2)) for n in natural]
+    channels = shape[1]
+    group = rng.choice([1, 1, channels, next((g for g in (2, 3) if channels % g == 0), 1)])
+    if group > 1:
+        attributes["group"] = group
+    per_group = rng.randrange(1, 5)
+    operands = [x, d.weights((channels, per_group, *kernel))]
+    if rng.random() < 0.5:
+        operands.append(d.weights((group * per_group,)))
+    return d.one("ConvTranspose", operands, **attributes)
 
 
 def _rearrange(d: ModelDraft, x: str) -> str | None:

@@ -122,9 +122,6 @@ EXCLUDED: dict[str, str] = {
     "Compress: unsupported op type": """
         test_compress_0 test_compress_1 test_compress_default_axis test_compress_negative_axis
     """,
-    "ConvTranspose: unsupported op type": """
-        test_convtranspose* test_ConvTranspose2d* test_operator_convtranspose
-    """,
     "Cos: unsupported op type": """
         test_cos* test_blackmanwindow_expanded test_blackmanwindow_symmetric_expanded
         test_hammingwindow_expanded test_hammingwindow_symmetric_expanded test_hannwindow_expanded

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.conv_pool import CONVERTERS as CONV_POOL
+from fusion_compiler.frontend.onnx_ops.conv_transpose import CONVERTERS as CONV_TRANSPOSE
 from fusion_compiler.frontend.onnx_ops.elementwise import CONVERTERS as ELEMENTWISE
 from fusion_compiler.frontend.onnx_ops.indexing import CONVERTERS as INDEXING
 from fusion_compiler.frontend.onnx_ops.linalg import CONVERTERS as LINALG
@@ -28,6 +29,7 @@ CONVERTERS: dict[str, Converter] = {
     **ELEMENTWISE,
     **LINALG,
     **CONV_POOL,
+    **CONV_TRANSPOSE,
     **NORMALIZATION,
     **REDUCTION,
     **SHAPE,

@@ -16,10 +16,11 @@ from collections.abc import Callable, Sequence
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.indexing import pad_axis
 from fusion_compiler.frontend.onnx_ops.sliced_pool import PoolWindow, sliced_pool
-from fusion_compiler.frontend.values import Value, dims_of_value
+from fusion_compiler.frontend.values import Value, dims_of_value, shape_of_value
 
 Pads = tuple[list[int], list[int]]
 """(begins, ends), one entry per spatial axis."""
@@ -68,8 +69,6 @@ def _spatial_params(ctx: NodeContext, kernel: Sequence[int]) -> tuple[list[int],
 
 
 def convert_conv(ctx: NodeContext) -> Value:
-    b = ctx.builder
-    x, w = ctx.value(0), ctx.value(1)
     rank = ctx.rank(0)
     if rank not in (3, 4, 5) or ctx.rank(1) != rank:
         raise Unsupported(
@@ -78,42 +77,58 @@ def convert_conv(ctx: NodeContext) -> Value:
         )
     kernel = list(ctx.shape(1)[2:])
     strides, dilations = _spatial_params(ctx, kernel)
-    begins, ends = window_pads(ctx, ctx.dims(0)[2:], kernel, strides, dilations)
+    pads = window_pads(ctx, ctx.dims(0)[2:], kernel, strides, dilations)
     groups = int(ctx.attr("group", 1))
-    if rank == 5:
-        y = _conv3d(ctx, strides, dilations, (begins, ends), groups)
-    else:
-        if rank == 3:  # 1-D: a 2-D convolution over a unit H axis
-            x, w = b.expand_dims(x, [2]), b.expand_dims(w, [2])
-            strides, dilations = [1, *strides], [1, *dilations]
-            begins, ends = [0, *begins], [0, *ends]
-        conv = graph.Conv2DOp(
-            b.float_tensor(x), b.float_tensor(w), strides, [*begins, *ends], dilations, groups
-        )
-        y = b.emit(conv).results[0]
+    y = convolution(ctx.builder, ctx.value(0), ctx.value(1), strides, dilations, pads, groups)
     if ctx.has_input(2):
-        bias = b.reshape(ctx.value(2), [1, ctx.shape(1)[0], *[1] * (len(dims_of_value(y)) - 2)])
-        y = b.binary(graph.AddOp, y, bias)
-    return b.squeeze(y, [2]) if rank == 3 else y
+        y = add_channel_bias(ctx.builder, y, ctx.value(2))
+    return y
 
 
-def _conv3d(ctx: NodeContext, strides, dilations, pads: Pads, groups: int) -> Value:
+def add_channel_bias(b: GraphBuilder, y: Value, bias: Value) -> Value:
+    """`y` (N, C, spatial...) plus one `bias` value per channel."""
+    dims = dims_of_value(y)
+    return b.binary(graph.AddOp, y, b.reshape(bias, [1, dims[1], *[1] * (len(dims) - 2)]))
+
+
+def convolution(
+    b: GraphBuilder, x: Value, w: Value, strides, dilations, pads: Pads, groups: int
+) -> Value:
+    """The 1-D, 2-D or 3-D convolution (cross-correlation, as ONNX's) of `x` (N, C,
+    spatial...) by `w` (O, C / groups, kernel...), padded with zeros by `pads`."""
+    begins, ends = pads
+    rank = len(dims_of_value(x))
+    if rank == 5:
+        return _conv3d(b, x, w, strides, dilations, pads, groups)
+    one_d = rank == 3
+    if one_d:  # a 2-D convolution over a unit H axis
+        x, w = b.expand_dims(x, [2]), b.expand_dims(w, [2])
+        strides, dilations = [1, *strides], [1, *dilations]
+        begins, ends = [0, *begins], [0, *ends]
+    conv = graph.Conv2DOp(
+        b.float_tensor(x), b.float_tensor(w), strides, [*begins, *ends], dilations, groups
+    )
+    y = b.emit(conv).results[0]
+    return b.squeeze(y, [2]) if one_d else y
+
+
+def _conv3d(
+    b: GraphBuilder, x: Value, w: Value, strides, dilations, pads: Pads, groups: int
+) -> Value:
     """A 3-D convolution as one 2-D convolution over a batch of `N * OD` (each output
     depth): the input of output depth `z` is the `KD` depth slices of its window, stacked
     along the channels (within each group, depth offset first), and the weight's depth axis
     is folded into its input channels in the same order. The input is copied `KD` times."""
-    b = ctx.builder
-    dims = ctx.dims(0)
+    dims = dims_of_value(x)
     if not is_static(dims):
         raise Unsupported(f"a 3-D convolution needs static sizes, got {fmt(dims)}")
     n, c, depth, h, w_size = dims
-    out_channels, group_channels, kd, kh, kw = ctx.shape(1)
+    out_channels, group_channels, kd, kh, kw = shape_of_value(w)
     if groups < 1 or c % groups or c // groups != group_channels:
         raise Unsupported(
             f"group={groups} does not divide {c} input channels into {group_channels}"
         )
     (begins, ends), stride, dilation = pads, strides[0], dilations[0]
-    x = ctx.value(0)
     if begins[0] or ends[0]:
         x = pad_axis(b, x, 2, begins[0], ends[0], "constant", 0.0)
     depth += begins[0] + ends[0]
@@ -130,9 +145,7 @@ def _conv3d(ctx: NodeContext, strides, dilations, pads: Pads, groups: int) -> Va
         pieces.append(b.reshape(piece, [n, groups, 1, group_channels, out_depth, h * w_size]))
     stacked = b.transpose(b.concat(pieces, 2), [0, 4, 1, 2, 3, 5])
     x2 = b.reshape(stacked, [n * out_depth, c * kd, h, w_size])
-    w2 = b.reshape(
-        b.transpose(ctx.value(1), [0, 2, 1, 3, 4]), [out_channels, kd * group_channels, kh, kw]
-    )
+    w2 = b.reshape(b.transpose(w, [0, 2, 1, 3, 4]), [out_channels, kd * group_channels, kh, kw])
     conv = graph.Conv2DOp(
         b.float_tensor(x2),
         b.float_tensor(w2),

@@ -1,0 +1,164 @@
+"""ConvTranspose (1-D, 2-D and 3-D) as a convolution, which the graph has an op for.
+
+A transposed convolution scatters each input element, times the kernel, into the output:
+`y[o] += x[i] * w[k]` where `o = i * stride + k * dilation - pad_begin`. Gathered per output
+element instead, that is a convolution (`conv_pool.convolution`) of the input with
+`stride - 1` zeros inserted between its elements, padded with `(kernel - 1) * dilation -
+pad_begin` zeros before and `(kernel - 1) * dilation + output_padding - pad_end` after
+(negative: cropped), by the kernel flipped along every spatial axis, with its input and
+output channels swapped within each group. The convolution runs at stride 1 over the
+zero-stuffed input: a stride-2 2-D layer does 4 times the multiplications a scatter would.
+
+The output size is `stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 -
+pad_begin - pad_end`. `output_shape` (or `auto_pad=SAME_*`: `in * stride`) chooses the padding
+from the output size, as ONNX's spec says and onnxruntime 1.32 does: an odd total padding puts
+its extra element at the end for SAME_UPPER, at the start otherwise; a negative one (a larger
+output) adds output elements at the end, which hold the bias alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fusion_compiler.dialects.shape_rules import fmt, is_static
+from fusion_compiler.frontend.errors import Unsupported
+from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.onnx_ops.conv_pool import add_channel_bias, convolution
+from fusion_compiler.frontend.onnx_ops.indexing import axis_slice, pad_axis
+from fusion_compiler.frontend.values import Value, dims_of_value
+
+
+def convert_conv_transpose(ctx: NodeContext) -> Value:
+    b = ctx.builder
+    rank = ctx.rank(0)
+    if rank not in (3, 4, 5) or ctx.rank(1) != rank:
+        raise Unsupported(
+            f"only 1-D, 2-D and 3-D transposed convolutions are supported (input rank {rank}, "
+            f"weight rank {ctx.rank(1)})"
+        )
+    dims = ctx.dims(0)
+    if not is_static(dims):
+        raise Unsupported(f"a transposed convolution needs static sizes, got {fmt(dims)}")
+    in_channels, group_out, *kernel = ctx.shape(1)
+    strides, dilations, output_padding, groups = _attributes(ctx, kernel)
+    if groups < 1 or in_channels % groups or dims[1] != in_channels:
+        raise Unsupported(
+            f"group={groups} and the weight's {in_channels} input channels do not fit an input "
+            f"of {dims[1]} channels"
+        )
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    begins, ends = _pads(ctx, list(dims[2:]), strides, spans, output_padding)
+    x = ctx.value(0)
+    for axis, stride in enumerate(strides):
+        if stride > 1:
+            x = _stuff_zeros(b, x, 2 + axis, stride)
+    x, pads = _convolution_padding(b, x, spans, (begins, ends), output_padding)
+    n = rank - 2
+    w = _flipped_per_group(b, ctx.value(1), groups, in_channels // groups, group_out, n)
+    y = convolution(b, x, w, [1] * n, dilations, pads, groups)
+    if ctx.has_input(2):
+        y = add_channel_bias(b, y, ctx.value(2))
+    return y
+
+
+def _attributes(ctx: NodeContext, kernel: list[int]):
+    """strides, dilations, output_padding (one per spatial axis) and group."""
+    n = len(kernel)
+    strides = ctx.int_list("strides", [1] * n)
+    dilations = ctx.int_list("dilations", [1] * n)
+    output_padding = ctx.int_list("output_padding", [0] * n)
+    given = ctx.attr("kernel_shape")
+    if given is not None and list(given) != kernel:
+        raise Unsupported(f"kernel_shape={list(given)} differs from the weight's {kernel}")
+    if any(len(v) != n for v in (strides, dilations, output_padding)):
+        raise Unsupported(
+            f"strides={strides}, dilations={dilations} and output_padding={output_padding} "
+            f"need {n} values each"
+        )
+    return strides, dilations, output_padding, int(ctx.attr("group", 1))
+
+
+def _convolution_padding(b: GraphBuilder, x: Value, spans, pads, output_padding):
+    """The zero-stuffed input `x` cropped where the transposed convolution's padding
+    exceeds its window, and the padding of the equivalent convolution (module docstring)."""
+    begins, ends = [], []
+    for axis, (span, pad_begin, pad_end, extra) in enumerate(
+        zip(spans, *pads, output_padding, strict=True)
+    ):
+        before, after = span - 1 - pad_begin, span - 1 + extra - pad_end
+        if before < 0 or after < 0:
+            x = pad_axis(b, x, 2 + axis, min(before, 0), min(after, 0), "constant", 0.0)
+        begins.append(max(before, 0))
+        ends.append(max(after, 0))
+    sizes = dims_of_value(x)[2:]
+    if any(s + a + e < span for s, a, e, span in zip(sizes, begins, ends, spans, strict=True)):
+        raise Unsupported(f"the padding {pads[0] + pads[1]} leaves no output element")
+    return x, (begins, ends)
+
+
+def _pads(ctx: NodeContext, sizes, strides, spans, output_padding) -> tuple[list[int], list[int]]:
+    """(begins, ends): the padding removed from the full output, given by `pads`, or chosen
+    from `output_shape` or `auto_pad=SAME_*` (which, as the spec says, ignore `pads`)."""
+    n = len(sizes)
+    auto_pad = ctx.expect_attr(
+        "auto_pad", ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"), "NOTSET"
+    )
+    output_shape = ctx.attr("output_shape")
+    if output_shape is None and auto_pad in ("NOTSET", "VALID"):
+        pads = ctx.int_list("pads", [0] * 2 * n) if auto_pad == "NOTSET" else [0] * 2 * n
+        if len(pads) != 2 * n:
+            raise Unsupported(f"pads={pads} needs {2 * n} values")
+        return pads[:n], pads[n:]
+    targets = (
+        [size * s for size, s in zip(sizes, strides, strict=True)]
+        if output_shape is None
+        else [int(v) for v in list(output_shape)[-n:]]
+    )
+    if len(targets) != n:
+        raise Unsupported(f"output_shape={list(output_shape)} needs {n} spatial sizes")
+    begins, ends = [], []
+    for size, stride, span, extra, target in zip(
+        sizes, strides, spans, output_padding, targets, strict=True
+    ):
+        total = stride * (size - 1) + extra + span - target
+        if total < 0:  # (a larger output: its last elements are the bias alone)
+            begins.append(0)
+            ends.append(total)
+        elif auto_pad == "SAME_UPPER":
+            begins.append(total // 2)
+            ends.append(total - total // 2)
+        else:
+            begins.append(total - total // 2)
+            ends.append(total // 2)
+    return begins, ends
+
+
+def _stuff_zeros(b: GraphBuilder, x: Value, axis: int, stride: int) -> Value:
+    """`x` with `stride - 1` zeros between consecutive elements along `axis`."""
+    shape = list(dims_of_value(x))
+    size = shape[axis]
+    spread = b.expand_dims(x, [axis + 1])
+    zeros = np.broadcast_to(np.float32(0), [*shape[: axis + 1], stride - 1, *shape[axis + 1 :]])
+    interleaved = b.concat([spread, zeros], axis + 1)
+    merged = b.reshape(interleaved, [*shape[:axis], size * stride, *shape[axis + 1 :]])
+    return axis_slice(b, merged, axis, 0, (size - 1) * stride + 1, 1)
+
+
+def _flipped_per_group(
+    b: GraphBuilder, w: Value, groups: int, group_in: int, group_out: int, n: int
+) -> Value:
+    """A ConvTranspose weight (C, O / groups, kernel...) as the weight of the equivalent
+    convolution (O, C / groups, kernel...): input and output channels swapped within each
+    group, the kernel reversed along every spatial axis."""
+    kernel = list(dims_of_value(w)[2:])
+    grouped = b.reshape(w, [groups, group_in, group_out, *kernel])
+    swapped = b.transpose(grouped, [0, 2, 1, *range(3, 3 + n)])
+    w = b.reshape(swapped, [groups * group_out, group_in, *kernel])
+    for axis, size in enumerate(kernel):
+        if size > 1:
+            w = axis_slice(b, w, 2 + axis, size - 1, -1, -1)
+    return w
+
+
+CONVERTERS = {"ConvTranspose": convert_conv_transpose}
