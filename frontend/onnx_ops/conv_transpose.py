@@ -1,13 +1,23 @@
-"""ConvTranspose (1-D, 2-D and 3-D) as a convolution, which the graph has an op for.
+"""ConvTranspose (1-D, 2-D and 3-D) as convolutions, which the graph has an op for.
 
 A transposed convolution scatters each input element, times the kernel, into the output:
 `y[o] += x[i] * w[k]` where `o = i * stride + k * dilation - pad_begin`. Gathered per output
-element instead, that is a convolution (`conv_pool.convolution`) of the input with
-`stride - 1` zeros inserted between its elements, padded with `(kernel - 1) * dilation -
-pad_begin` zeros before and `(kernel - 1) * dilation + output_padding - pad_end` after
-(negative: cropped), by the kernel flipped along every spatial axis, with its input and
-output channels swapped within each group. The convolution runs at stride 1 over the
-zero-stuffed input: a stride-2 2-D layer does 4 times the multiplications a scatter would.
+element instead, it is a convolution (`conv_pool.convolution`), with the kernel's input and
+output channels swapped within each group (`_swapped_per_group`):
+
+- by phases (`_by_phases`): the output elements `o` whose `o + pad_begin` leaves the same
+  remainder `r` by the stride take the taps `k = r, r + stride, ...` of the kernel and no
+  others, so each phase is a stride-1 convolution of the input by that sub-kernel, reversed;
+  the phases' outputs are interleaved (`_interleaved`, a depth-to-space per axis) and cropped
+  to the output. A stride-2 2-D layer is four convolutions by quarter kernels: the
+  multiplications of the scatter, no more (64 to 32 channels, 4 x 4 kernels, 28 x 28 pixels,
+  2 threads: 0.44 ms, against 0.82 ms zero-stuffed and onnxruntime's 0.34);
+- zero-stuffed (`_zero_stuffed`), where an axis is both strided and dilated (its taps do not
+  split into phases of whole sub-kernels): one convolution of the input with `stride - 1`
+  zeros inserted between its elements, padded with `(kernel - 1) * dilation - pad_begin`
+  zeros before and `(kernel - 1) * dilation + output_padding - pad_end` after (negative:
+  cropped), by the kernel flipped along every spatial axis, at `stride ** n` times the
+  multiplications.
 
 The output size is `stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 -
 pad_begin - pad_end`. `output_shape` (or `auto_pad=SAME_*`: `in * stride`) chooses the padding
@@ -17,6 +27,8 @@ output) adds output elements at the end, which hold the bias alone.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -49,17 +61,97 @@ def convert_conv_transpose(ctx: NodeContext) -> Value:
         )
     spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
     begins, ends = _pads(ctx, list(dims[2:]), strides, spans, output_padding)
-    x = ctx.value(0)
-    for axis, stride in enumerate(strides):
-        if stride > 1:
-            x = _stuff_zeros(b, x, 2 + axis, stride)
-    x, pads = _convolution_padding(b, x, spans, (begins, ends), output_padding)
-    n = rank - 2
-    w = _flipped_per_group(b, ctx.value(1), groups, in_channels // groups, group_out, n)
-    y = convolution(b, x, w, [1] * n, dilations, pads, groups)
+    outs = [
+        s * (size - 1) + extra + span - begin - end
+        for size, s, extra, span, begin, end in zip(
+            dims[2:], strides, output_padding, spans, begins, ends, strict=True
+        )
+    ]
+    if min(outs) < 1:
+        raise Unsupported(f"the padding {begins + ends} leaves no output element")
+    w = _swapped_per_group(b, ctx.value(1), groups, in_channels // groups, group_out)
+    if all(d == 1 for s, d in zip(strides, dilations, strict=True) if s > 1):
+        y = _by_phases(b, ctx.value(0), w, strides, dilations, begins, outs, groups)
+    else:
+        y = _zero_stuffed(
+            b, ctx.value(0), w, strides, dilations, (begins, ends), output_padding, groups
+        )
     if ctx.has_input(2):
         y = add_channel_bias(b, y, ctx.value(2))
     return y
+
+
+def _by_phases(
+    b: GraphBuilder, x: Value, w: Value, strides, dilations, begins, outs, groups: int
+) -> Value:
+    """The transposed convolution as one convolution per output phase (module docstring),
+    interleaved, then cropped to the output: `w` is the swapped weight (O, C / groups,
+    kernel...), the axes with a stride above 1 undilated."""
+    n = len(strides)
+    dims = dims_of_value(x)
+    kernel = list(dims_of_value(w)[2:])
+    counts = [-(-(out + begin) // s) for out, begin, s in zip(outs, begins, strides, strict=True)]
+    phases: dict[tuple[int, ...], Value] = {}
+    for phase in itertools.product(*(range(s) for s in strides)):
+        taps = [len(range(r, k, s)) for r, k, s in zip(phase, kernel, strides, strict=True)]
+        if min(taps) == 0:  # (a kernel narrower than the stride: no tap lands here)
+            phases[phase] = np.broadcast_to(np.float32(0), [dims[0], dims_of_value(w)[0], *counts])
+            continue
+        sub, part = w, x
+        for axis, (r, k, s, j, count) in enumerate(
+            zip(phase, kernel, strides, taps, counts, strict=True)
+        ):
+            sub = axis_slice(b, sub, 2 + axis, r, k, s) if s > 1 else sub
+            sub = axis_slice(b, sub, 2 + axis, j - 1, -1, -1) if j > 1 else sub
+            if count < dims[2 + axis]:
+                part = axis_slice(b, part, 2 + axis, 0, count, 1)
+        phase_dilations = [d if s == 1 else 1 for s, d in zip(strides, dilations, strict=True)]
+        before = [(j - 1) * d for j, d in zip(taps, phase_dilations, strict=True)]
+        after = [max(count - size, 0) for count, size in zip(counts, dims[2:], strict=True)]
+        phases[phase] = convolution(b, part, sub, [1] * n, phase_dilations, (before, after), groups)
+    full = _interleaved(b, phases, strides)
+    shape = dims_of_value(full)
+    stops = [begin + out for begin, out in zip(begins, outs, strict=True)]
+    return b.slice(full, [0, 0, *begins], [*shape[:2], *stops], [1] * (n + 2))
+
+
+def _interleaved(b: GraphBuilder, phases: dict[tuple[int, ...], Value], strides) -> Value:
+    """The outputs of the phases merged: element `q` of phase `(r1, ..., rn)` is element
+    `q * stride + r` of the result along each axis (a depth-to-space per axis, the last
+    first)."""
+    current = phases
+    for axis in reversed(range(len(strides))):
+        merged: dict[tuple[int, ...], Value] = {}
+        for prefix in itertools.product(*(range(s) for s in strides[:axis])):
+            parts = [current[(*prefix, r)] for r in range(strides[axis])]
+            if len(parts) == 1:
+                merged[prefix] = parts[0]
+                continue
+            stacked = b.concat([b.expand_dims(part, [3 + axis]) for part in parts], 3 + axis)
+            shape = list(dims_of_value(stacked))
+            joined = [*shape[: 2 + axis], shape[2 + axis] * shape[3 + axis], *shape[4 + axis :]]
+            merged[prefix] = b.reshape(stacked, joined)
+        current = merged
+    return current[()]
+
+
+def _zero_stuffed(
+    b: GraphBuilder, x: Value, w: Value, strides, dilations, pads, output_padding, groups: int
+) -> Value:
+    """The transposed convolution as one convolution of `x` with zeros between its elements
+    by the flipped kernel (an axis both strided and dilated, whose taps do not split into
+    phases of whole sub-kernels)."""
+    n = len(strides)
+    kernel = list(dims_of_value(w)[2:])
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    for axis, stride in enumerate(strides):
+        if stride > 1:
+            x = _stuff_zeros(b, x, 2 + axis, stride)
+    x, conv_pads = _convolution_padding(b, x, spans, pads, output_padding)
+    for axis, size in enumerate(kernel):
+        if size > 1:
+            w = axis_slice(b, w, 2 + axis, size - 1, -1, -1)
+    return convolution(b, x, w, [1] * n, dilations, conv_pads, groups)
 
 
 def _attributes(ctx: NodeContext, kernel: list[int]):
@@ -145,20 +237,15 @@ def _stuff_zeros(b: GraphBuilder, x: Value, axis: int, stride: int) -> Value:
     return axis_slice(b, merged, axis, 0, (size - 1) * stride + 1, 1)
 
 
-def _flipped_per_group(
-    b: GraphBuilder, w: Value, groups: int, group_in: int, group_out: int, n: int
+def _swapped_per_group(
+    b: GraphBuilder, w: Value, groups: int, group_in: int, group_out: int
 ) -> Value:
-    """A ConvTranspose weight (C, O / groups, kernel...) as the weight of the equivalent
-    convolution (O, C / groups, kernel...): input and output channels swapped within each
-    group, the kernel reversed along every spatial axis."""
+    """A ConvTranspose weight (C, O / groups, kernel...) with its input and output channels
+    swapped within each group: (O, C / groups, kernel...), a convolution's layout."""
     kernel = list(dims_of_value(w)[2:])
     grouped = b.reshape(w, [groups, group_in, group_out, *kernel])
-    swapped = b.transpose(grouped, [0, 2, 1, *range(3, 3 + n)])
-    w = b.reshape(swapped, [groups * group_out, group_in, *kernel])
-    for axis, size in enumerate(kernel):
-        if size > 1:
-            w = axis_slice(b, w, 2 + axis, size - 1, -1, -1)
-    return w
+    swapped = b.transpose(grouped, [0, 2, 1, *range(3, 3 + len(kernel))])
+    return b.reshape(swapped, [groups * group_out, group_in, *kernel])
 
 
 CONVERTERS = {"ConvTranspose": convert_conv_transpose}

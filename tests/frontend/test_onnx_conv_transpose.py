@@ -1,5 +1,6 @@
-"""ConvTranspose, imported as a convolution over the zero-stuffed input by the flipped kernel
-(`frontend/onnx_ops/conv_transpose.py`), against onnxruntime and natively; onnx's own cases
+"""ConvTranspose, imported as one convolution per output phase (or, where an axis is both
+strided and dilated, one over the zero-stuffed input; `frontend/onnx_ops/conv_transpose.py`),
+against onnxruntime and natively; onnx's own cases
 (`test_convtranspose_*`, the pytorch-converted `ConvTranspose2d` ones) run in the backend
 conformance suite."""
 
@@ -28,6 +29,9 @@ CASES = [
     ({"strides": [2, 2], "auto_pad": "SAME_LOWER"}, [1, 2, 3, 4], [2, 2, 3, 3]),
     ({"pads": [3, 0, 0, 3]}, [1, 2, 6, 6], [2, 2, 2, 2]),
     ({"strides": [3], "pads": [1, 2]}, [2, 3, 7], [3, 2, 4]),
+    ({"strides": [3, 3], "pads": [0, 1, 1, 0]}, [1, 2, 3, 4], [2, 2, 2, 2]),
+    ({"strides": [2, 2], "dilations": [2, 1], "pads": [1, 0, 2, 1]}, [1, 2, 4, 5], [2, 3, 3, 2]),
+    ({"strides": [2, 2], "output_padding": [1, 1], "group": 2}, [1, 4, 3, 3], [4, 2, 4, 4]),
     ({"strides": [2, 1, 2], "pads": [1, 0, 1, 0, 1, 1]}, [1, 2, 3, 4, 3], [2, 3, 2, 3, 3]),
 ]
 
