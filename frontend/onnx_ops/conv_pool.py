@@ -38,6 +38,15 @@ def same_pads(sizes, kernel, strides, dilations, lower: bool) -> Pads:
     return begins, ends
 
 
+def window_ints(ctx: NodeContext, name: str, default: list[int], least: int) -> list[int]:
+    """The integer-list attribute `name` (`default` when absent), refused unless each value
+    is at least `least` (1 for strides, dilations and kernel sizes, 0 for padding)."""
+    values = ctx.int_list(name, default)
+    if any(value < least for value in values):
+        raise Unsupported(f"{name}={values} must be {'positive' if least else 'non-negative'}")
+    return values
+
+
 def window_pads(ctx: NodeContext, sizes, kernel, strides, dilations) -> Pads:
     """Explicit padding from `auto_pad` and `pads`."""
     n = len(sizes)
@@ -50,7 +59,7 @@ def window_pads(ctx: NodeContext, sizes, kernel, strides, dilations) -> Pads:
         if not is_static(sizes):
             raise Unsupported(f"auto_pad={auto_pad} needs static spatial sizes, got {fmt(sizes)}")
         return same_pads(sizes, kernel, strides, dilations, lower=auto_pad == "SAME_LOWER")
-    pads = ctx.int_list("pads", [0] * 2 * n)
+    pads = window_ints(ctx, "pads", [0] * 2 * n, least=0)
     if len(pads) != 2 * n:
         raise Unsupported(f"pads={pads} needs {2 * n} values")
     return pads[:n], pads[n:]
@@ -58,8 +67,8 @@ def window_pads(ctx: NodeContext, sizes, kernel, strides, dilations) -> Pads:
 
 def _spatial_params(ctx: NodeContext, kernel: Sequence[int]) -> tuple[list[int], list[int]]:
     n = len(kernel)
-    strides = ctx.int_list("strides", [1] * n)
-    dilations = ctx.int_list("dilations", [1] * n)
+    strides = window_ints(ctx, "strides", [1] * n, least=1)
+    dilations = window_ints(ctx, "dilations", [1] * n, least=1)
     given = ctx.attr("kernel_shape")
     if given is not None and list(given) != list(kernel):
         raise Unsupported(f"kernel_shape={list(given)} differs from the weight's {list(kernel)}")
@@ -76,6 +85,8 @@ def convert_conv(ctx: NodeContext) -> Value:
             f"rank {ctx.rank(1)})"
         )
     kernel = list(ctx.shape(1)[2:])
+    if min(kernel, default=1) < 1:
+        raise Unsupported(f"the weight's kernel {kernel} has no elements")
     strides, dilations = _spatial_params(ctx, kernel)
     pads = window_pads(ctx, ctx.dims(0)[2:], kernel, strides, dilations)
     groups = int(ctx.attr("group", 1))
@@ -178,15 +189,15 @@ def ceil_mode_ends(sizes, kernel, strides, begins, ends) -> list[int]:
 def _pool_window(ctx: NodeContext) -> PoolWindow:
     """The window of a MaxPool or AveragePool over the input's axes from 2 on, `ceil_mode`
     made end padding (`ceil_mode_ends`)."""
-    kernel = ctx.int_list("kernel_shape", [])
+    kernel = window_ints(ctx, "kernel_shape", [], least=1)
     n = len(kernel)
     if n not in (1, 2, 3) or ctx.rank(0) != n + 2:
         raise Unsupported(
             f"only 1-D, 2-D and 3-D pooling is supported (kernel {kernel}, input rank "
             f"{ctx.rank(0)})"
         )
-    strides = ctx.int_list("strides", [1] * n)
-    dilations = ctx.int_list("dilations", [1] * n)
+    strides = window_ints(ctx, "strides", [1] * n, least=1)
+    dilations = window_ints(ctx, "dilations", [1] * n, least=1)
     if len(strides) != n or len(dilations) != n:
         raise Unsupported(f"strides={strides} and dilations={dilations} need {n} values each")
     sizes = ctx.dims(0)[2:]

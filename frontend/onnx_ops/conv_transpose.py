@@ -36,7 +36,11 @@ from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext
-from fusion_compiler.frontend.onnx_ops.conv_pool import add_channel_bias, convolution
+from fusion_compiler.frontend.onnx_ops.conv_pool import (
+    add_channel_bias,
+    convolution,
+    window_ints,
+)
 from fusion_compiler.frontend.onnx_ops.indexing import axis_slice, pad_axis
 from fusion_compiler.frontend.values import Value, dims_of_value
 
@@ -157,9 +161,11 @@ def _zero_stuffed(
 def _attributes(ctx: NodeContext, kernel: list[int]):
     """strides, dilations, output_padding (one per spatial axis) and group."""
     n = len(kernel)
-    strides = ctx.int_list("strides", [1] * n)
-    dilations = ctx.int_list("dilations", [1] * n)
-    output_padding = ctx.int_list("output_padding", [0] * n)
+    strides = window_ints(ctx, "strides", [1] * n, least=1)
+    dilations = window_ints(ctx, "dilations", [1] * n, least=1)
+    output_padding = window_ints(ctx, "output_padding", [0] * n, least=0)
+    if min(kernel, default=1) < 1:
+        raise Unsupported(f"the weight's kernel {kernel} has no elements")
     given = ctx.attr("kernel_shape")
     if given is not None and list(given) != kernel:
         raise Unsupported(f"kernel_shape={list(given)} differs from the weight's {kernel}")
@@ -198,7 +204,9 @@ def _pads(ctx: NodeContext, sizes, strides, spans, output_padding) -> tuple[list
     )
     output_shape = ctx.attr("output_shape")
     if output_shape is None and auto_pad in ("NOTSET", "VALID"):
-        pads = ctx.int_list("pads", [0] * 2 * n) if auto_pad == "NOTSET" else [0] * 2 * n
+        pads = (
+            window_ints(ctx, "pads", [0] * 2 * n, least=0) if auto_pad == "NOTSET" else [0] * 2 * n
+        )
         if len(pads) != 2 * n:
             raise Unsupported(f"pads={pads} needs {2 * n} values")
         return pads[:n], pads[n:]

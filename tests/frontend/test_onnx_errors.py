@@ -273,3 +273,27 @@ def test_an_importer_bug_on_a_valid_model_stays_an_internal_error(make_model, mo
     model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": [4]}, ["y"])
     with pytest.raises(KeyError, match="a bug"):
         import_model(model)
+
+
+@pytest.mark.parametrize(
+    ("op_type", "attrs", "message"),
+    [
+        ("Conv", {"strides": [0, 0, 0]}, "strides=[0, 0, 0] must be positive"),
+        ("Conv", {"auto_pad": "SAME_UPPER", "strides": [0, 1, 1]}, "must be positive"),
+        ("Conv", {"pads": [1, 1, 1, -1, 0, 0]}, "pads=[1, 1, 1, -1, 0, 0] must be non-negative"),
+        ("ConvTranspose", {"dilations": [1, 0, 1]}, "dilations=[1, 0, 1] must be positive"),
+        ("ConvTranspose", {"output_padding": [0, -1, 0]}, "must be non-negative"),
+        ("MaxPool", {"kernel_shape": [2, 0, 2]}, "kernel_shape=[2, 0, 2] must be positive"),
+        ("MaxPool", {"kernel_shape": [2, 2, 2], "strides": [1, 0, 1], "ceil_mode": 1}, "strides"),
+        ("AveragePool", {"kernel_shape": [2, 2, 2], "dilations": [0, 1, 1]}, "dilations"),
+    ],
+)
+def test_window_attributes_out_of_range_are_refused(op_type, attrs, message, make_model):
+    """A stride, dilation or kernel size below 1, or negative padding, is an error at the
+    node (it was a ZeroDivisionError traceback, or imported as nonsense: a dilation of 0)."""
+    inputs = ["x", "w"] if op_type.startswith("Conv") else ["x"]
+    inits = {"w": np.zeros((2, 2, 2, 2, 2), np.float32)} if len(inputs) == 2 else {}
+    node = helper.make_node(op_type, inputs, ["y"], **attrs)
+    model = make_model([node], {"x": [1, 2, 5, 5, 5]}, ["y"], inits, opset=19)
+    (problem,) = _problems(model)
+    assert message in problem
