@@ -9,6 +9,7 @@ and weight layout changes never reach the graph.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +33,7 @@ from fusion_compiler.dialects.resources import EXTERNAL_MIN_BYTES
 from fusion_compiler.dialects.shape_rules import (
     DYN,
     broadcast,
+    fmt,
     is_static,
     normalize_axes,
     normalize_axis,
@@ -52,6 +54,11 @@ from fusion_compiler.frontend.values import (
     row_major_equals,
     ssa_name,
 )
+
+MAX_TENSOR_ELEMENTS = 2**32
+"""The most elements a tensor of an imported graph may have (16 GiB of f32): a model whose
+attributes ask for more (a window of 2**40 elements, a padding of as much) is refused at the
+node, not left to fail allocating."""
 
 WHOLE_AXIS_END = 2**62
 """The slice end that keeps the rest of an axis of dynamic size (numpy clamps it)."""
@@ -90,11 +97,19 @@ class GraphBuilder:
     # --- creating ops --------------------------------------------------------------------------
 
     def emit(self, op: Operation) -> Operation:
-        """Append `op` (verified: a problem of the model is `Unsupported`, not bad IR)."""
+        """Append `op` (verified: a problem of the model is `Unsupported`, not bad IR; so is a
+        result of more than `MAX_TENSOR_ELEMENTS` elements)."""
         try:
             op.verify_()
         except VerifyException as err:
             raise Unsupported(str(err)) from None
+        for result in op.results:
+            dims = result.type.get_shape() if isinstance(result.type, TensorType) else ()
+            if is_static(dims) and math.prod(dims) > MAX_TENSOR_ELEMENTS:
+                raise Unsupported(
+                    f"'{op.name}' would make a tensor of {math.prod(dims)} elements "
+                    f"({fmt(dims)}), more than the {MAX_TENSOR_ELEMENTS} this compiler builds"
+                )
         return self._append(op)
 
     def _append(self, op: Operation) -> Operation:

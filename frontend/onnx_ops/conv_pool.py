@@ -202,6 +202,12 @@ def _pool_window(ctx: NodeContext) -> PoolWindow:
         raise Unsupported(f"strides={strides} and dilations={dilations} need {n} values each")
     sizes = ctx.dims(0)[2:]
     begins, explicit_ends = window_pads(ctx, sizes, kernel, strides, dilations)
+    if ctx.attr("auto_pad", "NOTSET") == "NOTSET" and any(
+        pad >= k for pad, k in zip(begins + explicit_ends, kernel + kernel, strict=True)
+    ):  # (as onnxruntime refuses them: a window could lie wholly in the padding)
+        raise Unsupported(
+            f"padding {begins + explicit_ends} must be smaller than the kernel {kernel}"
+        )
     window = PoolWindow(kernel, strides, dilations, begins, explicit_ends)
     if ctx.expect_attr("ceil_mode", (0, 1), 0):
         if not is_static(sizes):

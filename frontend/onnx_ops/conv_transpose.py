@@ -29,12 +29,13 @@ output) adds output elements at the end, which hold the bias alone.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
 from fusion_compiler.dialects.shape_rules import fmt, is_static
 from fusion_compiler.frontend.errors import Unsupported
-from fusion_compiler.frontend.graph_builder import GraphBuilder
+from fusion_compiler.frontend.graph_builder import MAX_TENSOR_ELEMENTS, GraphBuilder
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.conv_pool import (
     add_channel_bias,
@@ -43,6 +44,10 @@ from fusion_compiler.frontend.onnx_ops.conv_pool import (
 )
 from fusion_compiler.frontend.onnx_ops.indexing import axis_slice, pad_axis
 from fusion_compiler.frontend.values import Value, dims_of_value
+
+MAX_PHASES = 64
+"""The most output phases (the product of the strides) taken as convolutions of their own;
+beyond, a zero-stuffed convolution (one kernel, not one per phase)."""
 
 
 def convert_conv_transpose(ctx: NodeContext) -> Value:
@@ -73,8 +78,15 @@ def convert_conv_transpose(ctx: NodeContext) -> Value:
     ]
     if min(outs) < 1:
         raise Unsupported(f"the padding {begins + ends} leaves no output element")
+    elements = dims[0] * group_out * groups * math.prod(outs)
+    if elements > MAX_TENSOR_ELEMENTS:
+        raise Unsupported(
+            f"the output of {elements} elements (sizes {outs}) is more than the "
+            f"{MAX_TENSOR_ELEMENTS} this compiler builds"
+        )
     w = _swapped_per_group(b, ctx.value(1), groups, in_channels // groups, group_out)
-    if all(d == 1 for s, d in zip(strides, dilations, strict=True) if s > 1):
+    phased = all(d == 1 for s, d in zip(strides, dilations, strict=True) if s > 1)
+    if phased and math.prod(strides) <= MAX_PHASES:
         y = _by_phases(b, ctx.value(0), w, strides, dilations, begins, outs, groups)
     else:
         y = _zero_stuffed(

@@ -39,6 +39,10 @@ def split_sizes(ctx: NodeContext, dim: int) -> list[int]:
         return ctx.int_list("split", [])
     if "num_outputs" in ctx.attrs:
         count = int(ctx.attr("num_outputs"))
+        if count != len(ctx.node.output):
+            raise Unsupported(
+                f"num_outputs={count}, but the node has {len(ctx.node.output)} outputs"
+            )
         chunk = -(-dim // count)
         return [chunk] * (count - 1) + [dim - chunk * (count - 1)]
     count = len(ctx.node.output)
@@ -242,9 +246,9 @@ def _pad_block(
     """The `size` values added before (`start`) or after `x` along `axis`."""
     shape = list(shape_of_value(x))
     dim, block = shape[axis], [*shape[:axis], size, *shape[axis + 1 :]]
-    if mode == "constant":
+    if mode == "constant":  # (a view of one element: a splat constant, whatever its size)
         dtype = x.dtype if isinstance(x, np.ndarray) else np.float32
-        return np.full(block, fill, dtype)
+        return np.broadcast_to(np.array(fill, dtype), block)
     if mode == "edge":
         edge = axis_slice(b, x, axis, 0, 1, 1) if start else axis_slice(b, x, axis, dim - 1, dim, 1)
         return b.broadcast_to(edge, block)

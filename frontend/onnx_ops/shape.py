@@ -110,6 +110,8 @@ def convert_cast(ctx: NodeContext) -> Value:
     to = int(ctx.attr("to", TensorProto.FLOAT))
     if to == TensorProto.STRING:
         raise Unsupported("casting to strings is not supported")
+    if to not in TensorProto.DataType.values() or to == TensorProto.UNDEFINED:
+        raise Unsupported(f"to={to} is not an ONNX tensor element type")
     return _cast(ctx, ctx.value(0), np.dtype(helper.tensor_dtype_to_np_dtype(to)))
 
 

@@ -26,6 +26,9 @@ from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.indexing import axis_slice, pad_axis
 from fusion_compiler.frontend.values import Value
 
+MAX_TAPS = 1024
+"""The longest window along an axis a sliced pool takes (one slice and one op per tap)."""
+
 
 def sliced_pool(ctx: NodeContext, window, average: bool, count_include_pad: bool) -> Value:
     """The MaxPool (or, `average`, AveragePool) of the node, whose `window` (`PoolWindow`:
@@ -33,14 +36,8 @@ def sliced_pool(ctx: NodeContext, window, average: bool, count_include_pad: bool
     input's axes from 2 on."""
     b = ctx.builder
     dims = ctx.dims(0)
-    if not is_static(dims):
-        raise Unsupported(
-            f"a {len(window.kernel)}-D or dilated pooling needs static sizes, got {fmt(dims)}"
-        )
     sizes = list(dims[2:])
-    counts = window.output_sizes(sizes)
-    if min(counts) < 1:
-        raise Unsupported(f"the window {window.spans()} does not fit the padded input")
+    counts = _output_sizes(window, dims)
     divisors = window.divisors(sizes, counts, count_include_pad) if average else None
     if divisors is not None and not divisors.all():
         raise Unsupported(
@@ -65,6 +62,24 @@ def sliced_pool(ctx: NodeContext, window, average: bool, count_include_pad: bool
     if divisors is None:
         return x
     return b.binary(graph.DivOp, x, divisors.reshape([1, 1, *counts]))
+
+
+def _output_sizes(window, dims) -> list[int]:
+    """The output's sizes along the window's axes, refused where the slices cannot make them:
+    dynamic sizes, a window longer than `MAX_TAPS`, or no output."""
+    if not is_static(dims):
+        raise Unsupported(
+            f"a {len(window.kernel)}-D or dilated pooling needs static sizes, got {fmt(dims)}"
+        )
+    if max(window.kernel) > MAX_TAPS:
+        raise Unsupported(
+            f"a window of {window.kernel} takes more than the {MAX_TAPS} slices per axis a "
+            "pooling without its own graph op is made of"
+        )
+    counts = window.output_sizes(list(dims[2:]))
+    if min(counts) < 1:
+        raise Unsupported(f"the window {window.spans()} does not fit the padded input")
+    return counts
 
 
 def window_counts(count: int, stride: int, dilation: int, kernel: int, low: int, high: int):

@@ -135,12 +135,19 @@ def test_ceil_mode_with_auto_pad(make_model, check_model, rng):
 
 
 def test_sliced_pool_errors(make_model):
-    """What the slices cannot take says why: dynamic sizes, a window wholly in padding."""
+    """What the slices cannot take says why: dynamic sizes, padding as large as the kernel
+    (which onnxruntime refuses too), a window that `auto_pad`'s padding holds wholly (an
+    average of nothing)."""
     dynamic = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2])
     with pytest.raises(ModelImportError, match="3-D or dilated pooling needs static sizes"):
         import_model(make_model([dynamic], {"x": ["N", 1, 4, 4, 4]}, ["y"]))
     padded = helper.make_node(
-        "AveragePool", ["x"], ["y"], kernel_shape=[2], dilations=[2], pads=[4, 0]
+        "AveragePool", ["x"], ["y"], kernel_shape=[2], dilations=[2], pads=[2, 0]
     )
-    with pytest.raises(ModelImportError, match="lies wholly in the padding"):
+    with pytest.raises(ModelImportError, match=r"padding \[2, 0\] must be smaller than the kernel"):
         import_model(make_model([padded], {"x": [1, 1, 4]}, ["y"], opset=19))
+    same = helper.make_node(
+        "AveragePool", ["x"], ["y"], kernel_shape=[2], dilations=[3], auto_pad="SAME_UPPER"
+    )
+    with pytest.raises(ModelImportError, match="a window lies wholly in the padding"):
+        import_model(make_model([same], {"x": [1, 1, 1]}, ["y"], opset=19))

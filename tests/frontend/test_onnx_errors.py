@@ -297,3 +297,51 @@ def test_window_attributes_out_of_range_are_refused(op_type, attrs, message, mak
     model = make_model([node], {"x": [1, 2, 5, 5, 5]}, ["y"], inits, opset=19)
     (problem,) = _problems(model)
     assert message in problem
+
+
+@pytest.mark.parametrize(
+    ("node", "shape", "message"),
+    [
+        (helper.make_node("Cast", ["x"], ["y"], to=100), [2, 3], "to=100 is not an ONNX tensor"),
+        (
+            helper.make_node("Split", ["x"], ["y", "z"], axis=1, num_outputs=0),
+            [2, 3],
+            "num_outputs=0, but the node has 2 outputs",
+        ),
+        (
+            helper.make_node("Pad", ["x", "p"], ["y"]),
+            [2, 3],
+            "more than the 4294967296 this compiler builds",
+        ),
+        (
+            helper.make_node(
+                "AveragePool", ["x"], ["y"], kernel_shape=[2, 2, 2], pads=[0, 0, 2**40, 0, 0, 0]
+            ),
+            [1, 1, 4, 4, 4],
+            "padding [0, 0, 1099511627776, 0, 0, 0] must be smaller than the kernel [2, 2, 2]",
+        ),
+        (
+            helper.make_node(
+                "ConvTranspose", ["x", "w"], ["y"], strides=[1, 2**40], pads=[0, 0, 0, 0]
+            ),
+            [1, 2, 4, 4],
+            "more than the 4294967296 this compiler builds",
+        ),
+        (
+            helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2**40]),
+            [1, 1, 4, 4, 4],
+            "more than the 1024 slices per axis",
+        ),
+    ],
+)
+def test_attributes_asking_for_too_much_are_refused(node, shape, message, make_model):
+    """Attribute values found by pushing one integer attribute of valid drawn models out of
+    range: each was a traceback (a KeyError, a ZeroDivisionError, a MemoryError allocating
+    terabytes at import time) and is now an error at the node."""
+    inits = {
+        "Pad": {"p": np.array([0, 0, 0, 2**40], np.int64)},
+        "ConvTranspose": {"w": np.zeros((2, 1, 2, 2), np.float32)},
+    }.get(node.op_type, {})
+    model = make_model([node], {"x": shape}, [node.output[0]], inits, opset=19)
+    (problem,) = _problems(model)
+    assert message in problem
