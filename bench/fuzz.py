@@ -6,9 +6,10 @@ runs a handful of seeds).
     python bench/fuzz.py lit-mutants --start 0 --count 50000 [--chunk 5000] --log LOG
     python bench/fuzz.py onnx-mutants --start 0 --count 20000 [--chunk 5000] --log LOG
     python bench/fuzz.py onnx-graphs --start 0 --count 5000 [--chunk 1000] --log LOG
+    python bench/fuzz.py onnx-attributes --start 0 --count 20000 [--chunk 5000] --log LOG
     python bench/fuzz.py digests --log LOG [--every 20]
     python bench/fuzz.py worker-graphs|worker-mutants|worker-lit-mutants|worker-onnx-mutants|
-        worker-onnx-graphs START COUNT LOG   (one chunk, in-process)
+        worker-onnx-graphs|worker-onnx-attributes START COUNT LOG   (one chunk, in-process)
 
 `graphs`: seed s draws a graph of 5-80 ops (`bench/random_graphs.py`; the count is drawn
 log-uniformly from the seed, so most graphs are small and cheap, and some are large) and
@@ -26,7 +27,10 @@ input or of an example (`bench/fuzz_mutants.py`'s `lit_mutant`) and runs it thro
 input; a bad ending writes it there as `lit_seed*.mlir`, its pipeline in its header.
 `onnx-mutants`: a small ONNX model with bytes set, flipped, inserted, deleted or cut
 (`bench/fuzz_onnx.py`), imported by `fusion-import`; a bad ending writes the file to
-`tests/regressions/onnx/`. `onnx-graphs`: a small valid ONNX model drawn at random
+`tests/regressions/onnx/`. `onnx-attributes`: model s of `onnx-graphs` with one integer
+attribute of one node set out of range (0, negative, 2**40: `fuzz_onnx.attribute_mutant`),
+imported the same way and, if it imports, compiled (a `CompileError` is a fine ending); a bad
+ending writes the model there too. `onnx-graphs`: a small valid ONNX model drawn at random
 (`bench/fuzz_onnx_draw.py`: ops of the importer with attributes the spec allows; checked by
 `bench/fuzz_onnx_graphs.py`), compiled
 and run natively and compared with onnxruntime (a float64 run decides where the two differ);
@@ -201,6 +205,34 @@ def check_onnx_mutant(seed: int) -> dict:
     return record
 
 
+def check_onnx_attribute(seed: int) -> dict:
+    from fuzz_onnx import attribute_mutant, compile_in_process, import_in_process
+
+    record = {"mode": "onnx-attribute", "seed": seed}
+    mutant = attribute_mutant(seed)
+    if mutant is None:
+        return {**record, "status": "ok", "mutations": []}
+    data, record["source"], record["mutations"], to_file = mutant
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"attribute{seed}.onnx"
+        path.write_bytes(data)
+
+        def run() -> dict | None:
+            imported = import_in_process(path, to_file)
+            if imported is not None:
+                return {"fusion-import": imported}
+            compiled = compile_in_process(path)
+            return None if compiled is None else {"compile": compiled}
+
+        outcome = _alarmed(record, run, lambda: _save_onnx(record, data))
+    record["status"] = "fail" if outcome else "ok"
+    if outcome:
+        record.update(error=outcome, regression=_save_onnx(record, data))
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
 def check_onnx_graph(seed: int) -> dict:
     import fuzz_onnx_graphs
 
@@ -256,12 +288,14 @@ _ONNX_SOURCES = None
 
 
 def _save_onnx(record: dict, data: bytes) -> str:
-    """Writes a damaged file `fusion-import` failed on to `tests/regressions/onnx/` (a test
-    from then on), with a note of where it came from beside it."""
+    """Writes a damaged file (or an attribute mutant, `attribute_seed*.onnx`) the compiler
+    failed on to `tests/regressions/onnx/` (a test from then on), with a note of where it
+    came from beside it."""
     ONNX_REGRESSIONS.mkdir(parents=True, exist_ok=True)
-    target = ONNX_REGRESSIONS / f"seed{record['seed']}.onnx"
+    prefix = "attribute_seed" if record["mode"] == "onnx-attribute" else "seed"
+    target = ONNX_REGRESSIONS / f"{prefix}{record['seed']}.onnx"
     target.write_bytes(data)
-    note = f"bench/fuzz.py onnx-mutant seed {record['seed']} of {record['source']}: "
+    note = f"bench/fuzz.py {record['mode']} seed {record['seed']} of {record['source']}: "
     target.with_suffix(".txt").write_text(note + f"{record['mutations']}\n")
     return str(target.relative_to(ROOT))
 
@@ -332,6 +366,8 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
                     record = check_onnx_mutant(seed)
                 elif mode == "onnx-graph":
                     record = check_onnx_graph(seed)
+                elif mode == "onnx-attribute":
+                    record = check_onnx_attribute(seed)
                 else:
                     record = check_mutant(seed, every > 0 and seed % every == 0)
             except WorkerRestart as restart:
@@ -425,7 +461,7 @@ def summary(log: Path) -> None:
     for record in _records(log):
         if record["status"] != "start":
             latest[(record["mode"], record["seed"])] = record
-    for mode in ("graph", "mutant", "lit-mutant", "onnx-mutant", "onnx-graph"):
+    for mode in ("graph", "mutant", "lit-mutant", "onnx-mutant", "onnx-attribute", "onnx-graph"):
         records = [r for (m, _), r in latest.items() if m == mode]
         failed = [r for r in records if r["status"] != "ok"]
         nodes = [r.get("nodes", 0) for r in records]
@@ -451,6 +487,7 @@ def main(argv=None) -> None:
             "lit-mutants",
             "onnx-mutants",
             "onnx-graphs",
+            "onnx-attributes",
             "digests",
             "summary",
             "worker-graphs",
@@ -458,6 +495,7 @@ def main(argv=None) -> None:
             "worker-lit-mutants",
             "worker-onnx-mutants",
             "worker-onnx-graphs",
+            "worker-onnx-attributes",
         ],
     )
     parser.add_argument("numbers", nargs="*")

@@ -1,8 +1,10 @@
-"""Damaged ONNX files: a small model's bytes set, flipped, inserted, deleted or cut; and the
-check that `fusion-import` ends every one of them with a diagnostic (exit status 0 or 1, no
-"internal error", no traceback, no crash, no hang), run in-process like the text mutants
-(`fuzz_mutants.bad_outcome`), writing the module to stdout or, every other seed, to a file
-with its weights file.
+"""Damaged ONNX files: a small model's bytes set, flipped, inserted, deleted or cut
+(`onnx_mutant`), or a valid drawn model with one integer attribute pushed out of range
+(`attribute_mutant`); and the check that `fusion-import` ends every one of them with a
+diagnostic (exit status 0 or 1, no "internal error", no traceback, no crash, no hang), run
+in-process like the text mutants (`fuzz_mutants.bad_outcome`), writing the module to stdout
+or, every other seed, to a file with its weights file. An attribute mutant that imports is
+compiled too, which must end with a `CompileError` if it does not end well.
 
 The models are those the `onnx` package ships for its backend tests (under 200 KB) and the
 static transformer models of `tests/models/`.
@@ -81,3 +83,52 @@ def import_in_process(path: Path, to_file: bool) -> str | None:
             except Exception as exc:  # noqa: BLE001 - that is the bug being looked for
                 return f"escaped: {type(exc).__name__}: {exc}"[:300]
     return bad_outcome(status, out.getvalue(), err.getvalue())
+
+
+OUT_OF_RANGE = (0, -1, -3, 1, 2, 7, 100, 2**40)
+"""The values an attribute mutant gives an integer attribute: zero, negatives, small ones
+that may not fit the node, and sizes no machine holds."""
+
+
+def attribute_mutant(seed: int) -> tuple[bytes, str, list[str], bool] | None:
+    """Model `seed` of `onnx-graphs` (`fuzz_onnx_draw.draw_model`: valid) with one integer
+    attribute of one node set to a value of `OUT_OF_RANGE` (one element of a list), as
+    `onnx_mutant` gives it; None when the model has no integer attribute."""
+    from fuzz_onnx_draw import draw_model
+    from onnx import AttributeProto
+
+    drawn = draw_model(seed)
+    if drawn is None:
+        return None
+    model = drawn[0]
+    rng = random.Random(seed)
+    kinds = (AttributeProto.INT, AttributeProto.INTS)
+    nodes = [n for n in model.graph.node if any(a.type in kinds for a in n.attribute)]
+    if not nodes:
+        return None
+    node = rng.choice(nodes)
+    attribute = rng.choice([a for a in node.attribute if a.type in kinds])
+    value = rng.choice(OUT_OF_RANGE)
+    if attribute.type == AttributeProto.INT:
+        attribute.i = value
+    elif attribute.ints:
+        attribute.ints[rng.randrange(len(attribute.ints))] = value
+    what = f"{node.op_type} {attribute.name} -> {value}"
+    return model.SerializeToString(), f"onnx-graphs seed {seed}", [what], rng.random() < 0.5
+
+
+def compile_in_process(path: Path) -> str | None:
+    """How a compile of the model at `path` ended (None: compiled, or a `CompileError`)."""
+    import onnx
+
+    from fusion_compiler import driver
+    from fusion_compiler.dialects.diagnostics import CompileError
+    from fusion_compiler.frontend.onnx_importer import import_model
+
+    try:
+        driver.compile_module(import_model(onnx.load(str(path))), cache=False)
+    except CompileError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - that is the bug being looked for
+        return f"escaped: {type(exc).__name__}: {exc}"[:300]
+    return None

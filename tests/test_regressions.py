@@ -9,7 +9,8 @@
   (`lit_seed*.mlir`) through `fusion-opt` alone, with the pipeline its header names.
 - `tests/regressions/onnx/*.onnx`: damaged ONNX files (a note beside each says what was done
   to which model); `fusion-import` must end with a diagnostic, printing the module and writing
-  it to a file with its weights (`bench/fuzz_onnx.py`).
+  it to a file with its weights (`bench/fuzz_onnx.py`); an attribute mutant
+  (`attribute_seed*.onnx`) must also compile, or end with a `CompileError`.
 - `tests/regressions/onnx_graphs/*.onnx`: valid ONNX models the compiler got wrong; compiled
   and run natively on the inputs kept beside each (`.npz`), and a static one also from the
   files `fusion-import` writes, compared with the model's outputs computed in float64 (the
@@ -68,6 +69,10 @@ def test_regression_damaged_onnx_ends_with_a_diagnostic(path: Path) -> None:
 
     assert import_in_process(path, to_file=False) is None
     assert import_in_process(path, to_file=True) is None
+    if path.name.startswith("attribute_"):  # (an attribute mutant that imports is compiled)
+        from fuzz_onnx import compile_in_process
+
+        assert compile_in_process(path) is None
 
 
 @pytest.mark.parametrize("path", ONNX_GRAPHS, ids=[p.stem for p in ONNX_GRAPHS])

@@ -53,10 +53,16 @@ def test_graph_mode_checks_each_seed_and_the_digests_across_processes(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("mode", "count", "every"), [("mutants", 6, 5), ("lit-mutants", 12, 6), ("onnx-mutants", 20, 0)]
+    ("mode", "count", "every"),
+    [
+        ("mutants", 6, 5),
+        ("lit-mutants", 12, 6),
+        ("onnx-mutants", 20, 0),
+        ("onnx-attributes", 12, 0),
+    ],
 )
 def test_a_mutant_mode_ends_every_mutant_with_a_diagnostic(tmp_path, mode, count, every):
-    if mode == "onnx-mutants":
+    if mode.startswith("onnx-"):
         pytest.importorskip("onnx")
     log = tmp_path / "mutants.jsonl"
     args = (mode, "--start", "0", "--count", str(count), "--subprocess-every", str(every))
@@ -120,6 +126,17 @@ def test_a_damaged_onnx_file_is_reproducible_and_damaged():
     assert whats and data not in {source.read_bytes() for source in sources}
     names = {onnx_mutant(seed, sources)[1] for seed in range(40)}
     assert any(name.startswith("onnx/backend/test/data/") for name in names)
+
+
+def test_an_attribute_mutant_is_reproducible_and_out_of_range():
+    pytest.importorskip("onnx")
+    from fuzz_onnx import OUT_OF_RANGE, attribute_mutant
+
+    mutants = [attribute_mutant(seed) for seed in range(30)]
+    assert mutants == [attribute_mutant(seed) for seed in range(30)]
+    whats = [m[2][0] for m in mutants if m is not None]
+    assert len(whats) >= 10
+    assert all(int(what.rsplit(" -> ", 1)[1]) in OUT_OF_RANGE for what in whats)
 
 
 def test_seeds_are_reproducible():
