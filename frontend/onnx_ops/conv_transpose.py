@@ -23,7 +23,9 @@ The output size is `stride * (in - 1) + output_padding + (kernel - 1) * dilation
 pad_begin - pad_end`. `output_shape` (or `auto_pad=SAME_*`: `in * stride`) chooses the padding
 from the output size, as ONNX's spec says and onnxruntime 1.32 does: an odd total padding puts
 its extra element at the end for SAME_UPPER, at the start otherwise; a negative one (a larger
-output) adds output elements at the end, which hold the bias alone.
+output) adds output elements at the end, which hold the bias alone. Where SAME's `in * stride`
+outputs exceed the full output (a window shorter than the stride), onnxruntime makes the full
+output instead: that is refused.
 """
 
 from __future__ import annotations
@@ -234,6 +236,11 @@ def _pads(ctx: NodeContext, sizes, strides, spans, output_padding) -> tuple[list
         sizes, strides, spans, output_padding, targets, strict=True
     ):
         total = stride * (size - 1) + extra + span - target
+        if total < 0 and output_shape is None:
+            raise Unsupported(
+                f"auto_pad={auto_pad} with a window of {span} shorter than the stride {stride}: "
+                f"ONNX's spec makes {target} outputs, onnxruntime {target + total}"
+            )
         if total < 0:  # (a larger output: its last elements are the bias alone)
             begins.append(0)
             ends.append(total)
