@@ -8,7 +8,7 @@ the slice of offset `o` holds, at each output position, the element at offset `o
 position's window. The max of the slices is the MaxPool, exactly; their sum, divided by each
 window's count, is the AveragePool (summed by rows of the window rather than in onnxruntime's
 one running sum: the last bits may differ). A window of `k1 x k2 x k3` takes `k1 + k2 + k3`
-slices. Fused, they are a kernel or two that read each window from the padded input.
+slices. Fused, the padding, the slices and their maxima or sums are one kernel.
 
 The output size follows ONNX: `floor` (or, with `ceil_mode`, `ceil`) of
 `(size + pads - span) / stride + 1`, where `span = (kernel - 1) * dilation + 1`, without a
@@ -30,7 +30,9 @@ MAX_TAPS = 1024
 """The longest window along an axis a sliced pool takes (one slice and one op per tap)."""
 
 
-def sliced_pool(ctx: NodeContext, window, average: bool, count_include_pad: bool) -> Value:
+def sliced_pool(
+    ctx: NodeContext, window: PoolWindow, average: bool, count_include_pad: bool
+) -> Value:
     """The MaxPool (or, `average`, AveragePool) of the node, whose `window` (`PoolWindow`:
     kernel, strides, dilations, begin and end padding, ceil_mode already applied) spans the
     input's axes from 2 on."""
@@ -64,7 +66,7 @@ def sliced_pool(ctx: NodeContext, window, average: bool, count_include_pad: bool
     return b.binary(graph.DivOp, x, divisors.reshape([1, 1, *counts]))
 
 
-def _output_sizes(window, dims) -> list[int]:
+def _output_sizes(window: PoolWindow, dims) -> list[int]:
     """The output's sizes along the window's axes, refused where the slices cannot make them:
     dynamic sizes, a window longer than `MAX_TAPS`, or no output."""
     if not is_static(dims):
@@ -82,7 +84,7 @@ def _output_sizes(window, dims) -> list[int]:
     return counts
 
 
-def window_counts(count: int, stride: int, dilation: int, kernel: int, low: int, high: int):
+def _window_counts(count: int, stride: int, dilation: int, kernel: int, low: int, high: int):
     """How many of the taps of each of the `count` windows along an axis fall in
     `[low, high)` (positions in the padded axis)."""
     taps = (np.arange(count) * stride)[:, None] + np.arange(kernel)[None, :] * dilation
@@ -121,7 +123,7 @@ class PoolWindow:
             low = 0 if count_include_pad else begin
             high = begin + size + (self.explicit_ends[axis] if count_include_pad else 0)
             per_axis.append(
-                window_counts(
+                _window_counts(
                     count, self.strides[axis], self.dilations[axis], self.kernel[axis], low, high
                 )
             )
