@@ -764,10 +764,19 @@ def _pure(op: Operation) -> bool:
 
 
 def _used_outside(match: PackedContraction) -> list[Operation]:
-    """The ops of the panel's subscript slice that the rest of the update also uses."""
+    """The ops of the panel's subscript slice that the rest of the update also uses, with the
+    ones of the slice they compute from (a padding mask inlined into the update tests a
+    subscript the panel's load also computes: without its operands, the clone of the test
+    read a value of the packing loop)."""
     inside = {*match.panel_slice, match.panel}
-    return [
+    kept = {
         op
         for op in match.panel_slice
         if any(use.operation not in inside for result in op.results for use in result.uses)
-    ]
+    }
+    for op in reversed(match.panel_slice):  # (an op's operands come before it in the slice)
+        if op in kept:
+            kept.update(
+                operand.owner for operand in op.operands if operand.owner in match.panel_slice
+            )
+    return [op for op in match.panel_slice if op in kept]

@@ -379,3 +379,29 @@ def test_the_strided_broadcasts_of_a_deep_small_plane_are_packed(monkeypatch):
     name = "conv1x1_weights_deep_small_plane"
     _check_scheduled_bits(GRAPHS[name], name)
     assert chosen == [(49, True, 5, 16)]
+
+
+MASKED_PANEL_TILES = (
+    "schedule-kernels{inline=true inline-into-reductions=true prepack=false "
+    "contraction-rows=2 contraction-cols=1}"
+)
+"""A padding inlined into the reduction as masks, the input packed as the panel
+(`bench/fuzz.py onnx-graphs` seed 93176 drew these options)."""
+
+
+@pytest.mark.parametrize(
+    "name", ["conv_stride2_masked", "conv3x3_strided_asymmetric_pad", "conv3x3_dilated"]
+)
+def test_masks_inlined_into_a_packed_reduction_keep_their_subscripts(name):
+    """The masks test subscripts the panel's load computes too: the tile's update recomputes
+    them with every op they come from (the clone read a value of the packing loop, and the
+    kernel did not verify)."""
+    text = (
+        _conv((2, 7, 9), (1, 2), 6, strides=(2, 2), padding=(2, 1, 0, 1))
+        if name == "conv_stride2_masked"
+        else GRAPHS[name]
+    )
+    inputs = _inputs(text, name)
+    (expected,) = _run(text, name, None, inputs)
+    (actual,) = _run(text, name, f"{FUSION_PIPELINE},{MASKED_PANEL_TILES}", inputs)
+    np.testing.assert_array_equal(actual, expected)
