@@ -40,11 +40,12 @@ def sliced_pool(
     dims = ctx.dims(0)
     sizes = list(dims[2:])
     counts = _output_sizes(window, dims)
-    divisors = window.divisors(sizes, counts, count_include_pad) if average else None
-    if divisors is not None and not divisors.all():
-        raise Unsupported(
-            f"a window lies wholly in the padding (pads {window.begins + window.ends})"
+    if not window.divisors(sizes, counts, count_include_pad=False).all():
+        raise Unsupported(  # (a max or a mean of nothing: ONNX does not say what it is)
+            f"a window lies wholly in the padding (pads {window.begins + window.ends}, "
+            f"dilations {window.dilations})"
         )
+    divisors = window.divisors(sizes, counts, count_include_pad) if average else None
     x = ctx.value(0)
     fill = 0.0 if average else float("-inf")
     for axis, (begin, end) in enumerate(zip(window.begins, window.ends, strict=True)):

@@ -136,8 +136,9 @@ def test_ceil_mode_with_auto_pad(make_model, check_model, rng):
 
 def test_sliced_pool_errors(make_model):
     """What the slices cannot take says why: dynamic sizes, padding as large as the kernel
-    (which onnxruntime refuses too), a window that `auto_pad`'s padding holds wholly (an
-    average of nothing)."""
+    (which onnxruntime refuses too), a window that the padding holds wholly: with SAME
+    padding, or with a dilation that steps over the input (a max or an average of nothing,
+    which ONNX leaves undefined: onnxruntime, its float64 run and we gave three answers)."""
     dynamic = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2])
     with pytest.raises(ModelImportError, match="3-D or dilated pooling needs static sizes"):
         import_model(make_model([dynamic], {"x": ["N", 1, 4, 4, 4]}, ["y"]))
@@ -151,3 +152,8 @@ def test_sliced_pool_errors(make_model):
     )
     with pytest.raises(ModelImportError, match="a window lies wholly in the padding"):
         import_model(make_model([same], {"x": [1, 1, 1]}, ["y"], opset=19))
+    skipping = helper.make_node(  # (`bench/fuzz.py onnx-graphs` seed 103020)
+        "MaxPool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 1], pads=[1, 0, 1, 0]
+    )
+    with pytest.raises(ModelImportError, match="a window lies wholly in the padding"):
+        import_model(make_model([skipping], {"x": [2, 3, 1, 4]}, ["y"], opset=19))
