@@ -52,12 +52,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     memory_accesses,
     same_subscripts,
 )
-from fusion_compiler.passes.schedule.contraction_match import (
-    Nest,
-    match_contraction,
-    match_nest,
-    pure_slice,
-)
+from fusion_compiler.passes.schedule.contraction_match import Nest, match_nest, pure_slice
 from fusion_compiler.passes.schedule.contraction_tiles import CACHE_LINE_BYTES
 
 
@@ -392,13 +387,6 @@ def packed_candidates(root: ForOp) -> list[PackedContraction]:
             if _broadcasts_packable(match):
                 found.append(replace(match, packs_broadcasts=True))
     return found
-
-
-def is_contraction(root: ForOp) -> bool:
-    """Whether schedule-contractions recognises the nest rooted at `root` as a contraction it
-    register-tiles, packed or not (a matmul, a convolution; not a row's max or sum, which has
-    no column loop that a vector of one operand runs along)."""
-    return match_contraction(root) is not None or bool(packed_candidates(root))
 
 
 def _broadcasts_packable(match: PackedContraction) -> bool:

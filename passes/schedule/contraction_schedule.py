@@ -562,6 +562,21 @@ def _grouped_plan(root: ForOp, options: TileOptions) -> tuple[PackedContraction,
     return plan
 
 
+def is_contraction(root: ForOp) -> bool:
+    """Whether `_schedule_root` may register-tile the nest rooted at `root`: a contraction it
+    recognises packed or not, or a grouped convolution it splits at its groups (a matmul, a
+    convolution; not a row's max or sum, which has no column loop that a vector of one
+    operand runs along). Which plan it takes, the host's tile model decides."""
+    nest = match_nest(root)
+    if nest is None:
+        return False
+    return (
+        match_contraction(root) is not None
+        or bool(packed_candidates(root))
+        or group_split(nest) is not None
+    )
+
+
 def _schedule_root(root: ForOp, options: TileOptions) -> bool:
     """Tile the contraction nest at `root`, packed if it can be; whether it was one."""
     if match_nest(root) is None:

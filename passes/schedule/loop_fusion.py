@@ -30,9 +30,9 @@ reduction (its iterations run in order, so LLVM cannot vectorise it without reas
 and the other is a parallel loop with `math` ops: fused, softmax's `exp` would run one element
 at a time inside the sum; apart, the `exp` loop is vectorised and the sum reads its results.
 And a loop nest is not fused into a contraction nest that follows it (a top-level nest that
-`contraction_pack_match.is_contraction` recognises before any fusion): the contraction would
-no longer be a perfect nest of its own, which schedule-contractions needs for its register
-tiles. A batched convolution's padding and the convolution both run over the batch: fused,
+`contraction_schedule.is_contraction` recognises before any fusion: a matmul, a convolution,
+grouped or not): the contraction would no longer be a perfect nest of its own, which
+schedule-contractions needs for its register tiles. A batched convolution's padding and the convolution both run over the batch: fused,
 the padding of each image ran inside the convolution's batch loop, and the convolution kept
 its naive loops (a 4 x 192 x 28 x 28 input, 64 filters of 3 x 3, 2 threads, Zen 5: 10.4-15.8
 ms, against 1.9-2.0 ms scheduled). A consumer fused into the contraction (its epilogue) stays
@@ -55,7 +55,7 @@ from fusion_compiler.passes.analysis.loop_access import (
     same_range,
     sliced_dimension,
 )
-from fusion_compiler.passes.schedule.contraction_pack_match import is_contraction
+from fusion_compiler.passes.schedule.contraction_schedule import is_contraction
 
 
 def can_fuse(first: ForOp, second: ForOp) -> bool:

@@ -135,6 +135,9 @@ GRAPHS = {
     "conv_rectangular_kernel": _conv((6, 8, 9), (1, 5), 10, padding=(0, 2, 0, 2)),
     "conv3x3_tiny_plane": _conv((6, 5, 5), (3, 3), 20, (2, 2), (1, 1, 1, 1)),
     "conv3x3_batched": _conv((5, 9, 8), (3, 3), 12, padding=(1, 1, 1, 1), batch=3),
+    "conv3x3_grouped_batched": _conv(
+        (8, 9, 8), (3, 3), 12, padding=(1, 1, 1, 1), groups=4, batch=3
+    ),
     "conv1x1_deep_small_plane": _conv((32, 7, 7), (1, 1), 24),
     "conv3x3_weights_small_plane": _conv_of_weights((40, 7, 7), 24),
     "conv3x3_s2_weights_small_plane": _conv_of_weights((48, 13, 13), 32, stride=2),
@@ -190,15 +193,17 @@ def test_a_matrix_vector_product_by_a_weight_is_register_tiled():
 
 def test_a_batched_convolution_is_register_tiled():
     """The padding of a batch of images is not fused into the convolution's batch loop
-    (`loop_fusion`): the convolution stays a perfect nest, which schedule-contractions
-    register-tiles (before, it kept naive loops: 4 x 192 x 28 x 28, 64 filters, 5-8x as long)."""
+    (`loop_fusion`), a grouped convolution's included: the convolution stays a perfect nest,
+    which schedule-contractions register-tiles (before, it kept naive loops: 4 x 192 x 28 x
+    28, 64 filters, 5-8x as long)."""
     from fusion_compiler.dialects.loop import REGISTER_TILED_ATTR
     from fusion_compiler.driver import PassManager
 
-    module = parse_source(make_context(), GRAPHS["conv3x3_batched"], "batched.mlir")
-    PassManager(PIPELINES["default"]).run(module)
-    kernels = [op for op in module.ops if op.name == "loop.func"]
-    assert [REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels] == [True]
+    for name in ("conv3x3_batched", "conv3x3_grouped_batched"):
+        module = parse_source(make_context(), GRAPHS[name], f"{name}.mlir")
+        PassManager(PIPELINES["default"]).run(module)
+        kernels = [op for op in module.ops if op.name == "loop.func"]
+        assert [REGISTER_TILED_ATTR in kernel.attributes for kernel in kernels] == [True], name
 
 
 SMALL_PLANES = {
