@@ -191,18 +191,12 @@ def check_onnx_mutant(seed: int) -> dict:
         _ONNX_SOURCES = onnx_sources()
     data, source, whats, to_file = onnx_mutant(seed, _ONNX_SOURCES)
     record = {"mode": "onnx-mutant", "seed": seed, "source": source, "mutations": whats}
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"mutant{seed}.onnx"
-        path.write_bytes(data)
-        outcome = _alarmed(
-            record, lambda: import_in_process(path, to_file), lambda: _save_onnx(record, data)
-        )
-    record["status"] = "fail" if outcome else "ok"
-    if outcome:
-        record.update(error={"fusion-import": outcome}, regression=_save_onnx(record, data))
-    record["seconds"] = round(time.perf_counter() - start, 3)
-    return record
+
+    def run(path: Path) -> dict | None:
+        imported = import_in_process(path, to_file)
+        return None if imported is None else {"fusion-import": imported}
+
+    return _check_onnx_file(record, data, run)
 
 
 def check_onnx_attribute(seed: int) -> dict:
@@ -213,19 +207,25 @@ def check_onnx_attribute(seed: int) -> dict:
     if mutant is None:
         return {**record, "status": "ok", "mutations": []}
     data, record["source"], record["mutations"], to_file = mutant
+
+    def run(path: Path) -> dict | None:
+        imported = import_in_process(path, to_file)
+        if imported is not None:
+            return {"fusion-import": imported}
+        compiled = compile_in_process(path)
+        return None if compiled is None else {"compile": compiled}
+
+    return _check_onnx_file(record, data, run)
+
+
+def _check_onnx_file(record: dict, data: bytes, run: Callable[[Path], dict | None]) -> dict:
+    """`record` completed with how `run` ended on the ONNX file of `data` (None: well, or
+    with a diagnostic); a bad ending writes the file to `tests/regressions/onnx/`."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"attribute{seed}.onnx"
+        path = Path(tmp) / f"{record['mode']}{record['seed']}.onnx"
         path.write_bytes(data)
-
-        def run() -> dict | None:
-            imported = import_in_process(path, to_file)
-            if imported is not None:
-                return {"fusion-import": imported}
-            compiled = compile_in_process(path)
-            return None if compiled is None else {"compile": compiled}
-
-        outcome = _alarmed(record, run, lambda: _save_onnx(record, data))
+        outcome = _alarmed(record, lambda: run(path), lambda: _save_onnx(record, data))
     record["status"] = "fail" if outcome else "ok"
     if outcome:
         record.update(error=outcome, regression=_save_onnx(record, data))

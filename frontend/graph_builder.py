@@ -105,9 +105,10 @@ class GraphBuilder:
             raise Unsupported(str(err)) from None
         for result in op.results:
             dims = result.type.get_shape() if isinstance(result.type, TensorType) else ()
-            if is_static(dims) and math.prod(dims) > MAX_TENSOR_ELEMENTS:
+            elements = math.prod(dims) if is_static(dims) else 0
+            if elements > MAX_TENSOR_ELEMENTS:
                 raise Unsupported(
-                    f"'{op.name}' would make a tensor of {math.prod(dims)} elements "
+                    f"'{op.name}' would make a tensor of {elements} elements "
                     f"({fmt(dims)}), more than the {MAX_TENSOR_ELEMENTS} this compiler builds"
                 )
         return self._append(op)

@@ -65,8 +65,12 @@ def window_pads(ctx: NodeContext, sizes, kernel, strides, dilations) -> Pads:
     return pads[:n], pads[n:]
 
 
-def _spatial_params(ctx: NodeContext, kernel: Sequence[int]) -> tuple[list[int], list[int]]:
+def spatial_params(ctx: NodeContext, kernel: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The strides and dilations of a convolution (or a transposed one) whose weight has the
+    spatial sizes `kernel`, checked with `kernel_shape`."""
     n = len(kernel)
+    if min(kernel, default=1) < 1:
+        raise Unsupported(f"the weight's kernel {list(kernel)} has no elements")
     strides = window_ints(ctx, "strides", [1] * n, least=1)
     dilations = window_ints(ctx, "dilations", [1] * n, least=1)
     given = ctx.attr("kernel_shape")
@@ -85,9 +89,7 @@ def convert_conv(ctx: NodeContext) -> Value:
             f"rank {ctx.rank(1)})"
         )
     kernel = list(ctx.shape(1)[2:])
-    if min(kernel, default=1) < 1:
-        raise Unsupported(f"the weight's kernel {kernel} has no elements")
-    strides, dilations = _spatial_params(ctx, kernel)
+    strides, dilations = spatial_params(ctx, kernel)
     pads = window_pads(ctx, ctx.dims(0)[2:], kernel, strides, dilations)
     groups = int(ctx.attr("group", 1))
     y = convolution(ctx.builder, ctx.value(0), ctx.value(1), strides, dilations, pads, groups)

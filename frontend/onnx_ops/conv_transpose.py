@@ -42,6 +42,7 @@ from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.onnx_ops.conv_pool import (
     add_channel_bias,
     convolution,
+    spatial_params,
     window_ints,
 )
 from fusion_compiler.frontend.onnx_ops.indexing import axis_slice, pad_axis
@@ -91,8 +92,9 @@ def convert_conv_transpose(ctx: NodeContext) -> Value:
     if phased and math.prod(strides) <= MAX_PHASES:
         y = _by_phases(b, ctx.value(0), w, strides, dilations, begins, outs, groups)
     else:
+        pads = (begins, ends)
         y = _zero_stuffed(
-            b, ctx.value(0), w, strides, dilations, (begins, ends), output_padding, groups
+            b, ctx.value(0), w, strides, dilations, spans, pads, output_padding, groups
         )
     if ctx.has_input(2):
         y = add_channel_bias(b, y, ctx.value(2))
@@ -154,14 +156,13 @@ def _interleaved(b: GraphBuilder, phases: dict[tuple[int, ...], Value], strides)
 
 
 def _zero_stuffed(
-    b: GraphBuilder, x: Value, w: Value, strides, dilations, pads, output_padding, groups: int
+    b: GraphBuilder, x: Value, w: Value, strides, dilations, spans, pads, output_padding, groups
 ) -> Value:
     """The transposed convolution as one convolution of `x` with zeros between its elements
     by the flipped kernel (an axis both strided and dilated, whose taps do not split into
     phases of whole sub-kernels)."""
     n = len(strides)
     kernel = list(dims_of_value(w)[2:])
-    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
     for axis, stride in enumerate(strides):
         if stride > 1:
             x = _stuff_zeros(b, x, 2 + axis, stride)
@@ -174,20 +175,10 @@ def _zero_stuffed(
 
 def _attributes(ctx: NodeContext, kernel: list[int]):
     """strides, dilations, output_padding (one per spatial axis) and group."""
-    n = len(kernel)
-    strides = window_ints(ctx, "strides", [1] * n, least=1)
-    dilations = window_ints(ctx, "dilations", [1] * n, least=1)
-    output_padding = window_ints(ctx, "output_padding", [0] * n, least=0)
-    if min(kernel, default=1) < 1:
-        raise Unsupported(f"the weight's kernel {kernel} has no elements")
-    given = ctx.attr("kernel_shape")
-    if given is not None and list(given) != kernel:
-        raise Unsupported(f"kernel_shape={list(given)} differs from the weight's {kernel}")
-    if any(len(v) != n for v in (strides, dilations, output_padding)):
-        raise Unsupported(
-            f"strides={strides}, dilations={dilations} and output_padding={output_padding} "
-            f"need {n} values each"
-        )
+    strides, dilations = spatial_params(ctx, kernel)
+    output_padding = window_ints(ctx, "output_padding", [0] * len(kernel), least=0)
+    if len(output_padding) != len(kernel):
+        raise Unsupported(f"output_padding={output_padding} needs {len(kernel)} values")
     return strides, dilations, output_padding, int(ctx.attr("group", 1))
 
 

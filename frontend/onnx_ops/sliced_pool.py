@@ -40,12 +40,13 @@ def sliced_pool(
     dims = ctx.dims(0)
     sizes = list(dims[2:])
     counts = _output_sizes(window, dims)
-    if not window.divisors(sizes, counts, count_include_pad=False).all():
+    covered = window.divisors(sizes, counts, count_include_pad=False)
+    if not covered.all():
         raise Unsupported(  # (a max or a mean of nothing: ONNX does not say what it is)
             f"a window lies wholly in the padding (pads {window.begins + window.ends}, "
             f"dilations {window.dilations})"
         )
-    divisors = window.divisors(sizes, counts, count_include_pad) if average else None
+    divisors = window.divisors(sizes, counts, count_include_pad) if count_include_pad else covered
     x = ctx.value(0)
     fill = 0.0 if average else float("-inf")
     for axis, (begin, end) in enumerate(zip(window.begins, window.ends, strict=True)):
@@ -62,7 +63,7 @@ def sliced_pool(
             pooled = piece if pooled is None else b.binary(combine, pooled, piece)
         assert pooled is not None
         x = pooled
-    if divisors is None:
+    if not average:
         return x
     return b.binary(graph.DivOp, x, divisors.reshape([1, 1, *counts]))
 
