@@ -489,12 +489,6 @@ EXCLUDED: dict[str, str] = {
     "Unsqueeze: the axes must be known at import time, but it is computed at run time": """
         test_unsqueeze*
     """,
-    "zero-size tensors: legalize-ops does not support them": """
-        test_causal_conv_with_state_kernel_size_one_expanded test_rotary_embedding_3d_input_expanded
-        test_rotary_embedding_expanded test_rotary_embedding_interleaved_expanded
-        test_rotary_embedding_no_position_ids_expanded
-        test_rotary_embedding_no_position_ids_interleaved_expanded
-    """,
     # --- Element types: only float32, int64, int32 and bool tensors are computed at run time ---
     "optional or sequence inputs: only tensors are supported": """
         test_identity_opt test_identity_sequence test_loop13* test_loop16*

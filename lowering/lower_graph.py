@@ -280,7 +280,8 @@ class _EntryBuilder:
             operands = [self.buffer_of[v] for v in (*call.inputs, *call.outputs)]
             self._emit(loop.CallOp(call.callee, operands), call)
         for source, target in copies:
-            self._emit_copy(source, target)
+            if _element_count(source):  # (an empty result: nothing to copy)
+                self._emit_copy(source, target)
         return entry
 
     def _bind_outputs(self, results: list[SSAValue], entry: loop.FuncOp) -> list:

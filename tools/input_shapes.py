@@ -19,6 +19,6 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
         raise argparse.ArgumentTypeError(
             f"dimensions must be integers like 1x3x224x224, got '{dims}'"
         ) from None
-    if any(d < 1 for d in shape):  # an empty input is never what a model is run on
-        raise argparse.ArgumentTypeError(f"dimensions must be at least 1, got '{dims}'")
+    if any(d < 0 for d in shape):  # (0 is a size: a decoder's empty key/value cache)
+        raise argparse.ArgumentTypeError(f"dimensions must be 0 or more, got '{dims}'")
     return name, shape

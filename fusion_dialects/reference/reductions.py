@@ -5,6 +5,7 @@ An empty `axes` reduces every axis, as ONNX's default and `shape_rules.reduce` d
 Sums and means accumulate in float64 and round once to float32.
 """
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,13 +38,23 @@ def reduce_sum(x: npt.ArrayLike, axes: Sequence[int], keepdims: bool = False) ->
 
 
 def reduce_mean(x: npt.ArrayLike, axes: Sequence[int], keepdims: bool = False) -> F32Array:
-    """Mean over `axes` (all axes when empty); reduced dims stay as size 1 when `keepdims`."""
+    """Mean over `axes` (all axes when empty); reduced dims stay as size 1 when `keepdims`.
+    The mean of no elements is NaN (0 / 0; ONNX leaves it undefined)."""
     x64 = as_f64(x)
-    return to_f32(x64.mean(axis=_reduced_axes(axes, x64.ndim), keepdims=keepdims))
+    reduced = _reduced_axes(axes, x64.ndim)
+    total = x64.sum(axis=reduced, keepdims=keepdims)
+    count = math.prod(x64.shape[axis] for axis in reduced)
+    if count == 0:  # (NaN, not 0 / 0, whose sign bit the machine sets)
+        return to_f32(np.full_like(total, np.nan))
+    return to_f32(total / count)
 
 
 def reduce_max(x: npt.ArrayLike, axes: Sequence[int], keepdims: bool = False) -> F32Array:
     """Maximum over `axes` (all axes when empty); reduced dims stay as size 1 when `keepdims`.
-    A NaN among the reduced elements gives NaN."""
+    A NaN among the reduced elements gives NaN; the maximum of no elements is -inf (ONNX's
+    ReduceMax of an empty set)."""
     x64 = as_f64(x)
-    return to_f32(np.max(x64, axis=_reduced_axes(axes, x64.ndim), keepdims=keepdims))
+    reduced = _reduced_axes(axes, x64.ndim)
+    if x64.size == 0:
+        return to_f32(np.max(x64, axis=reduced, keepdims=keepdims, initial=-np.inf))
+    return to_f32(np.max(x64, axis=reduced, keepdims=keepdims))

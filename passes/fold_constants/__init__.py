@@ -3,7 +3,8 @@ and inference batch norm folded into the weights of the contraction before it.
 
 The pass is split by concern: `elements` reads constants as numpy arrays and builds dense
 attributes from array bytes; `evaluate` folds an op whose operands are all constants with the
-reference semantics; `batch_norm` folds batch norms into convolutions and matmuls.
+reference semantics; `empty` folds the ops of tensors with no elements; `batch_norm` folds
+batch norms into convolutions and matmuls.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from fusion_compiler.passes.fold_constants.batch_norm import (
     DecomposeBatchNormPattern,
     FoldBatchNormPattern,
 )
+from fusion_compiler.passes.fold_constants.empty import FoldEmptyTensorsPattern
 from fusion_compiler.passes.fold_constants.evaluate import FoldConstantOpPattern
 
 __all__ = ["FoldConstantsPass"]
@@ -47,6 +49,10 @@ class FoldConstantsPass(ModulePass):
       by an add of a per-channel constant; any other batch norm with constant parameters
       becomes a multiply and an add of per-channel constants (`batch_norm.py`); the results
       change by float32 rounding only;
+    - a tensor of static shape with no elements counts as a constant (`empty.py`): an op
+      whose results are all empty becomes empty constants, an op of empty tensors and
+      constants is evaluated (a sum over nothing 0, a max -inf, a mean NaN, a matmul over an
+      empty k zeros), and a concat or split drops its empty operands or pieces;
     - constants left without a user by a fold are erased; other ops are untouched; new
       constants take the location of the op they replace; the output is deterministic.
 
@@ -64,6 +70,7 @@ class FoldConstantsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [
             FoldConstantOpPattern(self.growth_limit),
+            FoldEmptyTensorsPattern(self.growth_limit),
             FoldBatchNormPattern(),
             DecomposeBatchNormPattern(),
         ]

@@ -7,9 +7,11 @@ evaluator computes for the unfolded op.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from fusion_compiler.dialects import graph
@@ -45,14 +47,20 @@ def is_foldable(op: Operation, growth_limit: int) -> bool:
 # --- evaluation ------------------------------------------------------------------------------------
 
 
-def evaluate_op(op: Operation) -> list[np.ndarray] | None:
-    """The values of the results of a foldable `op`, or None when the reference semantics
+def evaluate_op(
+    op: Operation, other: Callable[[SSAValue], np.ndarray] | None = None
+) -> list[np.ndarray] | None:
+    """The values of the results of a foldable `op` (its operands constants, or values
+    `other` gives: the empty tensors of `empty.py`), or None when the reference semantics
     refuse its operands or give results that do not fit its result types."""
-    arrays = [array_of(operand) for operand in op.operands]
+    arrays = [
+        array_of(operand) if other is None or constant_of(operand) is not None else other(operand)
+        for operand in op.operands
+    ]
     try:
         with np.errstate(all="ignore"):  # inf and nan are values, as in the kernels
             results = OP_SEMANTICS[type(op)](op, arrays)
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, ArithmeticError):
         return None
     results = results if isinstance(results, list) else [results]
     types = [r.type for r in op.results]

@@ -30,7 +30,8 @@ class LegalizeOpsPass(ModulePass):
     Pre-conditions: graph-level `func.func`s whose graph ops work on statically shaped,
     non-empty tensors of `f32`, `i64`, `i32` or `i1` elements (any other operand or result
     type is an error naming the op; a dynamic dimension or shape computation is an error
-    naming the argument or op: `specialize-shapes` comes first).
+    naming the argument or op: `specialize-shapes` comes first; fold-constants folds the ops
+    of empty tensors away).
 
     Post-conditions: every graph compute op (the DESIGN table, `graph.constant` and
     `graph.call_loop` aside) outside composite functions (`graph.composite`, `graph.codegen`:

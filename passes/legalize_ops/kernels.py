@@ -66,7 +66,9 @@ def unsupported_reason(typ: Attribute) -> str | None:
     if any(size < 0 for size in shape):
         return f"{typ} has a dynamic dimension; only static shapes are supported"
     if any(size == 0 for size in shape):
-        return f"{typ} has no elements; zero-size tensors are not supported"
+        return (
+            f"{typ} has no elements; zero-size tensors must be folded away first (fold-constants)"
+        )
     return None
 
 
