@@ -8,9 +8,10 @@ an empty axis 0, a max -inf: the reference semantics); a concat drops its empty 
 (a decoder's key/value cache at the first step, `concat(past[.., 0, ..], new)`) and a split
 its empty pieces (a rotary embedding over the whole head: nothing passes through). No kernel
 ever sees an empty tensor: an empty function argument is simply not read, an empty result
-is returned as the empty constant. What is left (an op that mixes an empty tensor with a
-run-time one into a non-empty result, other than a concat) is refused by legalize-ops, which
-names it.
+is returned as the empty constant. The graph's verifiers leave little else (a broadcast
+with an empty operand is empty; a gather from an empty axis does not verify); an evaluation
+the reference semantics refuse, or a result beyond the growth limit that is not uniform,
+stays, and legalize-ops refuses it by name.
 """
 
 from __future__ import annotations

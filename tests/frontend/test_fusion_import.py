@@ -125,13 +125,18 @@ def test_not_a_model_and_missing_file(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("x=1x3x224x224", ("x", (1, 3, 224, 224))), ("a=b=4", ("a=b", (4,))), ("s=", ("s", ()))],
+    [
+        ("x=1x3x224x224", ("x", (1, 3, 224, 224))),
+        ("a=b=4", ("a=b", (4,))),
+        ("s=", ("s", ())),
+        ("past=1x2x0x4", ("past", (1, 2, 0, 4))),  # (an empty key/value cache)
+    ],
 )
 def test_parse_input_shape(text, expected):
     assert parse_input_shape(text) == expected
 
 
-@pytest.mark.parametrize("bad", ["x", "x=1xa", "=3", "x=-1", "x=0x3"])
+@pytest.mark.parametrize("bad", ["x", "x=1xa", "=3", "x=-1", "x=2x-3"])
 def test_bad_input_shape_is_a_usage_error(bad, conv_model, capsys):
     with pytest.raises(SystemExit) as info:
         main([str(conv_model), "--input-shape", bad])
