@@ -96,10 +96,16 @@ def _relu(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
 
 
 def _sigmoid(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
-    """`1 / (1 + exp(-x))`."""
-    exp = kb.arith(math.ExpOp, kb.arith(arith.NegfOp, x))
+    """`s = t / (1 + t)` with `t = exp(-|x|)` (that is `sigmoid(-|x|)`, at most 0.5 and
+    accurate to its own ulps), and `1 - s` where x >= 0. `1 / (1 + exp(-x))` rounded
+    `1 + exp(-x)` to 1 above x = 16.6, and gave 1.0 where the float32 sigmoid is 0.99999994
+    (up to x = 17.3): an ulp, which a cast to an integer turns into 1 (`onnx-graphs` seed
+    106723: Sigmoid then Cast)."""
     one = kb.f32(1.0)
-    return kb.arith(arith.DivfOp, one, kb.arith(arith.AddfOp, one, exp))
+    t = kb.exp_no_overflow(kb.arith(arith.NegfOp, kb.arith(math.AbsFOp, x)))  # (-|x| <= 0)
+    s = kb.arith(arith.DivfOp, t, kb.arith(arith.AddfOp, one, t))
+    positive = kb.arith(arith.CmpfOp, x, kb.f32(0.0), "oge")  # (false for NaN: s is NaN)
+    return kb.arith(arith.SelectOp, positive, kb.arith(arith.SubfOp, one, s), s)
 
 
 ERFC_POLY = (
