@@ -10,7 +10,8 @@ reference evaluator where onnxruntime has no double kernel): if ours agrees with
 difference is onnxruntime's rounding, not ours. A quarter of the models (`DYNAMIC_SHARE`)
 have dynamic dimensions: their first input's batch, its last dimension or both are
 parameters, and the compiled model runs at the drawn sizes and at others (`other_sizes`),
-compiled for each. Every third
+compiled for each; half of those with a dynamic batch also at a batch of 0
+(`empty_batch`), where onnxruntime runs it. Every third
 static model (`COMMAND_LINE_EVERY`) is also compiled as the command line does, from the
 `.mlir` file and weights file `fusion-import` writes, and must compute the same bits; every
 fifth that passes (`SCHEDULE_OPTIONS_EVERY`) is compiled again with `schedule-kernels`
@@ -250,8 +251,23 @@ def checked_case(seed: int):
     if choice.random() < DYNAMIC_SHARE:
         rank = len(next(iter(inputs.values())).shape)
         axes = choice.choice([(0,), (0,), (0,), (0,), (-1,), (0, -1)]) if rank > 1 else (0,)
-        return with_dynamic_dims(model, axes), [inputs, other_sizes(inputs, axes, seed)], ops
+        input_sets = [inputs, other_sizes(inputs, axes, seed)]
+        if 0 in axes and choice.random() < EMPTY_BATCH_SHARE:
+            input_sets.append(empty_batch(inputs))
+        return with_dynamic_dims(model, axes), input_sets, ops
     return model, [inputs], ops
+
+
+EMPTY_BATCH_SHARE = 0.5
+"""The share of models with a dynamic batch run at a batch of 0 too (`empty_batch`), where
+onnxruntime runs them: every op then meets an empty tensor, which fold-constants folds."""
+
+
+def empty_batch(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The inputs with the first one's batch 0."""
+    first, *rest = inputs
+    shape = (0, *inputs[first].shape[1:])
+    return {first: np.zeros(shape, np.float32)} | {name: inputs[name] for name in rest}
 
 
 COMMAND_LINE_EVERY = 3
