@@ -163,7 +163,8 @@ func.func @case(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// A rank-0 tensor: no loops at all; sigmoid = 1 / (1 + exp(-x)).
+// A rank-0 tensor: no loops at all; sigmoid = 1 - s where x >= 0, else s, with
+// s = t / (1 + t) and t = exp(-|x|) (never above 0: the exp without overflow handling).
 
 func.func @case(%x: tensor<f32>) -> tensor<f32> {
   %y = graph.sigmoid %x : tensor<f32>
@@ -173,10 +174,15 @@ func.func @case(%x: tensor<f32>) -> tensor<f32> {
 // CHECK-LABEL: loop.func @sigmoid(
 // CHECK-SAME:      %[[IN:.*]]: memref<f32>) outs(%[[OUT:.*]]: memref<f32>) {
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[X:.*]] = memref.load %[[IN]][] : memref<f32>
-// CHECK-NEXT:    %[[N:.*]] = arith.negf %[[X]] : f32
-// CHECK-NEXT:    %[[E:.*]] = math.exp %[[N]] : f32
-// CHECK-NEXT:    %[[D:.*]] = arith.addf %[[ONE]], %[[E]] : f32
-// CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[D]] : f32
+// CHECK-NEXT:    %[[A:.*]] = math.absf %[[X]] : f32
+// CHECK-NEXT:    %[[N:.*]] = arith.negf %[[A]] : f32
+// CHECK-NEXT:    %[[T:.*]] = math.exp %[[N]] {fusion.exp_no_overflow} : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.addf %[[ONE]], %[[T]] : f32
+// CHECK-NEXT:    %[[S:.*]] = arith.divf %[[T]], %[[D]] : f32
+// CHECK-NEXT:    %[[P:.*]] = arith.cmpf oge, %[[X]], %[[ZERO]] : f32
+// CHECK-NEXT:    %[[U:.*]] = arith.subf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[P]], %[[U]], %[[S]] : f32
 // CHECK-NEXT:    memref.store %[[R]], %[[OUT]][] : memref<f32>
 // CHECK-NEXT:    loop.return
