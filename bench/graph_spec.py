@@ -70,6 +70,9 @@ UNARY = {
     "log": graph.LogOp,
     "sqrt": graph.SqrtOp,
     "rsqrt": graph.RsqrtOp,
+    "sin": graph.SinOp,
+    "cos": graph.CosOp,
+    "atan": graph.AtanOp,
 }
 BINARY = {
     "add": graph.AddOp,

@@ -36,8 +36,11 @@ NODES = (2, 8)
 EXP_INPUT_BOUND = 6.0
 """exp only of values known to lie in [-6, 6], so nothing overflows or loses its scale."""
 CLIP_BOUNDS = ((0.0, 6.0), (-0.5, 0.5), (-1.0, 0.25), (0.0, 0.0))
-SAFE_UNARY = ("relu", "sigmoid", "tanh", "neg", "abs", "gelu", "gelu_tanh", "silu", "erf")
-UNARY_BOUND = {"sigmoid": 1.0, "tanh": 1.0, "erf": 1.0}
+SAFE_UNARY = (
+    *("relu", "sigmoid", "tanh", "neg", "abs", "gelu", "gelu_tanh", "silu", "erf"),
+    *("sin", "cos", "atan"),
+)
+UNARY_BOUND = {"sigmoid": 1.0, "tanh": 1.0, "erf": 1.0, "sin": 1.0, "cos": 1.0, "atan": 1.6}
 
 dims = st.integers(1, 6)
 

@@ -25,6 +25,21 @@ _UNARY: dict[str, type[Operation]] = {
     "Erf": graph.ErfOp,
     "Neg": graph.NegOp,
     "Abs": graph.AbsOp,
+    "Sin": graph.SinOp,
+    "Cos": graph.CosOp,
+    "Tan": graph.TanOp,
+    "Asin": graph.AsinOp,
+    "Acos": graph.AcosOp,
+    "Atan": graph.AtanOp,
+    "Sinh": graph.SinhOp,
+    "Cosh": graph.CoshOp,
+    "Asinh": graph.AsinhOp,
+    "Acosh": graph.AcoshOp,
+    "Atanh": graph.AtanhOp,
+    "Floor": graph.FloorOp,
+    "Ceil": graph.CeilOp,
+    "Round": graph.RoundOp,
+    "Sign": graph.SignOp,
 }
 
 _BINARY: dict[str, type[graph.BinaryBroadcastOp]] = {

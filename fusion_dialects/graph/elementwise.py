@@ -115,6 +115,111 @@ class SiluOp(UnaryElementwiseOp):
 
 
 @irdl_op_definition
+class SinOp(UnaryElementwiseOp):
+    """Sine (radians)."""
+
+    name = "graph.sin"
+
+
+@irdl_op_definition
+class CosOp(UnaryElementwiseOp):
+    """Cosine (radians)."""
+
+    name = "graph.cos"
+
+
+@irdl_op_definition
+class TanOp(UnaryElementwiseOp):
+    """Tangent (radians)."""
+
+    name = "graph.tan"
+
+
+@irdl_op_definition
+class AsinOp(UnaryElementwiseOp):
+    """Arcsine: NaN outside [-1, 1]."""
+
+    name = "graph.asin"
+
+
+@irdl_op_definition
+class AcosOp(UnaryElementwiseOp):
+    """Arccosine: NaN outside [-1, 1]."""
+
+    name = "graph.acos"
+
+
+@irdl_op_definition
+class AtanOp(UnaryElementwiseOp):
+    """Arctangent."""
+
+    name = "graph.atan"
+
+
+@irdl_op_definition
+class SinhOp(UnaryElementwiseOp):
+    """Hyperbolic sine."""
+
+    name = "graph.sinh"
+
+
+@irdl_op_definition
+class CoshOp(UnaryElementwiseOp):
+    """Hyperbolic cosine."""
+
+    name = "graph.cosh"
+
+
+@irdl_op_definition
+class AsinhOp(UnaryElementwiseOp):
+    """Inverse hyperbolic sine."""
+
+    name = "graph.asinh"
+
+
+@irdl_op_definition
+class AcoshOp(UnaryElementwiseOp):
+    """Inverse hyperbolic cosine: NaN below 1."""
+
+    name = "graph.acosh"
+
+
+@irdl_op_definition
+class AtanhOp(UnaryElementwiseOp):
+    """Inverse hyperbolic tangent: ±inf at ±1, NaN beyond."""
+
+    name = "graph.atanh"
+
+
+@irdl_op_definition
+class FloorOp(UnaryElementwiseOp):
+    """The largest integer not above x."""
+
+    name = "graph.floor"
+
+
+@irdl_op_definition
+class CeilOp(UnaryElementwiseOp):
+    """The smallest integer not below x."""
+
+    name = "graph.ceil"
+
+
+@irdl_op_definition
+class RoundOp(UnaryElementwiseOp):
+    """The nearest integer, halves to even (ONNX's Round, numpy's `rint`)."""
+
+    name = "graph.round"
+
+
+@irdl_op_definition
+class SignOp(UnaryElementwiseOp):
+    """-1, 0 or 1 by the sign of x (+0 at -0, NaN at NaN: numpy's sign)."""
+
+    name = "graph.sign"
+
+
+@irdl_op_definition
 class ClipOp(UnaryElementwiseOp):
     """`min(max(x, min), max)`.
 
@@ -206,5 +311,7 @@ UNARY_OPS = (
     GeluTanhOp,
     SiluOp,
     ClipOp,
+    *(SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp),
+    *(AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, SignOp),
 )
 BINARY_OPS = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)

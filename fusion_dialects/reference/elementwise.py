@@ -111,6 +111,61 @@ def erf(x: npt.ArrayLike) -> F32Array:
     return to_f32(_erf_f64(as_f64(x)))
 
 
+_MATH_F64 = {
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+}
+
+
+def math_function(name: str):
+    """The reference of the unary math op `name` (`_MATH_F64`): numpy's float64 function,
+    rounded once to float32; NaN outside its domain, inf where it overflows."""
+    function = _MATH_F64[name]
+
+    def reference(x: npt.ArrayLike) -> F32Array:
+        with np.errstate(all="ignore"):
+            return to_f32(function(as_f64(x)))
+
+    reference.__name__ = reference.__qualname__ = name
+    reference.__doc__ = f"`{name}` in float64, rounded to float32."
+    return reference
+
+
+sin, cos, tan = math_function("sin"), math_function("cos"), math_function("tan")
+asin, acos, atan = math_function("asin"), math_function("acos"), math_function("atan")
+sinh, cosh = math_function("sinh"), math_function("cosh")
+asinh, acosh, atanh = math_function("asinh"), math_function("acosh"), math_function("atanh")
+
+
+def floor(x: npt.ArrayLike) -> F32Array:
+    """The largest integer not above x (exact)."""
+    return np.floor(np.asarray(x, np.float32))
+
+
+def ceil(x: npt.ArrayLike) -> F32Array:
+    """The smallest integer not below x (exact)."""
+    return np.ceil(np.asarray(x, np.float32))
+
+
+def round_even(x: npt.ArrayLike) -> F32Array:
+    """The nearest integer, halves to the even one (exact; ONNX's Round)."""
+    return np.rint(np.asarray(x, np.float32))
+
+
+def sign(x: npt.ArrayLike) -> F32Array:
+    """-1 below 0, 1 above, +0 at ±0, NaN at NaN (numpy's sign)."""
+    return np.sign(np.asarray(x, np.float32))
+
+
 def gelu(x: npt.ArrayLike) -> F32Array:
     """Exact GELU: 0.5 * x * (1 + erf(x / sqrt(2))), computed as 0.5 * x * erfc(-x / sqrt(2)),
     which does not cancel for negative x (`1 + erf` does, even in float64, below x ~ -8)."""

@@ -44,12 +44,22 @@ from xdsl.ir import Operation, SSAValue
 from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph import (
     AbsOp,
+    AcoshOp,
+    AcosOp,
     AddOp,
+    AsinhOp,
+    AsinOp,
+    AtanhOp,
+    AtanOp,
+    CeilOp,
     ClipOp,
     ConstantOp,
+    CoshOp,
+    CosOp,
     DivOp,
     ErfOp,
     ExpOp,
+    FloorOp,
     GeluOp,
     GeluTanhOp,
     LogOp,
@@ -59,12 +69,17 @@ from fusion_compiler.dialects.graph import (
     NegOp,
     PowOp,
     ReluOp,
+    RoundOp,
     RsqrtOp,
     SigmoidOp,
+    SignOp,
     SiluOp,
+    SinhOp,
+    SinOp,
     SqrtOp,
     SubOp,
     TanhOp,
+    TanOp,
     shape_of,
 )
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
@@ -194,6 +209,15 @@ def _clip(kb: KernelBuilder, op: Operation, x: SSAValue) -> SSAValue:
     return kb.arith(arith.MinimumfOp, kb.arith(arith.MaximumfOp, x, kb.f32(lo)), kb.f32(hi))
 
 
+def _sign(kb: KernelBuilder, _: Operation, x: SSAValue) -> SSAValue:
+    """1 above 0, -1 below, +0 at ±0 (numpy's and onnxruntime's sign), NaN at NaN."""
+    zero = kb.f32(0.0)
+    nan = kb.arith(arith.CmpfOp, x, x, "uno")
+    rest = kb.arith(arith.SelectOp, nan, x, zero)
+    below = kb.arith(arith.SelectOp, kb.arith(arith.CmpfOp, x, zero, "olt"), kb.f32(-1.0), rest)
+    return kb.arith(arith.SelectOp, kb.arith(arith.CmpfOp, x, zero, "ogt"), kb.f32(1.0), below)
+
+
 UNARY_FUNCTIONS: dict[type[Operation], ScalarFunction] = {
     ReluOp: _relu,
     ExpOp: _op(math.ExpOp),
@@ -209,7 +233,25 @@ UNARY_FUNCTIONS: dict[type[Operation], ScalarFunction] = {
     GeluTanhOp: _gelu_tanh,
     SiluOp: _silu,
     ClipOp: _clip,
+    SinOp: _op(math.SinOp),
+    CosOp: _op(math.CosOp),
+    TanOp: _op(math.TanOp),
+    AsinOp: _op(math.AsinOp),
+    AcosOp: _op(math.AcosOp),
+    AtanOp: _op(math.AtanOp),
+    SinhOp: _op(math.SinhOp),
+    CoshOp: _op(math.CoshOp),
+    AsinhOp: _op(math.AsinhOp),
+    AcoshOp: _op(math.AcoshOp),
+    AtanhOp: _op(math.AtanhOp),
+    FloorOp: _op(math.FloorOp),
+    CeilOp: _op(math.CeilOp),
+    RoundOp: _op(math.RoundEvenOp),
+    SignOp: _sign,
 }
+"""The scalar function of each f32 unary op: trigonometric and hyperbolic functions are
+libm's (`math_to_llvm`: a call per element, correct to glibc's ulp or two); floor, ceil
+and round are exact instructions."""
 
 BINARY_OPS: dict[type[Operation], Callable[..., Operation]] = {
     AddOp: arith.AddfOp,

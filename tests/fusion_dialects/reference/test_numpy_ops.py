@@ -22,6 +22,8 @@ CONTRACT_OPS = [
     "gelu",
     "gelu_tanh",
     "silu",
+    *("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"),
+    *("floor", "ceil", "round_even", "sign"),
     "clip",
     "add",
     "sub",

@@ -63,6 +63,21 @@ UNARY = [
     (graph.GeluOp, ref.gelu, False),
     (graph.GeluTanhOp, ref.gelu_tanh, False),
     (graph.SiluOp, ref.silu, False),
+    (graph.SinOp, ref.sin, False),
+    (graph.CosOp, ref.cos, False),
+    (graph.TanOp, ref.tan, False),
+    (graph.AsinOp, ref.asin, False),
+    (graph.AcosOp, ref.acos, False),
+    (graph.AtanOp, ref.atan, False),
+    (graph.SinhOp, ref.sinh, False),
+    (graph.CoshOp, ref.cosh, False),
+    (graph.AsinhOp, ref.asinh, False),
+    (graph.AcoshOp, ref.acosh, True),
+    (graph.AtanhOp, ref.atanh, False),
+    (graph.FloorOp, ref.floor, False),
+    (graph.CeilOp, ref.ceil, False),
+    (graph.RoundOp, ref.round_even, False),
+    (graph.SignOp, ref.sign, False),
 ]
 UNARY_CASES = [
     Case(op.name, op, (shape,), fn, positive) for op, fn, positive in UNARY for shape in [(2, 3, 5)]
