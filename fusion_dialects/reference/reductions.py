@@ -39,14 +39,13 @@ def reduce_sum(x: npt.ArrayLike, axes: Sequence[int], keepdims: bool = False) ->
 
 def reduce_mean(x: npt.ArrayLike, axes: Sequence[int], keepdims: bool = False) -> F32Array:
     """Mean over `axes` (all axes when empty); reduced dims stay as size 1 when `keepdims`.
-    The mean of no elements is NaN (0 / 0; ONNX leaves it undefined)."""
+    The mean of no elements is 0, as onnxruntime's ReduceMean gives it (ONNX leaves it
+    undefined; numpy's is NaN)."""
     x64 = as_f64(x)
     reduced = _reduced_axes(axes, x64.ndim)
     total = x64.sum(axis=reduced, keepdims=keepdims)
     count = math.prod(x64.shape[axis] for axis in reduced)
-    if count == 0:  # (NaN, not 0 / 0, whose sign bit the machine sets)
-        return to_f32(np.full_like(total, np.nan))
-    return to_f32(total / count)
+    return to_f32(total / count if count else total)  # (a sum of nothing: 0)
 
 
 def reduce_max(x: npt.ArrayLike, axes: Sequence[int], keepdims: bool = False) -> F32Array:

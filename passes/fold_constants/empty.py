@@ -4,7 +4,7 @@ A tensor with a dimension of 0 has a value known at compile time whatever comput
 holds nothing), so fold-constants treats it as it treats a `graph.constant`: an op whose
 results are all empty becomes empty constants; an op that reads an empty tensor and
 otherwise only constants is evaluated (a matmul over an empty reduction is zeros, a sum over
-an empty axis 0, a max -inf: the reference semantics); a concat drops its empty operands
+an empty axis 0, a max -inf, a mean 0: the reference semantics); a concat drops its empty operands
 (a decoder's key/value cache at the first step, `concat(past[.., 0, ..], new)`) and a split
 its empty pieces (a rotary embedding over the whole head: nothing passes through). No kernel
 ever sees an empty tensor: an empty function argument is simply not read, an empty result
