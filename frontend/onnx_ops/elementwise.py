@@ -163,13 +163,44 @@ def convert_hard_swish(ctx: NodeContext) -> Value:
 
 
 def convert_softplus(ctx: NodeContext) -> Value:
+    return _softplus(ctx, ctx.value(0))
+
+
+def _softplus(ctx: NodeContext, x: Value) -> Value:
     """`log(exp(x) + 1)` as `max(x, 0) + log(exp(-|x|) + 1)`, which onnxruntime computes too:
     the same function, whose exponential never overflows (written as the spec has it, f32's
     exp is infinite from x = 89 on, and so was softplus)."""
-    b, x = ctx.builder, ctx.value(0)
+    b = ctx.builder
     decay = b.unary(graph.ExpOp, b.unary(graph.NegOp, b.unary(graph.AbsOp, x)))
     tail = b.unary(graph.LogOp, b.binary(graph.AddOp, decay, b.scalar(1.0)))
     return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), tail)
+
+
+def convert_mish(ctx: NodeContext) -> Value:
+    """`x tanh(softplus(x))`."""
+    b, x = ctx.builder, ctx.value(0)
+    return b.binary(graph.MulOp, x, b.unary(graph.TanhOp, _softplus(ctx, x)))
+
+
+def convert_celu(ctx: NodeContext) -> Value:
+    """`max(0, x) + min(0, alpha (exp(x / alpha) - 1))`: `alpha exp(min(x, 0) / alpha) -
+    alpha` is 0 where x >= 0 and that minimum elsewhere."""
+    b, x = ctx.builder, ctx.value(0)
+    alpha = float(ctx.attr("alpha", 1.0))
+    if alpha == 0.0:
+        raise Unsupported("alpha must not be 0 (Celu divides by it)")
+    exp = b.unary(graph.ExpOp, b.mul_by(_negative_part(ctx, x), 1.0 / alpha))
+    tail = b.binary(graph.SubOp, b.mul_by(exp, alpha), b.scalar(alpha))
+    return b.binary(graph.AddOp, b.unary(graph.ReluOp, x), tail)
+
+
+def convert_thresholded_relu(ctx: NodeContext) -> Value:
+    """`x` where `x > alpha`, else 0."""
+    b, x = ctx.builder, ctx.value(0)
+    alpha = float(ctx.attr("alpha", 1.0))
+    above = b.binary(graph.GreaterOp, x, b.scalar(alpha))
+    zero = b.scalar(0.0)
+    return b.emit(graph.WhereOp(above, *b.tensors_alike([x, zero]))).results[0]
 
 
 def convert_softsign(ctx: NodeContext) -> Value:
@@ -217,6 +248,9 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "HardSigmoid": convert_hard_sigmoid,
     "HardSwish": convert_hard_swish,
     "Softplus": convert_softplus,
+    "Mish": convert_mish,
+    "Celu": convert_celu,
+    "ThresholdedRelu": convert_thresholded_relu,
     "Softsign": convert_softsign,
     "Clip": convert_clip,
 }

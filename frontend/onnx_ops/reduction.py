@@ -1,5 +1,5 @@
 """Reductions: ReduceSum, ReduceMean, ReduceMax, and ReduceMin / ReduceSumSquare / ReduceL1 /
-ReduceL2 decomposed exactly into graph ops. The axes are an attribute or, in newer opsets, the
+ReduceL2 / ReduceLogSum / ReduceLogSumExp decomposed into graph ops. The axes are an attribute or, in newer opsets, the
 optional input 1; `noop_with_empty_axes` makes an empty axis list reduce nothing: what is left
 is the reduction's elementwise part (ReduceSumSquare squares, ReduceL1 and ReduceL2 take the
 magnitude), as in onnxruntime and onnx's reference evaluator."""
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.shape_rules import normalize_axes
 from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.onnx_ops.elementwise import F32_MAX
 from fusion_compiler.frontend.values import Value
 
 Prologue = Callable[[NodeContext, Value], Value]
@@ -66,6 +67,30 @@ def _sqrt(ctx: NodeContext, x: Value) -> Value:
     return ctx.builder.unary(graph.SqrtOp, x)
 
 
+def _log(ctx: NodeContext, x: Value) -> Value:
+    return ctx.builder.unary(graph.LogOp, x)
+
+
+def convert_reduce_log_sum_exp(ctx: NodeContext) -> Value:
+    """`log(sum(exp(x - m))) + m` with `m` the maximum, clipped to the finite floats: the
+    same value, whose exponentials never overflow; an infinite maximum (or none: an empty
+    set) leaves the sum infinite or 0 and the result ±inf, as the spec's `log(sum(exp(x)))`
+    gives it. Reducing nothing (`noop_with_empty_axes`) is x."""
+    b = ctx.builder
+    x, axes = b.float_tensor(ctx.value(0)), reduction_axes(ctx)
+    if axes is None:
+        return x
+    keepdims = bool(ctx.attr("keepdims", 1))
+
+    def finite_maximum(keep: bool) -> Value:
+        maximum = b.emit(graph.ReduceMaxOp(x, axes, keep)).results[0]
+        return b.emit(graph.ClipOp(maximum, -F32_MAX, F32_MAX)).results[0]
+
+    shifted = b.unary(graph.ExpOp, b.binary(graph.SubOp, x, finite_maximum(True)))
+    total = b.emit(graph.ReduceSumOp(shifted, axes, keepdims)).results[0]
+    return b.binary(graph.AddOp, _log(ctx, total), finite_maximum(keepdims))
+
+
 CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "ReduceSum": _reduction(graph.ReduceSumOp),
     "ReduceMean": _reduction(graph.ReduceMeanOp),
@@ -74,4 +99,6 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "ReduceSumSquare": _reduction(graph.ReduceSumOp, _square, unreduced=_square),
     "ReduceL1": _reduction(graph.ReduceSumOp, _abs, unreduced=_abs),
     "ReduceL2": _reduction(graph.ReduceSumOp, _square, _sqrt, unreduced=_abs),
+    "ReduceLogSum": _reduction(graph.ReduceSumOp, after=_log, unreduced=_log),
+    "ReduceLogSumExp": convert_reduce_log_sum_exp,
 }

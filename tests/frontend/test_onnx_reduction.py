@@ -51,6 +51,8 @@ def test_reductions(op_type, opset, axes, keepdims, make_model, check_model, rng
         ("ReduceSumSquare", ["graph.mul"]),  # (found by `bench/fuzz.py onnx-graphs`, seed 388:
         ("ReduceL1", ["graph.abs"]),  # these three were the identity)
         ("ReduceL2", ["graph.abs"]),
+        ("ReduceLogSum", ["graph.log"]),
+        ("ReduceLogSumExp", []),
     ],
 )
 @pytest.mark.parametrize("axes", ["absent", "empty"])
@@ -65,6 +67,24 @@ def test_noop_with_empty_axes_leaves_the_elementwise_part(
     model = make_model([node], {"x": [3, 4]}, ["y"], initializers, opset=18)
     module = check_model(model, {"x": rng.standard_normal((3, 4)).astype(np.float32)})
     assert op_names(module) == unreduced
+
+
+@pytest.mark.parametrize(("axes", "keepdims"), [([1], 1), ([0, -1], 0), (None, 0)])
+def test_log_sums(axes, keepdims, make_model, check_model, rng):
+    """ReduceLogSum of positive values; ReduceLogSumExp of values up to 300 (exp overflows
+    float32 from 89: the maximum is taken out first), with a row of -inf (its maximum is
+    clipped to the finite floats, so the row's result is -inf, not NaN) and one holding +inf
+    (+inf)."""
+    attrs = {"keepdims": keepdims} | ({"axes": axes} if axes is not None else {})
+    x = rng.uniform(0.1, 2.0, (3, 4, 5)).astype(np.float32)
+    node = helper.make_node("ReduceLogSum", ["x"], ["y"], **attrs)
+    check_model(make_model([node], {"x": [3, 4, 5]}, ["y"], opset=11), {"x": x}, atol=1e-6)
+    x = rng.uniform(-300, 300, (3, 4, 5)).astype(np.float32)
+    x[1] = -np.inf
+    x[2, 0, 0] = np.inf
+    node = helper.make_node("ReduceLogSumExp", ["x"], ["y"], **attrs)
+    model = make_model([node], {"x": [3, 4, 5]}, ["y"], opset=11)
+    check_model(model, {"x": x}, rtol=1e-6, atol=1e-6, oracle="onnxruntime")
 
 
 def test_reduce_prod_of_a_shape_folds(make_model, check_model, op_names):
