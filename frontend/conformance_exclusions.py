@@ -222,18 +222,6 @@ EXCLUDED: dict[str, str] = {
         test_resize_upsample_scales* test_resize_upsample_sizes*
     """,
     "ReverseSequence: unsupported op type": "test_reversesequence_batch test_reversesequence_time",
-    "RMSNormalization: unsupported op type": """
-        test_rms_normalization_2d_axis0 test_rms_normalization_2d_axis1
-        test_rms_normalization_2d_axis_negative_1 test_rms_normalization_2d_axis_negative_2
-        test_rms_normalization_3d_axis0_epsilon test_rms_normalization_3d_axis1_epsilon
-        test_rms_normalization_3d_axis2_epsilon test_rms_normalization_3d_axis_negative_1_epsilon
-        test_rms_normalization_3d_axis_negative_2_epsilon
-        test_rms_normalization_3d_axis_negative_3_epsilon test_rms_normalization_4d_axis0
-        test_rms_normalization_4d_axis1 test_rms_normalization_4d_axis2
-        test_rms_normalization_4d_axis3 test_rms_normalization_4d_axis_negative_1
-        test_rms_normalization_4d_axis_negative_2 test_rms_normalization_4d_axis_negative_3
-        test_rms_normalization_4d_axis_negative_4 test_rms_normalization_default_axis
-    """,
     "RNN: unsupported op type": "test_rnn* test_simple*",
     "RoiAlign: unsupported op type": "test_roialign*",
     "RotaryEmbedding: unsupported op type": """

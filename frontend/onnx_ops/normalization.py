@@ -1,5 +1,5 @@
 """Normalisations and softmax: BatchNormalization, InstanceNormalization, LayerNormalization,
-LRN, Softmax and LogSoftmax (with the coerce-to-2-D semantics of opsets before 13)."""
+RMSNormalization, LRN, Softmax and LogSoftmax (with the coerce-to-2-D semantics of opsets before 13)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,25 @@ def convert_layer_norm(ctx: NodeContext) -> Value:
         else np.zeros(normalized, np.float32)
     )
     return _layer_norm(ctx, ctx.value(0), scale, bias, axis)
+
+
+def convert_rms_norm(ctx: NodeContext) -> Value:
+    """RMSNormalization (opset 23): `x * (1 / sqrt(mean(x^2) + epsilon)) * scale`, the mean
+    over the axes from `axis` on, as the spec's function computes it (with `stash_type` 1:
+    in float32)."""
+    b = ctx.builder
+    rank = ctx.rank(0)
+    axis = int(ctx.attr("axis", -1))
+    if not -rank <= axis < rank:
+        raise Unsupported(f"axis {axis} is out of range for an input of rank {rank}")
+    if ctx.attr("stash_type", 1) != 1:
+        raise Unsupported("stash_type other than 1 (float32) is not supported")
+    epsilon = float(ctx.attr("epsilon", 1e-5))
+    x = b.float_tensor(ctx.value(0))
+    squares = b.binary(graph.MulOp, x, x)
+    mean = b.emit(graph.ReduceMeanOp(squares, list(range(axis % rank, rank)), True)).results[0]
+    inverse = b.unary(graph.RsqrtOp, b.binary(graph.AddOp, mean, b.scalar(epsilon)))
+    return b.binary(graph.MulOp, b.binary(graph.MulOp, x, inverse), ctx.value(1))
 
 
 def convert_instance_norm(ctx: NodeContext) -> Value:
@@ -121,6 +140,7 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "BatchNormalization": convert_batch_norm,
     "InstanceNormalization": convert_instance_norm,
     "LayerNormalization": convert_layer_norm,
+    "RMSNormalization": convert_rms_norm,
     "LRN": convert_lrn,
     "Softmax": _softmax_family(_softmax),
     "LogSoftmax": _softmax_family(_log_softmax),
