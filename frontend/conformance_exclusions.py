@@ -124,21 +124,6 @@ EXCLUDED: dict[str, str] = {
         test_dynamicquantizelinear_min_adjusted
     """,
     "EyeLike: unsupported op type": "test_eyelike*",
-    "GatherElements: unsupported op type": """
-        test_gather_elements* test_nllloss_NC_expanded test_nllloss_NCd1_expanded
-        test_nllloss_NCd1_ii_expanded test_nllloss_NCd1_mean_weight_negative_ii_expanded
-        test_nllloss_NCd1_weight_expanded test_nllloss_NCd1_weight_ii_expanded
-        test_nllloss_NCd1d2_expanded test_nllloss_NCd1d2_no_weight_reduction_mean_ii_expanded
-        test_nllloss_NCd1d2_reduction_mean_expanded test_nllloss_NCd1d2_reduction_sum_expanded
-        test_nllloss_NCd1d2_with_weight_expanded
-        test_nllloss_NCd1d2_with_weight_reduction_mean_expanded
-        test_nllloss_NCd1d2_with_weight_reduction_sum_expanded
-        test_nllloss_NCd1d2_with_weight_reduction_sum_ii_expanded
-        test_nllloss_NCd1d2d3_none_no_weight_negative_ii_expanded
-        test_nllloss_NCd1d2d3_sum_weight_high_ii_expanded
-        test_nllloss_NCd1d2d3d4d5_mean_weight_expanded
-        test_nllloss_NCd1d2d3d4d5_none_no_weight_expanded
-    """,
     "GridSample: unsupported op type": "test_gridsample*",
     "GroupNormalization: unsupported op type": """
         test_group_normalization_epsilon test_group_normalization_example

@@ -1,5 +1,5 @@
-"""Ops that select or join parts of tensors: Concat, Split, Slice, Gather (with constant
-indices), Tile and Pad, all expressed with graph.slice / concat / split / reshape."""
+"""Ops that select or join parts of tensors: Concat, Split, Slice, Gather, GatherElements,
+Tile and Pad, expressed with graph.slice / concat / split / reshape / gather."""
 
 from __future__ import annotations
 
@@ -186,6 +186,49 @@ def _gather_dynamic(ctx: NodeContext, indices: np.ndarray) -> Value:
     return b.emit(graph.GatherOp(ctx.tensor(0), ids, axis)).results[0]
 
 
+def convert_gather_elements(ctx: NodeContext) -> Value:
+    """`data` at `index` along `axis`, at every position of the indices (of the data's rank):
+    one `graph.gather` from the flattened data at the linear positions `index * stride +
+    offset`, where `offset` holds the other axes' share of each position (a constant of the
+    indices' shape). A negative index is wrapped by the axis's size first (an out-of-range one
+    clamps, as `graph.gather`'s do); constant indices make the positions a constant."""
+    b, data_dims, index_dims = ctx.builder, ctx.dims(0), ctx.dims(1)
+    if len(data_dims) != len(index_dims) or not data_dims:
+        raise Unsupported(f"the indices {fmt(index_dims)} must have the rank of {fmt(data_dims)}")
+    if not is_static(data_dims) or not is_static(index_dims):
+        raise Unsupported(f"needs static shapes, got {fmt(data_dims)} and {fmt(index_dims)}")
+    axis = normalize_axis(int(ctx.attr("axis", 0)), len(data_dims))
+    if any(i > d for k, (i, d) in enumerate(zip(index_dims, data_dims, strict=True)) if k != axis):
+        raise Unsupported(f"the indices {fmt(index_dims)} exceed {fmt(data_dims)} off the axis")
+    strides = np.cumprod([1, *data_dims[:0:-1]])[::-1].astype(np.int64)
+    grid = np.indices(index_dims, np.int64)
+    offsets = sum(grid[k] * strides[k] for k in range(len(data_dims)) if k != axis)
+    size = data_dims[axis]
+    if ctx.is_constant(1):
+        indices = ctx.constant(1, "the indices").astype(np.int64)
+        if np.any((indices < -size) | (indices >= size)):
+            raise Unsupported(f"an index is out of range for an axis of size {size}")
+        positions: Value = np.where(indices < 0, indices + size, indices) * strides[axis] + offsets
+    else:
+        raw = ctx.tensor(1)
+        if element_type_of(raw) != i64:
+            raw = b.emit(graph.CastOp(raw, i64)).results[0]
+        negative = b.binary(graph.LessOp, raw, np.array(0, np.int64))
+        wrapped = b.emit(
+            graph.WhereOp(
+                negative,
+                *b.tensors_alike([b.binary(graph.AddOp, raw, np.array(size, np.int64)), raw]),
+            )
+        ).results[0]
+        scaled = b.binary(graph.MulOp, wrapped, np.array(strides[axis], np.int64))
+        positions = b.binary(graph.AddOp, scaled, offsets)
+    flat = b.reshape(ctx.value(0), [int(np.prod(data_dims, dtype=np.int64))])
+    if isinstance(flat, np.ndarray) and isinstance(positions, np.ndarray):
+        return np.take(flat, positions)
+    data = b.tensor(flat, "the data")
+    return b.emit(graph.GatherOp(data, b.tensor(positions, "the positions"), 0)).results[0]
+
+
 def convert_tile(ctx: NodeContext) -> Value:
     b, x = ctx.builder, ctx.value(0)
     repeats = ctx.ints(1, "the repeats")
@@ -286,6 +329,7 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value | list[Value]]] = {
     "Split": convert_split,
     "Slice": convert_slice,
     "Gather": convert_gather,
+    "GatherElements": convert_gather_elements,
     "Tile": convert_tile,
     "Pad": convert_pad,
 }

@@ -1,0 +1,51 @@
+"""GatherElements: one `graph.gather` from the flattened data at linear positions
+(`onnx_ops/indexing.convert_gather_elements`), with indices given at run time (int64 or
+int32, negative ones wrapped) or as constants, natively against onnxruntime."""
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+import fusion_compiler as fc  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("data_shape", "index_shape", "axis"),
+    [
+        ((3, 4), (3, 4), 1),
+        ((3, 4), (2, 4), 0),
+        ((2, 3, 5), (2, 3, 2), -1),
+        ((4, 3, 2), (5, 2, 2), 0),
+    ],
+)
+@pytest.mark.parametrize("indices", ["int64", "int32", "constant"])
+def test_gather_elements(data_shape, index_shape, axis, indices, make_model, rng):
+    size = data_shape[axis]
+    ids = rng.integers(-size, size, index_shape)
+    data = rng.standard_normal(data_shape).astype(np.float32)
+    node = helper.make_node("GatherElements", ["x", "ids"], ["y"], axis=axis)
+    if indices == "constant":
+        model = make_model([node], {"x": list(data_shape)}, ["y"], {"ids": ids.astype(np.int64)})
+        feeds = {"x": data}
+    else:
+        model = make_model(
+            [node],
+            {"x": list(data_shape), "ids": list(index_shape)},
+            ["y"],
+            input_types={"ids": TensorProto.INT64 if indices == "int64" else TensorProto.INT32},
+        )
+        feeds = {"x": data, "ids": ids.astype(indices)}
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (expected,) = session.run(None, feeds)
+    ours = fc.compile(model, cache=False)(*feeds.values())
+    np.testing.assert_array_equal(ours, expected)  # (a copy: exact)
+
+
+def test_out_of_range_constant_indices_are_an_error(make_model):
+    node = helper.make_node("GatherElements", ["x", "ids"], ["y"], axis=0)
+    model = make_model([node], {"x": [2, 3]}, ["y"], {"ids": np.array([[0, 2, 1]], np.int64)})
+    with pytest.raises(fc.FusionError, match="index is out of range for an axis of size 2"):
+        fc.compile(model, cache=False)
