@@ -294,12 +294,6 @@ EXCLUDED: dict[str, str] = {
     "CumSum: the axis must be known at import time, but it is computed at run time": """
         test_cumsum_1d_int32_exclusive test_cumsum_2d_int32
     """,
-    "Div of integer tensors: graph.div takes f32 only": """
-        test_center_crop_pad_crop_and_pad_expanded test_center_crop_pad_crop_axes_chw_expanded
-        test_center_crop_pad_crop_axes_hwc_expanded test_center_crop_pad_crop_expanded
-        test_center_crop_pad_crop_negative_axes_hwc_expanded test_center_crop_pad_pad_expanded
-        test_div_int32_trunc
-    """,
     "Dropout: output #1 (e.g. a mask or indices) is not supported": "test_dropout_default_mask*",
     "Dropout: training_mode must be known at import time, but it is computed at run time": """
         test_training*
@@ -328,7 +322,10 @@ EXCLUDED: dict[str, str] = {
     """,
     "Pad: mode='wrap' is not supported": "test_wrap_pad",
     "Pad: the pads must be known at import time, but it is computed at run time": """
-        test_constant_pad* test_edge_pad test_reflect_pad
+        test_constant_pad* test_edge_pad test_reflect_pad test_center_crop_pad_crop_and_pad_expanded
+        test_center_crop_pad_crop_axes_chw_expanded test_center_crop_pad_crop_axes_hwc_expanded
+        test_center_crop_pad_crop_expanded test_center_crop_pad_crop_negative_axes_hwc_expanded
+        test_center_crop_pad_pad_expanded
     """,
     "Pow of integer tensors: graph.pow takes f32 only": """
         test_pow_types_float32_int32 test_pow_types_float32_int64 test_pow_types_int32*

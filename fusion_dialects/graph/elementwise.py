@@ -268,9 +268,11 @@ class MulOp(BinaryBroadcastOp):
 
 @irdl_op_definition
 class DivOp(BinaryBroadcastOp):
-    """`a / b`."""
+    """`a / b`; of integers, the quotient rounded toward zero (C's and onnxruntime's), 0 for a
+    divisor of 0 and `-a` (wrapping) for one of -1, where the machine's division traps."""
 
     name = "graph.div"
+    ACCEPTED_TYPES: ClassVar[ElementTypes] = NUMERIC_TYPES
 
 
 @irdl_op_definition

@@ -218,9 +218,21 @@ def mul(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
 
 
 def div(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
-    """a / b: ±inf for a nonzero numerator over 0, NaN for 0 / 0."""
+    """a / b: ±inf for a nonzero numerator over 0, NaN for 0 / 0. Of integers: the quotient
+    rounded toward zero, 0 over a divisor of 0, `-a` (wrapping) over -1."""
+    if _integer(a, b):
+        return _integer_quotient(np.asarray(a), np.asarray(b))
     with np.errstate(divide="ignore", invalid="ignore"):
         return to_f32(as_f64(a) / as_f64(b))
+
+
+def _integer_quotient(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.broadcast_arrays(a, b)
+    safe = np.where((b == 0) | (b == -1), b.dtype.type(1), b)
+    with np.errstate(over="ignore"):
+        quotient = np.floor_divide(a, safe)
+        quotient = quotient + ((quotient * safe != a) & ((a < 0) != (safe < 0)))
+        return np.where(b == 0, 0, np.where(b == -1, -a, quotient)).astype(a.dtype)
 
 
 def maximum(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:

@@ -82,6 +82,7 @@ from fusion_compiler.dialects.graph import (
     TanOp,
     shape_of,
 )
+from fusion_compiler.dialects.graph.base import element_type_of
 from fusion_compiler.passes.legalize_ops.loop_builder import KernelBuilder
 
 ScalarFunction = Callable[[KernelBuilder, Operation, SSAValue], SSAValue]
@@ -329,10 +330,31 @@ def _literal(kb: KernelBuilder, value: DenseIntOrFPElementsAttr) -> SSAValue:
     return kb.f32(float(element))
 
 
+def _integer_div(kb: KernelBuilder, a: SSAValue, b: SSAValue) -> SSAValue:
+    """`a / b` rounded toward zero, 0 where b is 0 and `-a` (wrapping) where b is -1: the
+    division itself never sees those divisors, which trap on x86 (`idiv` of anything by 0,
+    of the most negative integer by -1)."""
+    zero, one = kb.zero(a.type), kb.integer(1, a.type)
+    by_zero = kb.arith(arith.CmpiOp, b, zero, "eq")
+    by_minus_one = kb.arith(arith.CmpiOp, b, kb.integer(-1, a.type), "eq")
+    trapping = kb.arith(arith.OrIOp, by_zero, by_minus_one)
+    quotient = kb.arith(arith.DivSIOp, a, kb.arith(arith.SelectOp, trapping, one, b))
+    negated = kb.arith(arith.SelectOp, by_minus_one, kb.arith(arith.SubiOp, zero, a), quotient)
+    return kb.arith(arith.SelectOp, by_zero, zero, negated)
+
+
+INTEGER_BINARY_FUNCTIONS: dict[type[Operation], Callable[..., SSAValue]] = {DivOp: _integer_div}
+"""The binary ops of integers that are more than one `arith` op."""
+
+
 def legalize_binary(op: Operation, kb: KernelBuilder) -> None:
     """`out[i] = f(lhs[broadcast i], rhs[broadcast i])`, a `scalar_literals` operand a
     constant of the kernel (the kernel's inputs are the other operands, in order)."""
-    scalar_op = (INTEGER_BINARY_OPS if _is_integer(kb.inputs[0]) else BINARY_OPS)[type(op)]
+    integer = isinstance(element_type_of(op.operands[0]), IntegerType)
+    function = INTEGER_BINARY_FUNCTIONS.get(type(op)) if integer else None
+    if function is None:
+        scalar_op = (INTEGER_BINARY_OPS if integer else BINARY_OPS)[type(op)]
+        function = lambda kb, a, b: kb.arith(scalar_op, a, b)  # noqa: E731
     shape = shape_of(op.results[0])
     literals = scalar_literals(op)
     buffers = iter(kb.inputs)
@@ -343,7 +365,7 @@ def legalize_binary(op: Operation, kb: KernelBuilder) -> None:
             else kb.load_broadcast(next(buffers), shape, ivs)
             for position in range(2)
         )
-        kb.store(kb.arith(scalar_op, lhs, rhs), kb.outputs[0], ivs)
+        kb.store(function(kb, lhs, rhs), kb.outputs[0], ivs)
 
 
 LEGALIZATIONS = {

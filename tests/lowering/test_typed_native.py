@@ -48,6 +48,32 @@ func.func @main(%x: tensor<45xf32>, %i: tensor<45xi32>, %b: tensor<45xi1>)
 """
 
 
+INTEGER_DIVISION = """
+func.func @main(%a: tensor<45xi64>, %b: tensor<45xi64>, %c: tensor<45xi32>)
+    -> (tensor<45xi64>, tensor<45xi32>, tensor<45xi32>) {
+  %d = graph.div %a, %b : (tensor<45xi64>, tensor<45xi64>) -> tensor<45xi64>
+  %q = graph.add %d, %a : (tensor<45xi64>, tensor<45xi64>) -> tensor<45xi64>
+  %minus_two = graph.constant dense<-2> : tensor<i32>
+  %r = graph.div %c, %minus_two : (tensor<45xi32>, tensor<i32>) -> tensor<45xi32>
+  %zero = graph.constant dense<0> : tensor<i32>
+  %z = graph.div %c, %zero : (tensor<45xi32>, tensor<i32>) -> tensor<45xi32>
+  func.return %q, %r, %z : tensor<45xi64>, tensor<45xi32>, tensor<45xi32>
+}
+"""
+
+
+def _division_inputs(rng: np.random.Generator) -> list[np.ndarray]:
+    """Quotients rounded toward zero of every sign; divisors 0 and -1 (whose division traps
+    on x86: the kernel gives 0 and the wrapped negation without dividing)."""
+    a = rng.integers(-1000, 1000, 45).astype(np.int64)
+    b = rng.integers(-9, 10, 45).astype(np.int64)
+    a[:6] = [7, -7, 7, -7, np.iinfo(np.int64).min, 5]
+    b[:6] = [2, 2, -2, -2, -1, 0]
+    c = rng.integers(-1000, 1000, 45).astype(np.int32)
+    c[:3] = [np.iinfo(np.int32).min, -1, 1]
+    return [a, b, c]
+
+
 def _masked_embedding_inputs(rng: np.random.Generator) -> list[np.ndarray]:
     ids = rng.integers(-60, 60, (2, 37)).astype(np.int64)  # out of range both ways, and 0s
     ids[0, :5] = [0, -1, -50, 49, 50]
@@ -67,8 +93,12 @@ def _cast_inputs(rng: np.random.Generator) -> list[np.ndarray]:
 
 @pytest.mark.parametrize(
     ("source", "make_inputs"),
-    [(MASKED_EMBEDDING, _masked_embedding_inputs), (CASTS, _cast_inputs)],
-    ids=["masked-embedding", "casts"],
+    [
+        (MASKED_EMBEDDING, _masked_embedding_inputs),
+        (CASTS, _cast_inputs),
+        (INTEGER_DIVISION, _division_inputs),
+    ],
+    ids=["masked-embedding", "casts", "integer-division"],
 )
 def test_fused_equals_unfused_equals_reference(source, make_inputs):
     inputs = make_inputs(np.random.default_rng(0))

@@ -112,3 +112,29 @@ func.func @case(%t: tensor<10x8xf32>, %ids: tensor<3xi32>) -> tensor<10x3xf32> {
 // CHECK-NEXT:        %[[IDX:.*]] = arith.index_cast %[[IN]] : i64 to index
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[DATA]][%[[I]], %[[IDX]]] : memref<10x8xf32>
 // CHECK-NEXT:        memref.store %[[V]], %[[OUT]][%[[I]], %[[J]]] : memref<10x3xf32>
+
+// -----
+
+// Integer division rounds toward zero; the divisors 0 and -1, on which x86's division traps,
+// never reach `arith.divsi`: they give 0 and the (wrapping) negation.
+
+func.func @case(%a: tensor<5xi64>, %b: tensor<5xi64>) -> tensor<5xi64> {
+  %q = graph.div %a, %b : (tensor<5xi64>, tensor<5xi64>) -> tensor<5xi64>
+  func.return %q : tensor<5xi64>
+}
+
+// CHECK-LABEL: loop.func @div(
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG:     %[[MINUS_ONE:.*]] = arith.constant -1 : i64
+// CHECK:         %[[A:.*]] = memref.load
+// CHECK-NEXT:    %[[B:.*]] = memref.load
+// CHECK-NEXT:    %[[BY_ZERO:.*]] = arith.cmpi eq, %[[B]], %[[ZERO]] : i64
+// CHECK-NEXT:    %[[BY_MINUS_ONE:.*]] = arith.cmpi eq, %[[B]], %[[MINUS_ONE]] : i64
+// CHECK-NEXT:    %[[TRAPS:.*]] = arith.ori %[[BY_ZERO]], %[[BY_MINUS_ONE]] : i1
+// CHECK-NEXT:    %[[SAFE:.*]] = arith.select %[[TRAPS]], %[[ONE]], %[[B]] : i64
+// CHECK-NEXT:    %[[Q:.*]] = arith.divsi %[[A]], %[[SAFE]] : i64
+// CHECK-NEXT:    %[[NEG:.*]] = arith.subi %[[ZERO]], %[[A]] : i64
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[BY_MINUS_ONE]], %[[NEG]], %[[Q]] : i64
+// CHECK-NEXT:    %[[OUT:.*]] = arith.select %[[BY_ZERO]], %[[ZERO]], %[[R]] : i64
+// CHECK-NEXT:    memref.store %[[OUT]]
