@@ -284,10 +284,6 @@ EXCLUDED: dict[str, str] = {
     "Clip: the maximum must be known at import time, but it is computed at run time": """
         test_clip_default_max
     """,
-    "Clip: the minimum must be known at import time, but it is computed at run time": """
-        test_clip test_clip_default_min test_clip_example test_clip_inbounds
-        test_clip_min_greater_than_max test_clip_outbounds test_clip_splitbounds
-    """,
     "ConstantOfShape: the shape is the value of a graph input (specialize-shapes specialises on input shapes, not values)": """
         test_constantofshape*
     """,

@@ -223,7 +223,18 @@ def _clip_bounds(ctx: NodeContext) -> tuple[float | None, float | None]:
 
 
 def convert_clip(ctx: NodeContext) -> Value:
+    """`min(max(x, min), max)`: one `graph.clip` for bounds known at import time; bounds
+    computed at run time are a `graph.max` and a `graph.min` of x and them (the maximum wins
+    where the bounds cross, as in the spec's function and numpy's clip)."""
     b, x = ctx.builder, ctx.value(0)
+    runtime = [i for i in (1, 2) if ctx.opset >= 11 and ctx.has_input(i) and not ctx.is_constant(i)]
+    if runtime:
+        for index, op_class in ((1, graph.MaxOp), (2, graph.MinOp)):
+            if ctx.has_input(index):
+                if ctx.rank(index) != 0:
+                    raise Unsupported(f"the bound (input #{index}) must be a scalar")
+                x = b.binary(op_class, x, ctx.value(index))
+        return x
     low, high = _clip_bounds(ctx)
     if low is not None and high is not None:
         return b.emit(graph.ClipOp(b.float_tensor(x), low, high)).results[0]
