@@ -94,10 +94,10 @@ def test_dynamic_dimension_stays_dynamic(conv_model, capsys):
 
 def test_unsupported_nodes_error_through_the_console_script(make_model, tmp_path):
     nodes = [
-        helper.make_node("Sin", ["x"], ["a"], name="s1"),
-        helper.make_node("Cos", ["x"], ["y"], name="c1"),
+        helper.make_node("Hardmax", ["x"], ["a"], name="h1"),
+        helper.make_node("Compress", ["x", "x"], ["y"], name="c1"),
     ]
-    path = tmp_path / "trig.onnx"
+    path = tmp_path / "unsupported.onnx"
     onnx.save(make_model(nodes, {"x": [2]}, ["y", "a"]), str(path))
     result = subprocess.run(
         [sys.executable, "-m", "fusion_compiler.tools.fusion_import", str(path)],
@@ -109,8 +109,8 @@ def test_unsupported_nodes_error_through_the_console_script(make_model, tmp_path
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f"{path}: error: cannot import the model (2 problems)",
-        "  node 's1' (Sin, #0): unsupported op type",
-        "  node 'c1' (Cos, #1): unsupported op type",
+        "  node 'h1' (Hardmax, #0): unsupported op type",
+        "  node 'c1' (Compress, #1): unsupported op type",
     ]
 
 
