@@ -10,7 +10,9 @@ The arguments of `@main` are the graph inputs that are not initializers, in orde
 are the graph outputs. Walking the nodes in order, each one is
 
 1. folded at import time with numpy if everything it needs is known (`shape_folding`),
-2. otherwise translated into graph ops by the converter of its op type (`onnx_ops`).
+2. otherwise translated into graph ops by the converter of its op type (`onnx_ops`),
+3. or, for an op type without one that ONNX defines as a function of other ops, replaced by
+   that function's body, imported node by node (`onnx_functions`).
 
 Initializers stay numpy arrays until a graph op uses them, then become `graph.constant`s;
 Dropout and Identity vanish. Values keep their ONNX names as SSA name hints, and every op has
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.shape_rules import DYN, ShapeError
 from fusion_compiler.dialects.weights_writer import WeightsWriter
 from fusion_compiler.errors import FusionError
@@ -45,14 +48,27 @@ from fusion_compiler.frontend.graph_builder import GraphBuilder
 from fusion_compiler.frontend.model_damage import damage, undecoded_name
 from fusion_compiler.frontend.node_context import NodeContext, describe_node
 from fusion_compiler.frontend.node_schema import schema_problem
+from fusion_compiler.frontend.onnx_functions import expand
 from fusion_compiler.frontend.onnx_ops import CONVERTERS
 from fusion_compiler.frontend.onnx_reader import TensorData, read_model
 from fusion_compiler.frontend.shape_folding import FOLDERS, fold_node
-from fusion_compiler.frontend.values import Missing, Value, element_type_of_dtype, ssa_name
+from fusion_compiler.frontend.values import (
+    Missing,
+    Value,
+    dims_of_value,
+    element_type_of_dtype,
+    ssa_name,
+)
 
 __all__ = ["import_model", "load_model", "SUPPORTED_OPS"]
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
+
+FUNCTION_MARK = ", in its ONNX function: "
+"""Joins a node's description and that of a node of its function's body in diagnostics."""
+
+FUNCTION_DEPTH = 4
+"""How deep functions may nest (a function's body using an op that is a function...)."""
 
 _PLACEHOLDER_TYPE = TensorType(f32, [])
 """The block argument type of a graph input that cannot be imported (never printed)."""
@@ -144,6 +160,8 @@ class _ModelImporter:
         self.tensors = TensorData(filename)
         self.values: dict[str, Value | Missing] = {}
         self.problems: list[Problem] = []
+        self._functions = 0
+        """How many nodes were imported as function bodies (their values' prefixes)."""
 
     def report(self, where: str, message: str) -> None:
         problem = Problem(where, message)
@@ -230,13 +248,17 @@ class _ModelImporter:
 
     # --- nodes ----------------------------------------------------------------------------------
 
-    def _import_node(self, node: onnx.NodeProto, index: int, builder: GraphBuilder) -> None:
-        where = describe_node(node, index)
+    def _import_node(
+        self, node: onnx.NodeProto, index: int, builder: GraphBuilder, within: str = ""
+    ) -> None:
+        where = within + describe_node(node, index)
         ready = self._inputs_ready(node, where)
         if node.domain not in DEFAULT_DOMAINS:
             self.report(where, f"unsupported op type '{node.domain}.{node.op_type}'")
             ready = False
         elif node.op_type not in CONVERTERS and node.op_type not in FOLDERS:
+            if ready and self._import_function(node, index, builder, where):
+                return
             self.report(where, "unsupported op type")
             ready = False
         elif (problem := schema_problem(node, self.opset)) is not None:
@@ -262,6 +284,44 @@ class _ModelImporter:
             self.report(where, f"cannot be evaluated at import time: {err}")
             outputs = []
         self._bind_outputs(node, where, outputs, builder)
+
+    def _import_function(
+        self, node: onnx.NodeProto, index: int, builder: GraphBuilder, where: str
+    ) -> bool:
+        """Imports `node` as the body of its ONNX function (`onnx_functions`), each inner
+        node at the body's opset and named in diagnostics after `node`; False when its
+        schema defines no function (or functions nest deeper than `FUNCTION_DEPTH`)."""
+        if where.count(FUNCTION_MARK) >= FUNCTION_DEPTH or schema_problem(node, self.opset):
+            return False
+        self._functions += 1
+        types = [self._type_proto(name) for name in node.input]
+        prefix = f"{node.op_type}_{self._functions}_"
+        body = expand(node, self.opset, types, prefix)
+        if body is None:
+            return False
+        opset, self.opset = self.opset, body.opset
+        try:
+            for position, inner in enumerate(body.nodes):
+                builder.at_node(index)
+                self._import_node(inner, position, builder, where + FUNCTION_MARK)
+        finally:
+            self.opset = opset
+        return True
+
+    def _type_proto(self, name: str) -> onnx.TypeProto:
+        """The ONNX type of value `name` (its element type and its dimensions, a dynamic one
+        without a size), for building a context-dependent function; an empty one for a
+        missing optional input or a value the importer has not got."""
+        value = self.values.get(name) if name else None
+        if value is None or isinstance(value, Missing):
+            return onnx.TypeProto()
+        if isinstance(value, np.ndarray):
+            element = onnx.helper.np_dtype_to_tensor_dtype(value.dtype)
+        else:
+            assert isinstance(value.type, TensorType)
+            element = onnx.helper.np_dtype_to_tensor_dtype(numpy_dtype(value.type.element_type))
+        dims = [None if d == DYN else d for d in dims_of_value(value)]
+        return onnx.helper.make_tensor_type_proto(element, dims)
 
     def _inputs_ready(self, node: onnx.NodeProto, where: str) -> bool:
         """Whether every input is available; reports why not (once per missing value)."""
