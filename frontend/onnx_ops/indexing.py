@@ -190,8 +190,9 @@ def convert_gather_elements(ctx: NodeContext) -> Value:
     """`data` at `index` along `axis`, at every position of the indices (of the data's rank):
     one `graph.gather` from the flattened data at the linear positions `index * stride +
     offset`, where `offset` holds the other axes' share of each position (a constant of the
-    indices' shape). A negative index is wrapped by the axis's size first (an out-of-range one
-    clamps, as `graph.gather`'s do); constant indices make the positions a constant."""
+    indices' shape). A negative index is wrapped by the axis's size first, then clamped into
+    the axis (an out-of-range one, an error in onnxruntime, reads the axis's first or last
+    element, as `graph.gather`'s do); constant indices make the positions a constant."""
     b, data_dims, index_dims = ctx.builder, ctx.dims(0), ctx.dims(1)
     if len(data_dims) != len(index_dims) or not data_dims:
         raise Unsupported(f"the indices {fmt(index_dims)} must have the rank of {fmt(data_dims)}")
@@ -202,7 +203,10 @@ def convert_gather_elements(ctx: NodeContext) -> Value:
         raise Unsupported(f"the indices {fmt(index_dims)} exceed {fmt(data_dims)} off the axis")
     strides = np.cumprod([1, *data_dims[:0:-1]])[::-1].astype(np.int64)
     grid = np.indices(index_dims, np.int64)
-    offsets = sum(grid[k] * strides[k] for k in range(len(data_dims)) if k != axis)
+    offsets = sum(
+        (grid[k] * strides[k] for k in range(len(data_dims)) if k != axis),
+        np.zeros(index_dims, np.int64),
+    )
     size = data_dims[axis]
     if ctx.is_constant(1):
         indices = ctx.constant(1, "the indices").astype(np.int64)
@@ -220,7 +224,9 @@ def convert_gather_elements(ctx: NodeContext) -> Value:
                 *b.tensors_alike([b.binary(graph.AddOp, raw, np.array(size, np.int64)), raw]),
             )
         ).results[0]
-        scaled = b.binary(graph.MulOp, wrapped, np.array(strides[axis], np.int64))
+        inside = b.binary(graph.MaxOp, wrapped, np.array(0, np.int64))
+        inside = b.binary(graph.MinOp, inside, np.array(size - 1, np.int64))
+        scaled = b.binary(graph.MulOp, inside, np.array(strides[axis], np.int64))
         positions = b.binary(graph.AddOp, scaled, offsets)
     flat = b.reshape(ctx.value(0), [int(np.prod(data_dims, dtype=np.int64))])
     if isinstance(flat, np.ndarray) and isinstance(positions, np.ndarray):

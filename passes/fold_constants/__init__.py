@@ -51,8 +51,8 @@ class FoldConstantsPass(ModulePass):
       change by float32 rounding only;
     - a tensor of static shape with no elements counts as a constant (`empty.py`): an op
       whose results are all empty becomes empty constants, an op of empty tensors and
-      constants is evaluated (a sum or a mean over nothing 0, a max -inf, a matmul over an empty k
-      zeros), and a concat or split drops its empty operands or pieces;
+      constants is evaluated (a sum or a mean over nothing 0, a max -inf, a matmul over an
+      empty k zeros), and a concat or split drops its empty operands or pieces;
     - constants left without a user by a fold are erased; other ops are untouched; new
       constants take the location of the op they replace; the output is deterministic.
 

@@ -4,14 +4,14 @@ A tensor with a dimension of 0 has a value known at compile time whatever comput
 holds nothing), so fold-constants treats it as it treats a `graph.constant`: an op whose
 results are all empty becomes empty constants; an op that reads an empty tensor and
 otherwise only constants is evaluated (a matmul over an empty reduction is zeros, a sum over
-an empty axis 0, a max -inf, a mean 0: the reference semantics); a concat drops its empty operands
-(a decoder's key/value cache at the first step, `concat(past[.., 0, ..], new)`) and a split
-its empty pieces (a rotary embedding over the whole head: nothing passes through). No kernel
-ever sees an empty tensor: an empty function argument is simply not read, an empty result
-is returned as the empty constant. The graph's verifiers leave little else (a broadcast
-with an empty operand is empty; a gather from an empty axis does not verify); an evaluation
-the reference semantics refuse, or a result beyond the growth limit that is not uniform,
-stays, and legalize-ops refuses it by name.
+an empty axis 0, a max -inf, a mean 0: the reference semantics); a concat drops its empty
+operands (a decoder's key/value cache at the first step, `concat(past[.., 0, ..], new)`) and
+a split its empty pieces (a rotary embedding over the whole head: nothing passes through).
+No kernel ever sees an empty tensor: an empty function argument is simply not read, an
+empty result is returned as the empty constant. The graph's verifiers leave little else (a
+broadcast with an empty operand is empty; a gather from an empty axis does not verify); an
+evaluation the reference semantics refuse, or a result beyond the growth limit that is not
+uniform, stays, and legalize-ops refuses it by name.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def empty_array(value: SSAValue) -> np.ndarray:
 
 class FoldEmptyTensorsPattern(RewritePattern):
     """`op` with empty results → empty constants; `op(empty, constants...)` → its value;
-    `concat(..., empty, ...)` → the concat of the others (see the module's docstring).
+    `concat(..., empty, ...)` → the concat of the others; a split's empty pieces → empty
+    constants, the split of the rest (see the module's docstring).
     A fold that reads an empty tensor keeps to `growth_limit` as other folds do, unless its
     results are uniform (zeros, -inf: one element stored)."""
 

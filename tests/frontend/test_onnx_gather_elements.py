@@ -49,3 +49,15 @@ def test_out_of_range_constant_indices_are_an_error(make_model):
     model = make_model([node], {"x": [2, 3]}, ["y"], {"ids": np.array([[0, 2, 1]], np.int64)})
     with pytest.raises(fc.FusionError, match="index is out of range for an axis of size 2"):
         fc.compile(model, cache=False)
+
+
+def test_out_of_range_run_time_indices_clamp_into_the_axis(make_model):
+    """onnxruntime refuses them; ours read the axis's first or last element (after wrapping
+    one negative step), as graph.gather's indices do, never another row."""
+    node = helper.make_node("GatherElements", ["x", "ids"], ["y"], axis=1)
+    model = make_model(
+        [node], {"x": [2, 3], "ids": [2, 2]}, ["y"], input_types={"ids": TensorProto.INT64}
+    )
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ids = np.array([[7, -9], [-1, 3]], np.int64)
+    np.testing.assert_array_equal(fc.compile(model, cache=False)(x, ids), [[2, 0], [5, 5]])
