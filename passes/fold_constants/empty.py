@@ -30,7 +30,11 @@ from fusion_compiler.passes.fold_constants.elements import (
     element_count,
     new_constant,
 )
-from fusion_compiler.passes.fold_constants.evaluate import erase_dead_constants, evaluate_op
+from fusion_compiler.passes.fold_constants.evaluate import (
+    erase_dead_constants,
+    evaluate_op,
+    replace_by_constants,
+)
 
 __all__ = ["FoldEmptyTensorsPattern", "is_empty"]
 
@@ -72,15 +76,8 @@ class FoldEmptyTensorsPattern(RewritePattern):
             _drop_empty_pieces(op, rewriter)
             return
         arrays = self._values(op)
-        if arrays is None:
-            return
-        constants = [
-            new_constant(array, result.type, op, result.name_hint)
-            for array, result in zip(arrays, op.results, strict=True)
-        ]
-        owners = [operand.owner for operand in op.operands]
-        rewriter.replace(op, constants, [c.results[0] for c in constants])
-        erase_dead_constants(owners, rewriter)
+        if arrays is not None:
+            replace_by_constants(op, arrays, rewriter)
 
     def _values(self, op: Operation) -> list[np.ndarray] | None:
         """The values of `op`'s results when they are known: all empty, or computed from

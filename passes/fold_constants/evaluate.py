@@ -24,7 +24,13 @@ from fusion_compiler.passes.fold_constants.elements import (
     new_constant,
 )
 
-__all__ = ["FoldConstantOpPattern", "erase_dead_constants", "is_foldable", "evaluate_op"]
+__all__ = [
+    "FoldConstantOpPattern",
+    "erase_dead_constants",
+    "evaluate_op",
+    "is_foldable",
+    "replace_by_constants",
+]
 
 
 # --- predicates (never mutate IR) -----------------------------------------------------------------
@@ -94,12 +100,19 @@ class FoldConstantOpPattern(RewritePattern):
         if not is_foldable(op, self.growth_limit):
             return
         values = evaluate_op(op)
-        if values is None:
-            return
-        constants = [
-            new_constant(value, result.type, op, result.name_hint)
-            for value, result in zip(values, op.results, strict=True)
-        ]
-        owners = [operand.owner for operand in op.operands]
-        rewriter.replace(op, constants, [c.results[0] for c in constants])
-        erase_dead_constants(owners, rewriter)
+        if values is not None:
+            replace_by_constants(op, values, rewriter)
+
+
+def replace_by_constants(
+    op: Operation, values: list[np.ndarray], rewriter: PatternRewriter
+) -> None:
+    """`op` replaced by one `graph.constant` per result, holding `values`; the constants it
+    read that nothing else reads are erased."""
+    constants = [
+        new_constant(value, result.type, op, result.name_hint)
+        for value, result in zip(values, op.results, strict=True)
+    ]
+    owners = [operand.owner for operand in op.operands]
+    rewriter.replace(op, constants, [c.results[0] for c in constants])
+    erase_dead_constants(owners, rewriter)
