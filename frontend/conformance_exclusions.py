@@ -49,7 +49,6 @@ EXCLUDED: dict[str, str] = {
     "DeformConv: unsupported op type": "test_basic_deform* test_deform*",
     "Det: unsupported op type": "test_det*",
     "DFT: unsupported op type": "test_dft*",
-    "EyeLike: unsupported op type": "test_eyelike*",
     "GridSample: unsupported op type": "test_gridsample*",
     "GRU: unsupported op type": "test_gru*",
     "Hardmax: unsupported op type": "test_hardmax*",
@@ -57,11 +56,7 @@ EXCLUDED: dict[str, str] = {
         test_affine_grid_2d_align_corners_expanded test_affine_grid_2d_expanded
         test_affine_grid_3d_align_corners_expanded test_affine_grid_3d_expanded test_if*
     """,
-    "IsInf: unsupported op type": "test_isinf test_isinf_negative test_isinf_positive",
     "Loop: unsupported op type": "test_loop11",
-    "LpNormalization: unsupported op type": """
-        test_l1normalization* test_l2normalization* test_lpnormalization*
-    """,
     "LpPool: unsupported op type": "test_lppool*",
     "LSTM: unsupported op type": """
         test_lstm_batchwise test_lstm_bidirectional test_lstm_defaults test_lstm_reverse
@@ -118,7 +113,6 @@ EXCLUDED: dict[str, str] = {
     """,
     "Unique: unsupported op type": "test_unique_length_1 test_unique_not* test_unique_sorted*",
     "Upsample: unsupported op type": "test_upsample*",
-    "Xor: unsupported op type": "test_xor* test_xor2d test_xor3d test_xor4d",
     # --- Ops of other domains ---
     "ai.onnx.ml.Binarizer: op of a domain other than the default one": "test_ai_onnx_ml_binarizer",
     "ai.onnx.ml.TreeEnsemble: op of a domain other than the default one": """
@@ -327,9 +321,6 @@ EXCLUDED: dict[str, str] = {
         test_linear_attention_gated_per_head_decay test_linear_attention_linear
         test_linear_attention_linear_t1_no_past test_linear_attention_no_past_explicit_zeros
         test_linear_attention_prefill_with_past
-    """,
-    "Shrink: unsupported op type (ONNX defines its function from opset 18; these models are of opset 9)": """
-        test_shrink test_shrink_hard test_shrink_soft
     """,
     "Cast of a run-time tensor to bfloat16: only float32, int64, int32 and bool are supported": """
         test_cast_FLOAT_to_BFLOAT16

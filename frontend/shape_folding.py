@@ -22,9 +22,11 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from onnx import numpy_helper
+from onnx import helper, numpy_helper
+from xdsl.ir import SSAValue
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph.base import element_type_of
 from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.frontend.errors import Unsupported
@@ -72,6 +74,22 @@ def _shape(ctx: NodeContext) -> Value:
 
 def _size(ctx: NodeContext) -> np.ndarray:
     return np.array(math.prod(ctx.shape(0)), np.int64)
+
+
+def _eye_like(ctx: NodeContext) -> np.ndarray:
+    """EyeLike: ones on the `k`-th diagonal of a matrix of the input's (static) shape, of
+    the `dtype` attribute's element type or else the input's."""
+    shape = ctx.shape(0)
+    if len(shape) != 2:
+        raise Unsupported(f"EyeLike needs a matrix, got rank {len(shape)}")
+    dtype, value = ctx.attr("dtype"), ctx.value(0)
+    if dtype is not None:
+        numpy_type = helper.tensor_dtype_to_np_dtype(int(dtype))
+    elif isinstance(value, SSAValue):
+        numpy_type = numpy_dtype(element_type_of(value))
+    else:
+        numpy_type = np.asarray(value).dtype
+    return np.eye(shape[0], shape[1], int(ctx.attr("k", 0)), dtype=numpy_type)
 
 
 def _runtime_constant_of_shape(ctx: NodeContext) -> Value:
@@ -159,6 +177,7 @@ FOLDERS: dict[str, Folder] = {
     "ConstantOfShape": _constant_of_shape,
     "Shape": _shape,
     "Size": _size,
+    "EyeLike": _eye_like,
     "Range": _range,
     "Add": _binary(np.add),
     "Sub": _binary(np.subtract),
@@ -190,7 +209,7 @@ FOLDERS: dict[str, Folder] = {
 }
 """Numpy evaluation of ops on import-time constants, keyed by ONNX op type."""
 
-SHAPE_ONLY = frozenset({"Shape", "Size"})
+SHAPE_ONLY = frozenset({"Shape", "Size", "EyeLike"})
 """Ops that fold whatever their input: they read only its static shape."""
 
 

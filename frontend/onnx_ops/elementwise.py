@@ -203,6 +203,20 @@ def convert_thresholded_relu(ctx: NodeContext) -> Value:
     return b.emit(graph.WhereOp(above, *b.tensors_alike([x, zero]))).results[0]
 
 
+def convert_shrink(ctx: NodeContext) -> Value:
+    """`x + bias` below `-lambd`, `x - bias` above `lambd`, 0 between."""
+    b, x = ctx.builder, ctx.float_tensor(0)
+    lambd, bias = float(ctx.attr("lambd", 0.5)), float(ctx.attr("bias", 0.0))
+    above = b.binary(graph.GreaterOp, x, b.scalar(lambd))
+    below = b.binary(graph.LessOp, x, b.scalar(-lambd))
+    zero = b.scalar(0.0)
+    outer = b.emit(
+        graph.WhereOp(below, *b.tensors_alike([b.binary(graph.AddOp, x, b.scalar(bias)), zero]))
+    ).results[0]
+    shifted = b.binary(graph.SubOp, x, b.scalar(bias))
+    return b.emit(graph.WhereOp(above, *b.tensors_alike([shifted, outer]))).results[0]
+
+
 def convert_softsign(ctx: NodeContext) -> Value:
     """`x / (1 + |x|)`."""
     b, x = ctx.builder, ctx.value(0)
@@ -263,5 +277,6 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "Celu": convert_celu,
     "ThresholdedRelu": convert_thresholded_relu,
     "Softsign": convert_softsign,
+    "Shrink": convert_shrink,
     "Clip": convert_clip,
 }

@@ -1,6 +1,7 @@
 """ONNX comparisons, logical ops and Where on run-time tensors: `graph.equal`, `less`,
 `less_equal`, `greater`, `greater_equal`, `and`, `or`, `not`, `where` (numpy broadcasting,
-as ONNX's). On values known at import time they fold instead (`shape_folding`)."""
+as ONNX's), and Xor and IsInf made of them. On values known at import time they fold
+instead (`shape_folding`)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,29 @@ def convert_where(ctx: NodeContext) -> Value:
     return b.emit(graph.WhereOp(condition, x, y)).results[0]
 
 
+def convert_xor(ctx: NodeContext) -> Value:
+    """`a != b` of booleans: `not(equal(a, b))`."""
+    b = ctx.builder
+    return b.unary(graph.LogicalNotOp, b.binary(graph.EqualOp, ctx.value(0), ctx.value(1)))
+
+
+def convert_is_inf(ctx: NodeContext) -> Value:
+    """`x == inf` or `x == -inf`, each if asked for (`detect_positive`, `detect_negative`)."""
+    b, x = ctx.builder, ctx.float_tensor(0)
+    tests = [
+        b.binary(graph.EqualOp, x, b.scalar(sign * float("inf")))
+        for sign, attribute in ((1, "detect_positive"), (-1, "detect_negative"))
+        if ctx.attr(attribute, 1)
+    ]
+    if not tests:  # (neither: false everywhere)
+        return b.binary(graph.LessOp, x, b.scalar(float("-inf")))
+    return tests[0] if len(tests) == 1 else b.binary(graph.LogicalOrOp, *tests)
+
+
 CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     **{name: _binary(op) for name, op in _BINARY.items()},
     "Not": _unary(graph.LogicalNotOp),
     "Where": convert_where,
+    "Xor": convert_xor,
+    "IsInf": convert_is_inf,
 }

@@ -1,5 +1,5 @@
 """Normalisations and softmax: BatchNormalization, InstanceNormalization, LayerNormalization,
-RMSNormalization, LRN, Softmax and LogSoftmax (with the coerce-to-2-D semantics of opsets before 13)."""
+RMSNormalization, LpNormalization, LRN, Softmax and LogSoftmax (with the coerce-to-2-D semantics of opsets before 13)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.shape_rules import channel_parameter, fmt, is_static
@@ -71,6 +72,26 @@ def convert_rms_norm(ctx: NodeContext) -> Value:
     mean = b.emit(graph.ReduceMeanOp(squares, list(range(axis % rank, rank)), True)).results[0]
     inverse = b.unary(graph.RsqrtOp, b.binary(graph.AddOp, mean, b.scalar(epsilon)))
     return b.binary(graph.MulOp, b.binary(graph.MulOp, x, inverse), ctx.value(1))
+
+
+def convert_lp_norm(ctx: NodeContext) -> Value:
+    """LpNormalization: `x / |x|_p` along `axis`, p 1 (a sum of magnitudes) or 2 (the square
+    root of a sum of squares); where the norm is 0 (x all zeros) the result is 0, as in the
+    spec's reference, not 0 / 0."""
+    b = ctx.builder
+    rank, p = ctx.rank(0), int(ctx.attr("p", 2))
+    axis = int(ctx.attr("axis", -1))
+    if p not in (1, 2):
+        raise Unsupported(f"p={p}: only the 1- and 2-norms are defined")
+    if not -rank <= axis < rank:
+        raise Unsupported(f"axis {axis} is out of range for an input of rank {rank}")
+    x = b.float_tensor(ctx.value(0))
+    terms = b.unary(graph.AbsOp, x) if p == 1 else b.binary(graph.MulOp, x, x)
+    total: SSAValue = b.emit(graph.ReduceSumOp(terms, [axis % rank], True)).results[0]
+    norm = total if p == 1 else b.unary(graph.SqrtOp, total)
+    zero = b.binary(graph.EqualOp, norm, b.scalar(0.0))
+    divisor = b.emit(graph.WhereOp(zero, *b.tensors_alike([b.scalar(1.0), norm]))).results[0]
+    return b.binary(graph.DivOp, x, divisor)
 
 
 def convert_instance_norm(ctx: NodeContext) -> Value:
@@ -141,6 +162,7 @@ CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "InstanceNormalization": convert_instance_norm,
     "LayerNormalization": convert_layer_norm,
     "RMSNormalization": convert_rms_norm,
+    "LpNormalization": convert_lp_norm,
     "LRN": convert_lrn,
     "Softmax": _softmax_family(_softmax),
     "LogSoftmax": _softmax_family(_log_softmax),
