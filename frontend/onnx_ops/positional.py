@@ -1,5 +1,6 @@
 """ONNX ops that compute on element positions: IsNaN, GatherND, Trilu, CumSum, ArgMax, ArgMin
-(`graph.is_nan`, `gather_nd`, `trilu`, `cumsum`, `arg_max`, `arg_min`). Constant inputs become
+(`graph.is_nan`, `gather_nd`, `trilu`, `cumsum`, `arg_max`, `arg_min`), and OneHot (a
+comparison with the positions). Constant inputs become
 `graph.constant`s, which `fold-constants` evaluates."""
 
 from __future__ import annotations
@@ -7,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from xdsl.dialects.builtin import i64
 
 from fusion_compiler.dialects import graph
+from fusion_compiler.dialects.graph.base import element_type_of
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
 from fusion_compiler.frontend.values import Value
@@ -19,6 +22,39 @@ def _scalar_int(ctx: NodeContext, index: int, what: str) -> int:
     if len(values) != 1:
         raise Unsupported(f"{what} must be a single integer, got {len(values)} values")
     return values[0]
+
+
+def convert_one_hot(ctx: NodeContext) -> Value:
+    """OneHot: `values[1]` where the position along the new `axis` equals the index (a
+    negative one counted from `depth`), `values[0]` elsewhere (an index out of range marks
+    nothing, as onnxruntime); `depth` must be known at import time."""
+    b = ctx.builder
+    depth = int(np.asarray(ctx.constant(1, "the depth")).reshape(-1)[0])
+    if depth < 1:
+        raise Unsupported(f"the depth must be at least 1, got {depth}")
+    values = np.asarray(ctx.constant(2, "the values")).reshape(-1)
+    if values.size != 2:
+        raise Unsupported(f"the values must be [off, on], got {values.size} of them")
+    rank = ctx.rank(0) + 1
+    axis = int(ctx.attr("axis", -1))
+    if not -rank <= axis < rank:
+        raise Unsupported(f"axis {axis} is out of range for an output of rank {rank}")
+    indices = ctx.value(0)
+    if isinstance(indices, np.ndarray):
+        indices = indices.astype(np.int64)
+    else:
+        indices = b.tensor(indices, "the indices")
+        if element_type_of(indices) != i64:
+            indices = b.emit(graph.CastOp(indices, i64)).results[0]
+    negative = b.binary(graph.LessOp, indices, np.array(0, np.int64))
+    shifted = b.binary(graph.AddOp, indices, np.array(depth, np.int64))
+    wrapped = b.emit(graph.WhereOp(negative, *b.tensors_alike([shifted, indices]))).results[0]
+    positions = np.arange(depth, dtype=np.int64).reshape(
+        [depth if k == axis % rank else 1 for k in range(rank)]
+    )
+    hot = b.binary(graph.EqualOp, b.expand_dims(wrapped, [axis % rank]), positions)
+    off, on = values[:1].reshape(()), values[1:].reshape(())
+    return b.emit(graph.WhereOp(hot, *b.tensors_alike([on, off]))).results[0]
 
 
 def convert_is_nan(ctx: NodeContext) -> Value:
@@ -61,6 +97,7 @@ def _arg_reduce(op_class: type[graph.ArgReduceOp]) -> Callable[[NodeContext], Va
 
 CONVERTERS: dict[str, Callable[[NodeContext], Value]] = {
     "IsNaN": convert_is_nan,
+    "OneHot": convert_one_hot,
     "GatherND": convert_gather_nd,
     "Trilu": convert_trilu,
     "CumSum": convert_cumsum,

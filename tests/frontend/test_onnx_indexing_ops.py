@@ -1,6 +1,7 @@
-"""GatherElements: one `graph.gather` from the flattened data at linear positions
+"""GatherElements, one `graph.gather` from the flattened data at linear positions
 (`onnx_ops/indexing.convert_gather_elements`), with indices given at run time (int64 or
-int32, negative ones wrapped) or as constants, natively against onnxruntime."""
+int32, negative ones wrapped) or as constants, and OneHot of run-time indices
+(`onnx_ops/positional.convert_one_hot`), natively against onnxruntime."""
 
 import numpy as np
 import pytest
@@ -61,3 +62,26 @@ def test_out_of_range_run_time_indices_clamp_into_the_axis(make_model):
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     ids = np.array([[7, -9], [-1, 3]], np.int64)
     np.testing.assert_array_equal(fc.compile(model, cache=False)(x, ids), [[2, 0], [5, 5]])
+
+
+@pytest.mark.parametrize("axis", [-1, 0, 1])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_one_hot_of_run_time_indices(axis, dtype, make_model):
+    """OneHot with a constant depth (the conformance cases give it as an input, which the
+    importer needs at import time): negative indices count from the depth, out-of-range ones
+    mark nothing, as onnxruntime."""
+    node = helper.make_node("OneHot", ["ids", "depth", "values"], ["y"], axis=axis)
+    inits = {"depth": np.array(5, np.int64), "values": np.array([-2.0, 3.5], np.float32)}
+    input_type = TensorProto.INT64 if dtype == np.int64 else TensorProto.INT32
+    model = make_model([node], {"ids": [2, 3]}, ["y"], inits, input_types={"ids": input_type})
+    ids = np.array([[0, 4, -1], [-5, 7, 2]], dtype)
+    wrapped = np.expand_dims(np.where(ids < 0, ids + 5, ids), axis % 3)
+    positions = np.arange(5).reshape([5 if k == axis % 3 else 1 for k in range(3)])
+    expected = np.where(wrapped == positions, np.float32(3.5), np.float32(-2.0))
+    ours = fc.compile(model, cache=False)(ids)
+    np.testing.assert_array_equal(ours, expected)
+    if dtype == np.int64:  # (onnxruntime has no OneHot of int32 indices with these types)
+        ort = pytest.importorskip("onnxruntime")
+        options = ["CPUExecutionProvider"]
+        session = ort.InferenceSession(model.SerializeToString(), providers=options)
+        np.testing.assert_array_equal(ours, session.run(None, {"ids": ids})[0])
