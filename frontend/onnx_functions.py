@@ -57,9 +57,12 @@ def expand(
         )
     else:
         types = [t.SerializeToString() for t in input_types]
-        built = schema.get_context_dependent_function_with_opset_version(  # type: ignore[attr-defined]
-            max(dependent), node.SerializeToString(), types
-        )
+        try:  # (onnx's builder refuses attributes or types it cannot build for)
+            built = schema.get_context_dependent_function_with_opset_version(  # type: ignore[attr-defined]
+                max(dependent), node.SerializeToString(), types
+            )
+        except Exception:  # noqa: BLE001 - any refusal: no body, the op is unsupported
+            return None
         if not built:
             return None
         function.ParseFromString(built)
