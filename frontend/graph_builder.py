@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
+    i1,
     i32,
     i64,
 )
@@ -210,6 +211,12 @@ class GraphBuilder:
 
     def binary(self, op_class: type[BinaryBroadcastOp], a: Value, b: Value) -> SSAValue:
         return self.emit(op_class(*self.tensors_alike([a, b]))).results[0]
+
+    def where(self, condition: Value, x: Value, y: Value) -> SSAValue:
+        """`graph.where`: `x` where `condition` holds, else `y` (a constant of the two takes
+        the other's element type, as in `tensors_alike`)."""
+        test = self.tensor(condition, "the condition", i1)
+        return self.emit(graph.WhereOp(test, *self.tensors_alike([x, y]))).results[0]
 
     def mul_by(self, x: Value, factor: float) -> Value:
         """`x * factor` (folded for a constant `x`; nothing to do for a factor of 1)."""

@@ -198,23 +198,17 @@ def convert_thresholded_relu(ctx: NodeContext) -> Value:
     """`x` where `x > alpha`, else 0."""
     b, x = ctx.builder, ctx.value(0)
     alpha = float(ctx.attr("alpha", 1.0))
-    above = b.binary(graph.GreaterOp, x, b.scalar(alpha))
-    zero = b.scalar(0.0)
-    return b.emit(graph.WhereOp(above, *b.tensors_alike([x, zero]))).results[0]
+    return b.where(b.binary(graph.GreaterOp, x, b.scalar(alpha)), x, b.scalar(0.0))
 
 
 def convert_shrink(ctx: NodeContext) -> Value:
     """`x + bias` below `-lambd`, `x - bias` above `lambd`, 0 between."""
     b, x = ctx.builder, ctx.float_tensor(0)
     lambd, bias = float(ctx.attr("lambd", 0.5)), float(ctx.attr("bias", 0.0))
-    above = b.binary(graph.GreaterOp, x, b.scalar(lambd))
     below = b.binary(graph.LessOp, x, b.scalar(-lambd))
-    zero = b.scalar(0.0)
-    outer = b.emit(
-        graph.WhereOp(below, *b.tensors_alike([b.binary(graph.AddOp, x, b.scalar(bias)), zero]))
-    ).results[0]
-    shifted = b.binary(graph.SubOp, x, b.scalar(bias))
-    return b.emit(graph.WhereOp(above, *b.tensors_alike([shifted, outer]))).results[0]
+    outer = b.where(below, b.binary(graph.AddOp, x, b.scalar(bias)), b.scalar(0.0))
+    above = b.binary(graph.GreaterOp, x, b.scalar(lambd))
+    return b.where(above, b.binary(graph.SubOp, x, b.scalar(bias)), outer)
 
 
 def convert_softsign(ctx: NodeContext) -> Value:

@@ -186,6 +186,19 @@ def _gather_dynamic(ctx: NodeContext, indices: np.ndarray) -> Value:
     return b.emit(graph.GatherOp(ctx.tensor(0), ids, axis)).results[0]
 
 
+def wrapped_indices(b: GraphBuilder, indices: Value, size: int) -> Value:
+    """Run-time indices along an axis of `size` as `i64`, a negative one counted from the
+    end (`index + size`), as ONNX's indexing ops count them; constant ones as an array."""
+    if isinstance(indices, np.ndarray):
+        indices = indices.astype(np.int64)
+        return np.where(indices < 0, indices + size, indices)
+    raw = b.tensor(indices, "the indices")
+    if element_type_of(raw) != i64:
+        raw = b.emit(graph.CastOp(raw, i64)).results[0]
+    negative = b.binary(graph.LessOp, raw, np.array(0, np.int64))
+    return b.where(negative, b.binary(graph.AddOp, raw, np.array(size, np.int64)), raw)
+
+
 def convert_gather_elements(ctx: NodeContext) -> Value:
     """`data` at `index` along `axis`, at every position of the indices (of the data's rank):
     one `graph.gather` from the flattened data at the linear positions `index * stride +
@@ -212,18 +225,9 @@ def convert_gather_elements(ctx: NodeContext) -> Value:
         indices = ctx.constant(1, "the indices").astype(np.int64)
         if np.any((indices < -size) | (indices >= size)):
             raise Unsupported(f"an index is out of range for an axis of size {size}")
-        positions: Value = np.where(indices < 0, indices + size, indices) * strides[axis] + offsets
+        positions: Value = wrapped_indices(b, indices, size) * strides[axis] + offsets
     else:
-        raw = ctx.tensor(1)
-        if element_type_of(raw) != i64:
-            raw = b.emit(graph.CastOp(raw, i64)).results[0]
-        negative = b.binary(graph.LessOp, raw, np.array(0, np.int64))
-        wrapped = b.emit(
-            graph.WhereOp(
-                negative,
-                *b.tensors_alike([b.binary(graph.AddOp, raw, np.array(size, np.int64)), raw]),
-            )
-        ).results[0]
+        wrapped = wrapped_indices(b, ctx.value(1), size)
         inside = b.binary(graph.MaxOp, wrapped, np.array(0, np.int64))
         inside = b.binary(graph.MinOp, inside, np.array(size - 1, np.int64))
         scaled = b.binary(graph.MulOp, inside, np.array(strides[axis], np.int64))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects.builtin import i1
 from xdsl.ir import Operation
 
 from fusion_compiler.dialects import graph
@@ -34,10 +33,7 @@ def _unary(op_class: type[Operation]) -> Callable[[NodeContext], Value]:
 
 
 def convert_where(ctx: NodeContext) -> Value:
-    b = ctx.builder
-    condition = b.tensor(ctx.value(0), "the condition", i1)
-    x, y = b.tensors_alike([ctx.value(1), ctx.value(2)])
-    return b.emit(graph.WhereOp(condition, x, y)).results[0]
+    return ctx.builder.where(ctx.value(0), ctx.value(1), ctx.value(2))
 
 
 def convert_xor(ctx: NodeContext) -> Value:

@@ -90,8 +90,7 @@ def convert_lp_norm(ctx: NodeContext) -> Value:
     total: SSAValue = b.emit(graph.ReduceSumOp(terms, [axis % rank], True)).results[0]
     norm = total if p == 1 else b.unary(graph.SqrtOp, total)
     zero = b.binary(graph.EqualOp, norm, b.scalar(0.0))
-    divisor = b.emit(graph.WhereOp(zero, *b.tensors_alike([b.scalar(1.0), norm]))).results[0]
-    return b.binary(graph.DivOp, x, divisor)
+    return b.binary(graph.DivOp, x, b.where(zero, b.scalar(1.0), norm))
 
 
 def convert_instance_norm(ctx: NodeContext) -> Value:

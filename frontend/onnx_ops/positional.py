@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects.builtin import i64
 
 from fusion_compiler.dialects import graph
-from fusion_compiler.dialects.graph.base import element_type_of
 from fusion_compiler.frontend.errors import Unsupported
 from fusion_compiler.frontend.node_context import NodeContext
+from fusion_compiler.frontend.onnx_ops.indexing import wrapped_indices
 from fusion_compiler.frontend.values import Value
 
 
@@ -39,22 +38,12 @@ def convert_one_hot(ctx: NodeContext) -> Value:
     axis = int(ctx.attr("axis", -1))
     if not -rank <= axis < rank:
         raise Unsupported(f"axis {axis} is out of range for an output of rank {rank}")
-    indices = ctx.value(0)
-    if isinstance(indices, np.ndarray):
-        indices = indices.astype(np.int64)
-    else:
-        indices = b.tensor(indices, "the indices")
-        if element_type_of(indices) != i64:
-            indices = b.emit(graph.CastOp(indices, i64)).results[0]
-    negative = b.binary(graph.LessOp, indices, np.array(0, np.int64))
-    shifted = b.binary(graph.AddOp, indices, np.array(depth, np.int64))
-    wrapped = b.emit(graph.WhereOp(negative, *b.tensors_alike([shifted, indices]))).results[0]
+    wrapped = wrapped_indices(b, ctx.value(0), depth)
     positions = np.arange(depth, dtype=np.int64).reshape(
         [depth if k == axis % rank else 1 for k in range(rank)]
     )
     hot = b.binary(graph.EqualOp, b.expand_dims(wrapped, [axis % rank]), positions)
-    off, on = values[:1].reshape(()), values[1:].reshape(())
-    return b.emit(graph.WhereOp(hot, *b.tensors_alike([on, off]))).results[0]
+    return b.where(hot, values[1:].reshape(()), values[:1].reshape(()))
 
 
 def convert_is_nan(ctx: NodeContext) -> Value:

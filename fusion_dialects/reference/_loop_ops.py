@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Operation
 
 from fusion_compiler.dialects.element_dtypes import numpy_dtype as element_dtype
 from fusion_compiler.dialects.reference._erf import erf as erf_f64
+from fusion_compiler.dialects.reference.elementwise import truncated_quotient
 from fusion_compiler.dialects.reference.logic import cast
 
 Value = Any
@@ -123,15 +124,8 @@ def _trunc_int(op: Operation, args: list[Value]) -> Value:
 # --- integer arithmetic ------------------------------------------------------------------------
 
 
-def _divsi(a: Value, b: Value) -> Value:
-    """Signed division rounding toward zero (C semantics)."""
-    quotient = np.floor_divide(a, b)
-    inexact = (np.multiply(quotient, b) != a) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
-    return quotient + inexact
-
-
 def _remsi(a: Value, b: Value) -> Value:
-    return a - np.multiply(_divsi(a, b), b)
+    return a - np.multiply(truncated_quotient(a, b), b)
 
 
 def _ceildivsi(a: Value, b: Value) -> Value:
@@ -300,7 +294,7 @@ _INTEGER: dict[type[Operation], Callable[..., Value]] = {
     arith.AddiOp: np.add,
     arith.SubiOp: np.subtract,
     arith.MuliOp: np.multiply,
-    arith.DivSIOp: _divsi,
+    arith.DivSIOp: truncated_quotient,
     arith.RemSIOp: _remsi,
     arith.FloorDivSIOp: np.floor_divide,
     arith.CeilDivSIOp: _ceildivsi,

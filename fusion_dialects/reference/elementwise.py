@@ -226,12 +226,18 @@ def div(a: npt.ArrayLike, b: npt.ArrayLike) -> F32Array:
         return to_f32(as_f64(a) / as_f64(b))
 
 
+def truncated_quotient(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
+    """Integer `a / b` rounded toward zero (C's division; `b` never 0)."""
+    quotient = np.floor_divide(a, b)
+    inexact = (np.multiply(quotient, b) != a) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+    return quotient + inexact
+
+
 def _integer_quotient(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.broadcast_arrays(a, b)
     safe = np.where((b == 0) | (b == -1), b.dtype.type(1), b)
     with np.errstate(over="ignore"):
-        quotient = np.floor_divide(a, safe)
-        quotient = quotient + ((quotient * safe != a) & ((a < 0) != (safe < 0)))
+        quotient = truncated_quotient(a, safe)
         return np.where(b == 0, 0, np.where(b == -1, -a, quotient)).astype(a.dtype)
 
 

@@ -25,6 +25,7 @@ from fusion_compiler.dialects import graph
 from fusion_compiler.dialects.element_dtypes import numpy_dtype
 from fusion_compiler.dialects.graph.base import ints_of
 from fusion_compiler.dialects.reference.evaluator import OP_SEMANTICS
+from fusion_compiler.dialects.shape_rules import is_static
 from fusion_compiler.passes.fold_constants.elements import (
     constant_of,
     element_count,
@@ -45,7 +46,7 @@ def is_empty(value: SSAValue) -> bool:
     if not isinstance(typ, TensorType):
         return False
     shape = typ.get_shape()
-    return 0 in shape and all(size >= 0 for size in shape)
+    return 0 in shape and is_static(shape)
 
 
 def empty_array(value: SSAValue) -> np.ndarray:
@@ -148,7 +149,7 @@ def _known(value: SSAValue) -> bool:
 
 def _static(value: SSAValue) -> bool:
     typ = value.type
-    return isinstance(typ, TensorType) and all(size >= 0 for size in typ.get_shape())
+    return isinstance(typ, TensorType) and is_static(typ.get_shape())
 
 
 def _uniform(array: np.ndarray) -> bool:
