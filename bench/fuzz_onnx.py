@@ -58,12 +58,15 @@ def onnx_mutant(seed: int, sources: list[Path]) -> tuple[bytes, str, list[str], 
 
 
 def _name(source: Path) -> str:
-    """`tests/models/...`, or `onnx/backend/test/data/...` for a model of the package."""
-    if source.is_relative_to(ROOT):
-        return str(source.relative_to(ROOT))
+    """`onnx/backend/test/data/...` for a model of the package, else `tests/models/...`
+    (the package first: a virtual environment inside the repository, as the README's quick
+    start makes, holds the package's models under the repository too)."""
     import onnx
 
-    return "onnx/" + str(source.relative_to(Path(onnx.__file__).parent))
+    package = Path(onnx.__file__).parent
+    if source.is_relative_to(package):
+        return "onnx/" + str(source.relative_to(package))
+    return str(source.relative_to(ROOT))
 
 
 def import_in_process(path: Path, to_file: bool) -> str | None:

@@ -25,6 +25,7 @@ from fusion_compiler.driver import (
     lower_to_entries,
     split_graph_passes,
 )
+from fusion_compiler.errors import MissingLibraryError
 from fusion_compiler.lowering import compile_cache
 from fusion_compiler.passes.fold_constants.elements import dense_of
 
@@ -87,7 +88,11 @@ EXAMPLES = sorted(
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 @pytest.mark.parametrize("pipeline", [DEFAULT_PIPELINE, BLAS_PIPELINE])
 def test_examples_lower_the_same_whatever_their_weights(path, pipeline):
-    assert_weight_independent(parse_source(make_context(), path.read_text(), str(path)), pipeline)
+    module = parse_source(make_context(), path.read_text(), str(path))
+    try:
+        assert_weight_independent(module, pipeline)
+    except MissingLibraryError:  # (the README's install has no blas extra; CI's has)
+        pytest.skip("the blas extra (scipy-openblas32) is not installed")
 
 
 def test_batch_norm_folded_into_a_convolution_lowers_the_same_whatever_its_weights():
