@@ -35,13 +35,15 @@ ending writes the model there too. `onnx-graphs`: a small valid ONNX model drawn
 `bench/fuzz_onnx_graphs.py`), compiled
 and run natively and compared with onnxruntime (a float64 run decides where the two differ);
 a wrong number or an error that is not a diagnostic writes the model, its inputs and the
-float64 outputs to `tests/regressions/onnx_graphs/`. Chunks run in worker processes (a crash loses one seed, which is logged as a crash, and the run goes
-on). Each log line is one JSON object.
+float64 outputs to `tests/regressions/onnx_graphs/`. Chunks run in worker processes (a crash
+loses one seed, which is logged as a crash with the stack `faulthandler` printed, and the run
+goes on). Each log line is one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import random
@@ -353,6 +355,8 @@ def code_version() -> str:
 
 def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
     version = code_version()
+    if os.environ.get(FAULT_FILE):  # (kept open until the process ends)
+        faulthandler.enable(open(os.environ[FAULT_FILE], "w"))  # noqa: SIM115
     with log.open("a") as out:
         for seed in range(start, start + count):
             out.write(json.dumps({"mode": mode, "seed": seed, "status": "start"}) + "\n")
@@ -378,32 +382,54 @@ def worker(mode: str, start: int, count: int, log: Path, every: int) -> None:
             out.flush()
 
 
+FAULT_FILE = "FUZZ_FAULT_FILE"
+"""The environment variable naming the file a worker's `faulthandler` writes a fatal error's
+stack into (a segmentation fault in native code: ours, or onnxruntime's)."""
+
+
 def run_chunk(mode: str, start: int, count: int, log: Path, every: int) -> None:
-    """One worker process per chunk; after a crash, the chunk goes on after the seed."""
+    """One worker process per chunk; after a crash, the chunk goes on after the seed. The
+    crash's record holds the stack `faulthandler` printed (`fault_report`): where it died."""
     end = start + count
     while start < end:
-        subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                f"worker-{mode}s",
-                str(start),
-                str(end - start),
-                str(log),
-                "--subprocess-every",
-                str(every),
-            ],
-            check=False,
-        )
+        with tempfile.NamedTemporaryFile("w+", suffix=".fault") as fault:
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    f"worker-{mode}s",
+                    str(start),
+                    str(end - start),
+                    str(log),
+                    "--subprocess-every",
+                    str(every),
+                ],
+                check=False,
+                env={**os.environ, FAULT_FILE: fault.name},
+            )
+            report = fault_report(Path(fault.name).read_text(errors="replace"))
         finished = _finished(log, mode)
         missing = [s for s in range(start, end) if s not in finished]
         if not missing:
             return
         start = missing[0]
         if start in _started(log, mode):  # started, never finished: the process died
+            record = {"mode": mode, "seed": start, "status": "crash"}
+            if report:
+                record["error"] = report
             with log.open("a") as out:
-                out.write(json.dumps({"mode": mode, "seed": start, "status": "crash"}) + "\n")
+                out.write(json.dumps(record) + "\n")
             start += 1
+
+
+def fault_report(text: str) -> str:
+    """The last fatal error `faulthandler` wrote (its kind and the crashed thread's frames,
+    innermost first), or "" when there is none."""
+    at = text.rfind("Fatal Python error")
+    if at < 0:
+        return ""
+    lines = [line.strip() for line in text[at:].splitlines() if line.strip()]
+    return " | ".join(line for line in lines if not line.startswith("Extension modules"))[:1500]
 
 
 def _records(log: Path) -> list[dict]:

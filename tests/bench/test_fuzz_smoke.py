@@ -241,3 +241,17 @@ def test_a_concat_done_in_place_is_no_missing_launch():
         outputs=(Ref("node", 3), Ref("node", 4)),
     )
     check_graph(spec)
+
+
+def test_a_crash_is_reported_with_the_stack_faulthandler_printed():
+    crashed = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", "import ctypes\nctypes.string_at(0)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert crashed.returncode != 0
+    report = fuzz.fault_report("some warning\n" + crashed.stderr)
+    assert report.startswith("Fatal Python error: Segmentation fault | ")
+    assert 'File "<string>", line 2 in <module>' in report and "Extension modules" not in report
+    assert fuzz.fault_report("no fatal error here\n") == ""
