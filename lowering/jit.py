@@ -13,6 +13,9 @@ when it is missing, serial stand-ins linked into each unit: `threading_runtime`)
 size is the global `@__fusion_num_threads`, which every unit only declares and the engine
 defines once (`threading_runtime.RUNTIME_GLOBALS_IR`), so `JitModule.set_num_threads` writes
 one variable (initially `$FUSION_NUM_THREADS`; 0, the default, is every core).
+
+An entry keeps its intermediate buffers from one call to the next in globals of its unit
+(`kept_buffers`); `JitModule` frees them when it is collected.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import ctypes
 import ctypes.util
 import math
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -32,6 +36,7 @@ import numpy as np
 from fusion_compiler.dialects.shape_rules import compatible, fmt, is_static
 from fusion_compiler.errors import ArgumentError, TargetError
 from fusion_compiler.lowering import blas_library
+from fusion_compiler.lowering.kept_buffers import kept_globals, release_kept
 from fusion_compiler.lowering.threading_runtime import (
     RUNTIME_GLOBALS_IR,
     declares_num_threads,
@@ -275,6 +280,13 @@ class JitModule:
         for object_file in self._objects:
             self._engine.add_object_file(object_file)
         self._engine.finalize_object()
+        kept = [
+            self._engine.get_global_value_address(name)
+            for unit in self.units
+            for name in kept_globals(unit.llvm_ir)
+        ]
+        if kept:  # (the engine's memory is freed after this, with its last reference)
+            weakref.finalize(self, release_kept, [address for address in kept if address])
         self._num_threads = ctypes.c_int32(0)
         address = num_threads_address(self._engine)
         if address:

@@ -33,6 +33,7 @@ from fusion_compiler.lowering.jit import (
     host_target_machine,
     kernel_signatures,
 )
+from fusion_compiler.lowering.kept_buffers import declares_buffer_keeper, link_buffer_keeper
 from fusion_compiler.lowering.llvm_text import module_text, unit_template
 from fusion_compiler.lowering.math_to_llvm import EXPANDED_MATH_ATTR
 from fusion_compiler.lowering.threading_runtime import (
@@ -167,6 +168,8 @@ def optimized_text(
     llvm_module = llvm.parse_assembly(text)
     if uses_openmp(llvm_module) and not openmp_available():
         link_serial_runtime(llvm_module)
+    if declares_buffer_keeper(llvm_module):
+        link_buffer_keeper(llvm_module)
     llvm_module.verify()
     llvm_module.triple = target_machine.triple
     llvm_module.data_layout = str(target_machine.target_data)

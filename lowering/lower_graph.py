@@ -4,7 +4,7 @@ After fuse-tir a graph-level function only calls kernels. This pass turns it int
 `loop.func` of the same name that runs those kernels on buffers:
 
     func.func @main(%x: tensor<..>) -> tensor<..>          loop.func @main(%x, %w) outs(%y) {
-      %w = graph.constant dense<..>               ==>         %slot0 = loop.alloc : memref<Nxf32>
+      %w = graph.constant dense<..>               ==>         %slot0 = loop.alloc {fusion.kept} : memref<Nxf32>
       %t = graph.call_loop @k1(%x, %w)                        %t = loop.view %slot0 : ... to ...
       %y = graph.call_loop @k2(%t)                            loop.call @k1(%x, %w, %t)
       func.return %y                                          loop.call @k2(%t, %y)
@@ -23,7 +23,8 @@ After fuse-tir a graph-level function only calls kernels. This pass turns it int
   `loop.bound_sources`). Constants that only load-time launches read are bound to the load
   entry alone.
 - Intermediates live in the slots of a static memory plan (`memory_plan.py`): values whose
-  lifetimes do not overlap share a slot. A concat whose operands are all intermediates is
+  lifetimes do not overlap share a slot. A run entry keeps its slots from one call to the
+  next (`fusion.kept`, `kept_buffers.py`). A concat whose operands are all intermediates is
   written in place (its operands are views of its buffer, `in_place.py`): its launch is
   dropped, and a concat kernel left without launches is erased (`in_place_kernels`).
 - A returned value that no kernel writes into the output (an argument, a constant, or a value
@@ -46,6 +47,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
     f32,
     i64,
 )
@@ -68,7 +70,7 @@ from fusion_compiler.dialects.graph import (
     is_external_function,
 )
 from fusion_compiler.dialects.graph.preconditions import require_legalized
-from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR
+from fusion_compiler.dialects.loop.attributes import CONCAT_AXIS_ATTR, KEPT_BUFFER_ATTR
 from fusion_compiler.dialects.loop.builder import KernelBuilder, tensor_buffer_type
 from fusion_compiler.lowering.in_place import InPlaceConcats, in_place_concats
 from fusion_compiler.lowering.memory_plan import Lifetime, plan_memory
@@ -417,12 +419,21 @@ class LowerGraphFunction(RewritePattern):
             if len(specs) == 2:
                 entry.attributes[BOUND_SOURCES_ATTR] = _sources(spec, constants, derived)
             if spec is specs[-1]:
+                _keep_slots(entry)
                 if len(specs) == 2:
                     entry.attributes[LOAD_ENTRY_ATTR] = StringAttr(specs[0].name)
                 if self.profile:
                     instrument_entry(entry, self.module)
             rewriter.insert(entry, InsertPoint.before(op))
         rewriter.erase(op)
+
+
+def _keep_slots(entry: loop.FuncOp) -> None:
+    """Marks the slots of a run entry kept between its calls (`KEPT_BUFFER_ATTR`); a load
+    entry runs once and allocates its own."""
+    for op in entry.body.block.ops:
+        if isinstance(op, loop.AllocOp):
+            op.attributes[KEPT_BUFFER_ATTR] = UnitAttr()
 
 
 @dataclass(frozen=True)

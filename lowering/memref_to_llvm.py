@@ -38,7 +38,9 @@ once per kernel call even if it appears inside a loop):
 - `llvm.alloca` (64-byte aligned) if the buffer is at most `stack_limit` bytes
   (default `DEFAULT_STACK_LIMIT` = 4 KiB: small enough that a kernel's stack frame stays
   far below the smallest thread stacks the parallel runtime will use);
-- otherwise `aligned_alloc(64, size rounded up to 64)`, with a `free` before every return.
+- otherwise `aligned_alloc(64, size rounded up to 64)`, with a `free` before every return;
+- an entry's slot kept between calls (`fusion.kept`) above that size: taken from its global
+  and given back before every return (`kept_buffers.py`).
 
 A `loop.prefetch` becomes the address of its element and a call of `llvm.prefetch`.
 
@@ -56,6 +58,7 @@ from math import prod
 from xdsl.dialects import arith, llvm, memref
 from xdsl.dialects.builtin import (
     IntAttr,
+    IntegerAttr,
     MemRefType,
     i32,
     i64,
@@ -70,16 +73,19 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from fusion_compiler.dialects import loop
-from fusion_compiler.dialects.loop.attributes import LoopKind
+from fusion_compiler.dialects.loop.attributes import KEPT_BUFFER_ATTR, LoopKind
 from fusion_compiler.dialects.loop.op_builders import index_constant
 from fusion_compiler.dialects.loop.queries import constant_index, digit_runs
 from fusion_compiler.lowering.jit import BUFFER_ALIGNMENT
+from fusion_compiler.lowering.kept_buffers import GIVE_BUFFER, KEPT_PREFIX, TAKE_BUFFER
 from fusion_compiler.lowering.llvm_builders import (
+    add_symbol,
     call_function,
     constant,
     conversion_cast,
     converted,
     element_pointer,
+    enclosing_module,
     intrinsic,
     load,
     offset_pointer,
@@ -360,6 +366,8 @@ class LowerAllocPattern(RewritePattern):
         size = count * storage_bytes(buffer_type.element_type)
         if size <= self.stack_limit:
             ops, pointer = _stack_buffer(count, buffer_type)
+        elif KEPT_BUFFER_ATTR in op.attributes:
+            ops, pointer = _kept_buffer(rewriter, kernel, size)
         else:
             ops, pointer = self._heap_buffer(rewriter, kernel, size)
         cast = conversion_cast(pointer, buffer_type)
@@ -381,6 +389,37 @@ class LowerAllocPattern(RewritePattern):
             release = call_function(rewriter, kernel, "free", [allocate.returned])
             rewriter.insert(release, InsertPoint.before(ret))
         return [alignment, padded, allocate], allocate.returned
+
+
+def _kept_buffer(
+    rewriter: PatternRewriter, kernel: Operation, size: int
+) -> tuple[list[Operation], SSAValue]:
+    """The buffer of a kept slot: taken from a global of its own (`@__fusion_kept_<entry>_<n>`,
+    numbered in the order the slots are lowered) and given back before every return."""
+    module = enclosing_module(kernel)
+    prefix = f"{KEPT_PREFIX}{_symbol(kernel)}_"
+    taken = sum(
+        1
+        for op in module.ops
+        if isinstance(op, llvm.GlobalOp) and op.sym_name.data.startswith(prefix)
+    )
+    holder = llvm.GlobalOp(i64, f"{prefix}{taken}", "external", value=IntegerAttr(0, i64))
+    holder.alignment = IntegerAttr(8, i64)
+    rewriter.insert(holder, InsertPoint.at_end(module.body.block))
+    add_symbol(module, holder)
+    slot = llvm.AddressOfOp(holder.sym_name.data, POINTER)
+    padded = constant(_round_up(size, BUFFER_ALIGNMENT), i64)
+    take = call_function(rewriter, kernel, TAKE_BUFFER, [slot.result, padded.result], POINTER)
+    assert take.returned is not None
+    for ret in _returns(kernel):
+        give = call_function(rewriter, kernel, GIVE_BUFFER, [slot.result, take.returned])
+        rewriter.insert(give, InsertPoint.before(ret))
+    return [slot, padded, take], take.returned
+
+
+def _symbol(kernel: Operation) -> str:
+    assert isinstance(kernel, loop.FuncOp | llvm.FuncOp)
+    return kernel.sym_name.data
 
 
 def _stack_buffer(count: int, buffer_type: MemRefType) -> tuple[list[Operation], SSAValue]:

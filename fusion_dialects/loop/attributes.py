@@ -89,6 +89,12 @@ holding such a buffer may still run on threads, each with its own copy (the LLVM
 allocates it at the entry of the outlined body); any other local buffer in a loop keeps the
 loop serial."""
 
+KEPT_BUFFER_ATTR = "fusion.kept"
+"""Discardable attribute of a `loop.alloc` at the top of an entry function (a slot of its
+memory plan, lower-graph): the buffer is kept from one call of the entry to the next rather
+than allocated on every call (`lowering/kept_buffers.py`). Its contents are not: every call
+writes a slot before it reads it, as with a fresh buffer."""
+
 
 REGISTER_TILED_ATTR = "fusion.register_tiled"
 """Discardable attribute of a kernel whose contraction nests are register-tiled

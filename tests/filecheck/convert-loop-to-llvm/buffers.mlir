@@ -61,6 +61,47 @@ loop.func @main(%x: memref<4xf32>) outs(%y: memref<4xf32>) attributes {loop.boun
 
 // -----
 
+// A slot the entry keeps between calls (lower-graph's `fusion.kept`) is taken from a global
+// of its own and given back before every return (the keeper's functions are linked in when
+// the unit is compiled); a small one stays on the stack, and the second kept slot of an
+// entry gets the next global.
+loop.func @neg(%a: memref<4xf32>) outs(%b: memref<4xf32>) {
+  loop.return
+}
+loop.func @main(%x: memref<4xf32>) outs(%y: memref<4xf32>) attributes {loop.bound_constants = 0 : i64} {
+  %big = loop.alloc {fusion.kept} : memref<2000xf32>
+  %other = loop.alloc {fusion.kept} : memref<1500xi64>
+  %small = loop.alloc {fusion.kept} : memref<8xf32>
+  %u = loop.view %big : memref<2000xf32> to memref<4xf32>
+  %v = loop.view %small : memref<8xf32> to memref<4xf32>
+  loop.call @neg(%x, %u) : memref<4xf32>, memref<4xf32>
+  loop.call @neg(%u, %v) : memref<4xf32>, memref<4xf32>
+  loop.call @neg(%v, %y) : memref<4xf32>, memref<4xf32>
+  loop.return
+}
+
+// CHECK-LABEL: llvm.func @main(
+// CHECK-DAG:     %[[SMALL:.*]] = llvm.alloca
+// CHECK-DAG:     %[[G1:.*]] = llvm.mlir.addressof @__fusion_kept_main_1 : !llvm.ptr
+// CHECK-DAG:     %[[N1:.*]] = llvm.mlir.constant(12032) : i64
+// CHECK-DAG:     %[[OTHER:.*]] = llvm.call @__fusion_take_buffer(%[[G1]], %[[N1]]) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK-DAG:     %[[G0:.*]] = llvm.mlir.addressof @__fusion_kept_main_0 : !llvm.ptr
+// CHECK-DAG:     %[[N0:.*]] = llvm.mlir.constant(8000) : i64
+// CHECK-DAG:     %[[BIG:.*]] = llvm.call @__fusion_take_buffer(%[[G0]], %[[N0]]) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK:         llvm.call @neg(%[[X:.*]], %[[BIG]])
+// CHECK-NEXT:    llvm.call @neg(%[[BIG]], %[[SMALL]])
+// CHECK-NEXT:    llvm.call @neg(%[[SMALL]], %{{.*}})
+// CHECK-NEXT:    llvm.call @__fusion_give_buffer(%[[G0]], %[[BIG]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.call @__fusion_give_buffer(%[[G1]], %[[OTHER]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.return
+// CHECK-DAG:   llvm.mlir.global external @__fusion_kept_main_0(0 : i64) {addr_space = 0 : i32, alignment = 8 : i64} : i64
+// CHECK-DAG:   llvm.mlir.global external @__fusion_kept_main_1(0 : i64) {addr_space = 0 : i32, alignment = 8 : i64} : i64
+// CHECK-DAG:   llvm.func @__fusion_take_buffer(!llvm.ptr, i64) -> !llvm.ptr
+// CHECK-DAG:   llvm.func @__fusion_give_buffer(!llvm.ptr, !llvm.ptr)
+// CHECK-NOT:   @free
+
+// -----
+
 // A view with an offset (an operand of a concat written in place) is its source's pointer
 // advanced by that many elements; the source may be an output buffer.
 loop.func @neg(%a: memref<4xf32>) outs(%b: memref<4xf32>) {

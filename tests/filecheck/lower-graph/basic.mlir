@@ -15,8 +15,8 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // lifetimes do not overlap share a slot: %a and %c both live in slot 0, %b in slot 1.
 // CHECK-LABEL: loop.func @main(
 // CHECK-SAME:      %[[X:.*]]: memref<4xf32>, %[[W:.*]]: memref<4xf32>) outs(%[[D:.*]]: memref<4xf32>) attributes {loop.bound_constants = 1 : i64} {
-// CHECK-NEXT:    %[[S0:.*]] = loop.alloc : memref<4xf32>
-// CHECK-NEXT:    %[[S1:.*]] = loop.alloc : memref<4xf32>
+// CHECK-NEXT:    %[[S0:.*]] = loop.alloc {fusion.kept} : memref<4xf32>
+// CHECK-NEXT:    %[[S1:.*]] = loop.alloc {fusion.kept} : memref<4xf32>
 // CHECK-NEXT:    %[[A:.*]] = loop.view %[[S0]] : memref<4xf32> to memref<4xf32>
 // CHECK-NEXT:    %[[B:.*]] = loop.view %[[S1]] : memref<4xf32> to memref<4xf32>
 // CHECK-NEXT:    %[[C:.*]] = loop.view %[[S0]] : memref<4xf32> to memref<4xf32>

@@ -5,9 +5,9 @@
 
 // CHECK-LABEL: loop.func @main(
 // CHECK-SAME:      %{{.*}}: memref<6xi64>, %{{.*}}: memref<6xf32>, %{{.*}}: memref<i64>) outs(%{{.*}}: memref<6xf32>, %[[KEEP:.*]]: memref<6xi1>)
-// CHECK-DAG:     %[[S0:.*]] = loop.alloc : memref<6xf32>
-// CHECK-DAG:     %[[S1:.*]] = loop.alloc : memref<6xf32>
-// CHECK:         %[[B:.*]] = loop.alloc : memref<6xi1>
+// CHECK-DAG:     %[[S0:.*]] = loop.alloc {fusion.kept} : memref<6xf32>
+// CHECK-DAG:     %[[S1:.*]] = loop.alloc {fusion.kept} : memref<6xf32>
+// CHECK:         %[[B:.*]] = loop.alloc {fusion.kept} : memref<6xi1>
 // CHECK-NEXT:    %[[PAD:.*]] = loop.view %[[B]] : memref<6xi1> to memref<6xi1>
 // CHECK-NEXT:    loop.call @equal(%{{.*}}, %{{.*}}, %[[PAD]]) : memref<6xi64>, memref<i64>, memref<6xi1>
 // CHECK-NEXT:    loop.call @not(%[[PAD]], %[[KEEP]]) : memref<6xi1>, memref<6xi1>

@@ -23,7 +23,7 @@ func.func @main(%x: tensor<1x2x3xf32>) -> tensor<1x6x3xf32> {
 // CHECK:       loop.func @tail(
 // CHECK-NOT:   loop.func @cat
 // CHECK-LABEL: loop.func @main(
-// CHECK-NEXT:    %[[SLOT:.*]] = loop.alloc : memref<18xf32>
+// CHECK-NEXT:    %[[SLOT:.*]] = loop.alloc {fusion.kept} : memref<18xf32>
 // CHECK-NEXT:    %[[A:.*]] = loop.view %[[SLOT]] : memref<18xf32> to memref<1x2x3xf32>
 // CHECK-NEXT:    %[[B:.*]] = loop.view %[[SLOT]][6] : memref<18xf32> to memref<1x2x3xf32>
 // CHECK-NEXT:    %[[C:.*]] = loop.view %[[SLOT]] : memref<18xf32> to memref<1x4x3xf32>

@@ -18,6 +18,8 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %z : tensor<4xf32>
 }
 
+// The load entry runs once: its slots are its own (no fusion.kept); the run entry keeps its own
+// between calls.
 // CHECK-LABEL: loop.func @main__load(
 // CHECK-SAME:      %[[W:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>) outs(%[[P2:.*]]: memref<4xf32>) attributes {loop.bound_constants = 2 : i64, loop.bound_sources = [0 : i64, 1 : i64]} {
 // CHECK-NEXT:    %[[S0:.*]] = loop.alloc : memref<4xf32>
@@ -27,7 +29,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    loop.return
 // CHECK-LABEL: loop.func @main(
 // CHECK-SAME:      %[[X:.*]]: memref<4xf32>, %[[B1:.*]]: memref<4xf32>, %[[Q:.*]]: memref<4xf32>) outs(%[[Z:.*]]: memref<4xf32>) attributes {loop.bound_constants = 2 : i64, loop.bound_sources = [1 : i64, -1 : i64], loop.load_entry = "main__load"} {
-// CHECK-NEXT:    %[[S:.*]] = loop.alloc : memref<4xf32>
+// CHECK-NEXT:    %[[S:.*]] = loop.alloc {fusion.kept} : memref<4xf32>
 // CHECK-NEXT:    %[[Y:.*]] = loop.view %[[S]] : memref<4xf32> to memref<4xf32>
 // CHECK-NEXT:    loop.call @add(%[[X]], %[[Q]], %[[Y]])
 // CHECK-NEXT:    loop.call @add(%[[Y]], %[[B1]], %[[Z]])
