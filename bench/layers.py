@@ -16,7 +16,12 @@ weight's transpose is folded at compile time). Weights and biases are constants 
 function, as in the models (random, seeded): onnxruntime gets them as initializers and
 prepacks them when its session is created, we pack them when the model is loaded
 (prepack-weights). `--weights-as-inputs` makes them function inputs on both sides, so
-both pack them at every run.
+both pack them at every run. onnxruntime's time of a convolution alone includes the
+reorders of its input and output to and from its blocked layout (NCHWc), which a model pays
+once at its ends: conv1x1 256x14x14 -> 1024 + add + relu, 1 thread, profiled (Zen 4): its
+convolution 0.94 ms, the reorders 0.06, the add and relu, left apart, 0.09 (1.13 ms in
+all); in resnet50 the same convolution with its residual add fused took it 0.98 ms, ours 1.28.
+Compare models (`bench/zoo.py`) before concluding from a row here.
 
 Both sides run on the same thread count (`--threads`, default 1), alternately (ours, ort,
 ours, ...) after a warm-up each, and the medians are printed: ms, GFLOP/s (2 flops per
