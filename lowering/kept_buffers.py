@@ -35,6 +35,8 @@ from collections.abc import Sequence
 
 import llvmlite.binding as llvm
 
+from fusion_compiler.lowering.linked_ir import declares, link_internal
+
 KEPT_PREFIX = "__fusion_kept_"
 """The prefix of the globals that hold kept buffers: `<prefix><entry>_<n>`."""
 
@@ -69,20 +71,12 @@ entry:
 
 def declares_buffer_keeper(module: llvm.ModuleRef) -> bool:
     """Whether `module` calls `__fusion_take_buffer` without defining it."""
-    try:
-        return module.get_function(TAKE_BUFFER).is_declaration
-    except NameError:
-        return False
+    return declares(module, TAKE_BUFFER)
 
 
 def link_buffer_keeper(module: llvm.ModuleRef) -> None:
     """Defines the keeper's functions in `module` (internal, so that they inline)."""
-    keeper = llvm.parse_assembly(KEEPER_IR)
-    keeper.triple = module.triple
-    keeper.data_layout = module.data_layout
-    module.link_in(keeper)
-    for name in (TAKE_BUFFER, GIVE_BUFFER):
-        module.get_function(name).linkage = llvm.Linkage.internal
+    link_internal(module, KEEPER_IR, (TAKE_BUFFER, GIVE_BUFFER))
 
 
 _KEPT_GLOBAL = re.compile(rf'^@"?({KEPT_PREFIX}[^" ]+)"? = ', re.MULTILINE)

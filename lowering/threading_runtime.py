@@ -30,6 +30,7 @@ from functools import cache
 import llvmlite.binding as llvm
 
 from fusion_compiler.errors import ArgumentError
+from fusion_compiler.lowering.linked_ir import declares, link_internal
 
 GOMP_PARALLEL = "GOMP_parallel"
 """libgomp's entry to a parallel region (`parallel_to_llvm` calls it; its second argument
@@ -111,20 +112,12 @@ def openmp_available() -> bool:
 
 def uses_openmp(module: llvm.ModuleRef) -> bool:
     """Whether `module` declares `GOMP_parallel` (has a parallel loop) without defining it."""
-    try:
-        return module.get_function(GOMP_PARALLEL).is_declaration
-    except NameError:
-        return False
+    return declares(module, GOMP_PARALLEL)
 
 
 def link_serial_runtime(module: llvm.ModuleRef) -> None:
     """Defines the libgomp functions `module` declares with serial stand-ins (internal)."""
-    stand_ins = llvm.parse_assembly(SERIAL_RUNTIME_IR)
-    stand_ins.triple = module.triple
-    stand_ins.data_layout = module.data_layout
-    module.link_in(stand_ins)
-    for name in (GOMP_PARALLEL, THREAD_NUM, NUM_THREADS):
-        module.get_function(name).linkage = llvm.Linkage.internal
+    link_internal(module, SERIAL_RUNTIME_IR, (GOMP_PARALLEL, THREAD_NUM, NUM_THREADS))
 
 
 _chosen_num_threads: int | None = None
