@@ -1,5 +1,6 @@
 """The checks of a random graph (`bench/graph_spec.py`): every source op in exactly one kernel,
-the pipeline deterministic, reference == unfused == fused natively. Used by
+the pipeline deterministic, reference == unfused == fused natively, the same bits on a call
+after another. Used by
 `tests/test_random_graphs.py` and `bench/fuzz.py`.
 """
 
@@ -227,6 +228,22 @@ def assert_close(
             )
 
 
+def assert_same_after_other_inputs(
+    model, inputs: list[np.ndarray], first: list[np.ndarray], other: list[np.ndarray]
+) -> None:
+    """`model` called on `other`, then on `inputs` again, gives `first`'s bits: its entry keeps
+    its intermediate buffers between calls, and no kernel may read what an earlier call left
+    there."""
+    model.run("main", *other)
+    again = model.run("main", *inputs)
+    for index, (one, two) in enumerate(zip(first, again, strict=True)):
+        if one.tobytes() != two.tobytes():
+            raise AssertionError(
+                f"fused result #{index}: a second call on the same inputs, after a call on "
+                "other inputs, gave other bits"
+            )
+
+
 def op_kernels(model) -> list[str]:
     """The kernels `@main` launches for the graph's ops: without the copies lower-graph adds
     for returned values no kernel writes (a returned constant or argument)."""
@@ -241,7 +258,11 @@ def check_numerics(spec: GraphSpec, launches: Launches) -> str:
     unfused = compile_module(module, UNFUSED_PIPELINE, cache=False)
     fused = compile_module(module, DEFAULT_PIPELINE, cache=False)
     assert_close(unfused.run("main", *inputs), reference, "unfused result", spread)
-    assert_close(fused.run("main", *inputs), reference, "fused result", spread)
+    first = fused.run("main", *inputs)
+    assert_close(first, reference, "fused result", spread)
+    assert_same_after_other_inputs(
+        fused, inputs, first, random_inputs(spec, seed=len(spec.nodes) + 1)
+    )
     unfused_launches(spec).check(unfused, "unfused")
     launches.check(fused, "fused")
     return fused.llvm_ir
@@ -255,8 +276,10 @@ def fused_ir_digest(spec: GraphSpec) -> str:
 
 def check_graph(spec: GraphSpec, input_seed: int = 0) -> str:
     """Every check of `spec` with one pipeline run per build: the partition around fuse-ops,
-    reference == unfused == fused natively, one kernel per op unfused. Returns the SHA-256 of
-    the fused pipeline's output (for the check across processes)."""
+    reference == unfused == fused natively, one kernel per op unfused, and the fused model
+    called again after a call on other inputs gives the same bits (its entry keeps its
+    intermediate buffers between calls: no kernel may read what an earlier call left there).
+    Returns the SHA-256 of the fused pipeline's output (for the check across processes)."""
     staged = build_module(spec)
     launches = run_pipeline_checking_partition(spec, staged)
     digest = hashlib.sha256(str(staged).encode()).hexdigest()
@@ -266,7 +289,9 @@ def check_graph(spec: GraphSpec, input_seed: int = 0) -> str:
     unfused = compile_module(module, UNFUSED_PIPELINE, cache=False)
     fused = compile_module(staged, pipeline="", cache=False)
     assert_close(unfused.run("main", *inputs), reference, "unfused result", spread)
-    assert_close(fused.run("main", *inputs), reference, "fused result", spread)
+    first = fused.run("main", *inputs)
+    assert_close(first, reference, "fused result", spread)
+    assert_same_after_other_inputs(fused, inputs, first, random_inputs(spec, seed=input_seed + 1))
     unfused_launches(spec).check(unfused, "unfused")
     launches.check(fused, "fused")
     return digest
