@@ -86,6 +86,7 @@ from fusion_compiler.lowering.llvm_builders import (
     converted,
     element_pointer,
     enclosing_module,
+    find_symbol,
     intrinsic,
     load,
     offset_pointer,
@@ -398,13 +399,12 @@ def _kept_buffer(
     numbered in the order the slots are lowered) and given back before every return."""
     module = enclosing_module(kernel)
     prefix = f"{KEPT_PREFIX}{_symbol(kernel)}_"
-    taken = sum(
-        1
-        for op in module.ops
-        if isinstance(op, llvm.GlobalOp) and op.sym_name.data.startswith(prefix)
+    taken = 0
+    while find_symbol(module, f"{prefix}{taken}") is not None:
+        taken += 1
+    holder = llvm.GlobalOp(
+        i64, f"{prefix}{taken}", "external", value=IntegerAttr(0, i64), alignment=8
     )
-    holder = llvm.GlobalOp(i64, f"{prefix}{taken}", "external", value=IntegerAttr(0, i64))
-    holder.alignment = IntegerAttr(8, i64)
     rewriter.insert(holder, InsertPoint.at_end(module.body.block))
     add_symbol(module, holder)
     slot = llvm.AddressOfOp(holder.sym_name.data, POINTER)
